@@ -1,0 +1,38 @@
+// Shared helpers of the tandem._C bindings: Python value <-> Tensor conversion.
+#pragma once
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "tandem/core/error.h"
+#include "tandem/core/tensor.h"
+
+namespace nb = nanobind;
+
+namespace tandem::py {
+
+// A Tensor from a Tensor, Python number (wrapped scalar), or anything tandem.tensor accepts.
+Tensor as_operand(nb::handle h, const char* op);
+// A Python number as Scalar; throws TypeError for other objects.
+Scalar as_scalar(nb::handle h, const char* op);
+bool is_number(nb::handle h);
+// numpy array -> Tensor; zero-copy (sharing memory) unless copy is true.
+Tensor from_numpy(nb::handle array, bool copy);
+// Tensor -> numpy array sharing its memory (bfloat16 is converted to float32).
+nb::object to_numpy(const Tensor& t);
+// A dims argument: None -> nullopt, int -> [int], sequence -> list.
+std::optional<std::vector<int64_t>> as_dims(nb::handle h);
+// A shape from a sequence or from *args already collected as a tuple.
+Shape as_shape(nb::handle h, const char* op);
+// The Python class object of tandem Tensor.
+nb::handle tensor_type();
+
+void bind_tensor(nb::module_& m);
+void bind_indexing(nb::class_<Tensor>& cls);
+void bind_ops(nb::module_& m);
+void bind_shape_ops(nb::module_& m);
+
+}  // namespace tandem::py

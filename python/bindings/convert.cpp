@@ -1,0 +1,169 @@
+#include <cstring>
+
+#include "common.h"
+#include "tandem/ops/elementwise.h"
+
+namespace tandem::py {
+
+nb::handle tensor_type() { return nb::type<Tensor>(); }
+
+bool is_number(nb::handle h) {
+  return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
+}
+
+Scalar as_scalar(nb::handle h, const char* op) {
+  PyObject* p = h.ptr();
+  if (PyBool_Check(p)) return Scalar(p == Py_True);
+  if (PyLong_Check(p)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    TANDEM_CHECK(!overflow, ValueError, op, ": integer ", nb::str(h).c_str(),
+                 " is out of the int64 range");
+    return Scalar(int64_t(v));
+  }
+  if (PyFloat_Check(p)) return Scalar(PyFloat_AS_DOUBLE(p));
+  // numpy scalars and 0-d tensors via the number protocol.
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h).item();
+  if (PyObject_HasAttrString(p, "dtype") && PyObject_HasAttrString(p, "item"))
+    return as_scalar(h.attr("item")(), op);
+  throw_error<TypeError>(op, ": expected a number, got ", nb::type_name(h.type()).c_str());
+}
+
+Tensor as_operand(nb::handle h, const char* op) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (is_number(h)) return scalar_tensor(as_scalar(h, op));
+  if (h.is_none())
+    throw_error<TypeError>(op, ": expected a Tensor or a number, got None");
+  static nb::handle convert = nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
+  return nb::cast<Tensor>(convert(h));
+}
+
+namespace {
+
+DType from_dl(nb::dlpack::dtype d) {
+  using nb::dlpack::dtype_code;
+  if (d.code == uint8_t(dtype_code::Bool)) return DType::Bool;
+  if (d.code == uint8_t(dtype_code::Float)) {
+    if (d.bits == 16) return DType::Float16;
+    if (d.bits == 32) return DType::Float32;
+    if (d.bits == 64) return DType::Float64;
+  }
+  if (d.code == uint8_t(dtype_code::Bfloat) && d.bits == 16) return DType::BFloat16;
+  if (d.code == uint8_t(dtype_code::Int)) {
+    if (d.bits == 8) return DType::Int8;
+    if (d.bits == 16) return DType::Int16;
+    if (d.bits == 32) return DType::Int32;
+    if (d.bits == 64) return DType::Int64;
+  }
+  if (d.code == uint8_t(dtype_code::UInt) && d.bits == 8) return DType::UInt8;
+  throw_error<TypeError>("from_numpy: unsupported array dtype (code ", int(d.code), ", ",
+                         int(d.bits), " bits); supported: bool, uint8, int8/16/32/64, "
+                         "float16/32/64");
+}
+
+nb::dlpack::dtype to_dl(DType t) {
+  using nb::dlpack::dtype_code;
+  nb::dlpack::dtype d;
+  d.lanes = 1;
+  d.bits = uint8_t(itemsize(t) * 8);
+  switch (t) {
+    case DType::Bool: d.code = uint8_t(dtype_code::Bool); break;
+    case DType::UInt8: d.code = uint8_t(dtype_code::UInt); break;
+    case DType::Float16:
+    case DType::Float32:
+    case DType::Float64: d.code = uint8_t(dtype_code::Float); break;
+    case DType::BFloat16: d.code = uint8_t(dtype_code::Bfloat); break;
+    default: d.code = uint8_t(dtype_code::Int);
+  }
+  return d;
+}
+
+}  // namespace
+
+Tensor from_numpy(nb::handle array, bool copy) {
+  nb::ndarray<nb::ro, nb::device::cpu> a;
+  if (!nb::try_cast(array, a, false))
+    throw_error<TypeError>("from_numpy: expected a numpy array, got ",
+                           nb::type_name(array.type()).c_str());
+  DType dt = from_dl(a.dtype());
+  Shape shape(a.ndim());
+  Strides strides(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i) {
+    shape[i] = int64_t(a.shape(i));
+    strides[i] = int64_t(a.stride(i));
+  }
+  size_t isz = itemsize(dt);
+  // Span of the view in elements, to size the borrowed storage.
+  int64_t lo = 0, hi = 0;
+  bool empty = numel_of(shape) == 0;
+  for (size_t i = 0; i < shape.size() && !empty; ++i)
+    (strides[i] >= 0 ? hi : lo) += (shape[i] - 1) * strides[i];
+  const char* base = static_cast<const char*>(a.data()) + lo * int64_t(isz);
+  PyObject* owner = array.ptr();
+  Py_INCREF(owner);
+  std::shared_ptr<void> keep(owner, [](void* o) {
+    if (!Py_IsInitialized()) return;  // interpreter already gone at process exit
+    nb::gil_scoped_acquire g;
+    Py_DECREF(static_cast<PyObject*>(o));
+  });
+  auto storage = Storage::borrow(const_cast<char*>(base), size_t(hi - lo + 1) * isz, keep);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->offset = -lo;
+  impl->dtype = dt;
+  impl->storage = storage;
+  Tensor t(impl);
+  if (copy) {
+    Tensor c = Tensor::empty(shape, dt);
+    copy_(c, t);
+    return c;
+  }
+  return t;
+}
+
+nb::object to_numpy(const Tensor& t0) {
+  Tensor t = t0.dtype() == DType::BFloat16 ? to_dtype(t0, DType::Float32) : t0;
+  std::vector<size_t> shape(t.shape().begin(), t.shape().end());
+  std::vector<int64_t> strides(t.strides().begin(), t.strides().end());
+  auto* holder = new Tensor(t);
+  nb::capsule owner(holder, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  nb::ndarray<nb::numpy> arr(t.numel() == 0 ? nullptr : t.data_ptr(), t.dim(), shape.data(),
+                             owner, strides.data(), to_dl(t.dtype()));
+  return nb::cast(arr);
+}
+
+std::optional<std::vector<int64_t>> as_dims(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (PyLong_Check(h.ptr())) return std::vector<int64_t>{nb::cast<int64_t>(h)};
+  std::vector<int64_t> out;
+  for (nb::handle e : h) out.push_back(nb::cast<int64_t>(e));
+  return out;
+}
+
+Shape as_shape(nb::handle h, const char* op) {
+  Shape out;
+  if (PyLong_Check(h.ptr())) return Shape{nb::cast<int64_t>(h)};
+  // Accept shape(2, 3), shape((2, 3)) and shape([2, 3]) forms.
+  if (PyTuple_Check(h.ptr()) && PyTuple_GET_SIZE(h.ptr()) == 1 &&
+      !PyLong_Check(PyTuple_GET_ITEM(h.ptr(), 0)))
+    return as_shape(nb::handle(PyTuple_GET_ITEM(h.ptr(), 0)), op);
+  try {
+    for (nb::handle e : h) {
+      if (nb::isinstance<Tensor>(e)) {
+        out.push_back(nb::cast<Tensor>(e).item().to_int());
+        continue;
+      }
+      TANDEM_CHECK(PyLong_Check(e.ptr()) || PyObject_HasAttrString(e.ptr(), "__index__"),
+                   TypeError, op, ": shape entries must be ints, got ",
+                   nb::type_name(e.type()).c_str());
+      out.push_back(nb::cast<int64_t>(e.attr("__index__")()));
+    }
+  } catch (nb::python_error&) {
+    throw_error<TypeError>(op, ": expected a shape (sequence of ints), got ",
+                           nb::type_name(h.type()).c_str());
+  }
+  return out;
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,150 @@
+// __getitem__ / __setitem__ with numpy semantics: ints, slices (any step), None, Ellipsis,
+// bool masks, and integer lists / ranges / tensors (advanced indexing).
+#include "common.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/index_ops.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem::py {
+namespace {
+
+struct Basic {
+  Tensor view;                    // x after ints, slices, None and Ellipsis
+  std::vector<int64_t> adv_dims;  // dims of `view` that take advanced indices
+  std::vector<Tensor> adv;        // int64 index tensors, one per adv dim
+};
+
+bool is_advanced(nb::handle h) {
+  return nb::isinstance<Tensor>(h) || PyList_Check(h.ptr()) || PyRange_Check(h.ptr()) ||
+         (PyObject_HasAttrString(h.ptr(), "__array__") && !PyLong_Check(h.ptr()));
+}
+
+Tensor to_index_tensor(nb::handle h) {
+  if (PyRange_Check(h.ptr())) h = nb::list(h);
+  Tensor t = as_operand(h, "index");
+  if (t.numel() == 0 && t.dtype() == DType::Float32) return to_dtype(t, DType::Int64);
+  TANDEM_CHECK(is_integral(t.dtype(), true), IndexError,
+               "tensors used as indices must be long, int or bool tensors, got ",
+               dtype_name(t.dtype()));
+  return t;
+}
+
+int64_t py_index(nb::handle h) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h).item().to_int();
+  return nb::cast<int64_t>(h);
+}
+
+bool is_int_like(nb::handle h) {
+  if (PyBool_Check(h.ptr())) return false;
+  if (PyLong_Check(h.ptr())) return true;
+  if (nb::isinstance<Tensor>(h)) {
+    const Tensor& t = nb::cast<const Tensor&>(h);
+    return t.dim() == 0 && is_integral(t.dtype()) ;
+  }
+  return PyObject_HasAttrString(h.ptr(), "__index__") && !PyObject_HasAttrString(h.ptr(), "shape");
+}
+
+Basic apply_basic(const Tensor& x, nb::handle index) {
+  std::vector<nb::handle> items;
+  if (PyTuple_Check(index.ptr())) {
+    for (nb::handle h : index) items.push_back(h);
+  } else {
+    items.push_back(index);
+  }
+  // How many dims the items consume, to size the Ellipsis.
+  int64_t consumed = 0;
+  int ellipses = 0;
+  for (nb::handle h : items) {
+    if (h.is_none()) continue;
+    if (h.ptr() == Py_Ellipsis) {
+      ellipses++;
+      continue;
+    }
+    if (PyBool_Check(h.ptr())) continue;
+    if (is_int_like(h) || PySlice_Check(h.ptr())) {
+      consumed++;
+      continue;
+    }
+    Tensor t = to_index_tensor(h);
+    consumed += t.dtype() == DType::Bool ? std::max<int64_t>(t.dim(), 0) : 1;
+  }
+  TANDEM_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
+  TANDEM_CHECK(consumed <= x.dim(), IndexError, "too many indices for tensor of dimension ",
+               x.dim(), " (got ", consumed, ")");
+  Basic b;
+  b.view = x;
+  int64_t d = 0;
+  for (nb::handle h : items) {
+    if (h.is_none()) {
+      b.view = unsqueeze(b.view, d++);
+    } else if (h.ptr() == Py_Ellipsis) {
+      d += x.dim() - consumed;
+    } else if (PyBool_Check(h.ptr())) {  // x[True] adds a dim; x[False] adds an empty one
+      b.view = unsqueeze(b.view, d);
+      if (h.ptr() == Py_False) b.view = slice(b.view, d, 0, 0, 1);
+      d++;
+    } else if (is_int_like(h)) {
+      b.view = select(b.view, d, py_index(h));
+    } else if (PySlice_Check(h.ptr())) {
+      auto* s = reinterpret_cast<PySliceObject*>(h.ptr());
+      auto opt = [](PyObject* o) -> std::optional<int64_t> {
+        if (o == Py_None) return std::nullopt;
+        return py_index(nb::handle(o));
+      };
+      int64_t step = s->step == Py_None ? 1 : py_index(nb::handle(s->step));
+      b.view = slice(b.view, d, opt(s->start), opt(s->stop), step);
+      d++;
+    } else {
+      Tensor t = to_index_tensor(h);
+      if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
+        Tensor m = to_dtype(t, DType::Bool);
+        for (int64_t k = 0; k < m.dim(); ++k)
+          TANDEM_CHECK(m.shape()[k] == b.view.shape()[d + k], IndexError,
+                       "the shape of the mask ", shape_str(m.shape()), " at index ", k,
+                       " does not match the shape of the indexed tensor ",
+                       shape_str(b.view.shape()), " at index ", d + k);
+        if (m.dim() == 0) {  // a 0-d mask acts like x[None][mask]
+          b.view = unsqueeze(b.view, d);
+          Tensor one = reshape(m, {1});
+          b.adv_dims.push_back(d);
+          b.adv.push_back(mask_to_indices(one)[0]);
+          d++;
+          continue;
+        }
+        std::vector<Tensor> idx = mask_to_indices(m);
+        for (int64_t k = 0; k < m.dim(); ++k) {
+          b.adv_dims.push_back(d + k);
+          b.adv.push_back(idx[size_t(k)]);
+        }
+        d += m.dim();
+      } else {
+        b.adv_dims.push_back(d);
+        b.adv.push_back(t);
+        d++;
+      }
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+void bind_indexing(nb::class_<Tensor>& cls) {
+  cls.def("__getitem__", [](const Tensor& x, nb::handle index) {
+    Basic b = apply_basic(x, index);
+    if (b.adv.empty()) return b.view;
+    return tandem::index(b.view, b.adv_dims, b.adv);
+  });
+  cls.def("__setitem__", [](const Tensor& x, nb::handle index, nb::handle value) {
+    Basic b = apply_basic(x, index);
+    Tensor v = is_number(value) ? Tensor::wrap_scalar(as_scalar(value, "__setitem__"), x.dtype())
+                                : as_operand(value, "__setitem__");
+    if (b.adv.empty()) {
+      copy_(b.view, v);
+      return;
+    }
+    index_put_(b.view, b.adv_dims, b.adv, v, false);
+  });
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,58 @@
+// tandem._C: the extension module. Errors from the C++ core become the matching Python
+// builtin exceptions.
+#include <omp.h>
+
+#include "common.h"
+
+namespace tandem::py {
+namespace {
+
+void bind_dtype(nb::module_& m) {
+  nb::enum_<DType>(m, "dtype")
+      .value("bool", DType::Bool)
+      .value("uint8", DType::UInt8)
+      .value("int8", DType::Int8)
+      .value("int16", DType::Int16)
+      .value("int32", DType::Int32)
+      .value("int64", DType::Int64)
+      .value("float16", DType::Float16)
+      .value("bfloat16", DType::BFloat16)
+      .value("float32", DType::Float32)
+      .value("float64", DType::Float64);
+  m.def("dtype_name", [](DType t) { return dtype_name(t); });
+  m.def("itemsize", [](DType t) { return itemsize(t); });
+  m.def("promote_types", &promote_types);
+  m.def("can_cast", &can_cast);
+}
+
+}  // namespace
+}  // namespace tandem::py
+
+NB_MODULE(_C, m) {
+  using namespace tandem::py;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const tandem::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const tandem::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const tandem::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const tandem::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const tandem::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  bind_dtype(m);
+  bind_tensor(m);
+  bind_ops(m);
+  bind_shape_ops(m);
+  m.def("set_num_threads", [](int n) {
+    TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
+    omp_set_num_threads(n);
+  }, nb::arg("n"));
+  m.def("get_num_threads", [] { return omp_get_max_threads(); });
+  m.def("from_numpy", &from_numpy, nb::arg("array"), nb::arg("copy") = false);
+}

@@ -1,0 +1,171 @@
+// The Tensor class: metadata, conversions, Python number protocol and operators. Methods
+// that only forward to an op are attached in Python (tandem/_tensor_methods.py).
+#include "common.h"
+#include "tandem/ops/creation.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem::py {
+namespace {
+
+nb::tuple shape_tuple(const Tensor& t) {
+  nb::tuple out = nb::steal<nb::tuple>(PyTuple_New(Py_ssize_t(t.dim())));
+  for (int64_t i = 0; i < t.dim(); ++i)
+    PyTuple_SET_ITEM(out.ptr(), i, PyLong_FromLongLong(t.shape()[size_t(i)]));
+  return out;
+}
+
+nb::object scalar_to_py(Scalar s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool: return nb::bool_(s.to_int() != 0);
+    case Scalar::Kind::Int: return nb::int_(s.to_int());
+    default: return nb::float_(s.to_double());
+  }
+}
+
+nb::object tolist(const Tensor& t) {
+  if (t.dim() == 0) return scalar_to_py(t.item());
+  nb::list out;
+  for (int64_t i = 0; i < t.shape()[0]; ++i) out.append(tolist(select(t, 0, i)));
+  return std::move(out);
+}
+
+// Binary operator with a Tensor or number on either side.
+#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                                                       \
+  cls.def(PYNAME, [](const Tensor& a, nb::handle b) { return FN(a, as_operand(b, PYNAME)); }); \
+  cls.def(RPYNAME, [](const Tensor& a, nb::handle b) { return FN(as_operand(b, RPYNAME), a); });
+
+Tensor add1(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor sub1(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor div1(const Tensor& a, const Tensor& b) { return div(a, b); }
+
+// In-place operator: writes into self and returns the same Python object.
+#define TANDEM_IOP(PYNAME, OPNAME)                                      \
+  cls.def(PYNAME, [](nb::handle self, nb::handle b) {                   \
+    Tensor& a = nb::cast<Tensor&>(self);                                \
+    apply_inplace(OPNAME, a, as_operand(b, PYNAME));                    \
+    return nb::borrow(self);                                            \
+  });
+
+}  // namespace
+
+void bind_tensor(nb::module_& m) {
+  nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
+  cls.def("__init__", [](Tensor* self, nb::handle data, nb::handle dtype) {
+        static nb::handle convert = nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
+        new (self) Tensor(nb::cast<Tensor>(convert(data, dtype)));
+      },
+      nb::arg("input_data").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+      "Tensor(input_data, dtype=None): a tensor from a list, number, numpy array or Tensor.");
+  cls.def_prop_ro("shape", &shape_tuple, "The size of each dimension, as a tuple.");
+  cls.def_prop_ro("dtype", &Tensor::dtype);
+  cls.def_prop_ro("ndim", &Tensor::dim);
+  cls.def("dim", &Tensor::dim, "Number of dimensions.");
+  cls.def("ndimension", &Tensor::dim);
+  cls.def("numel", &Tensor::numel, "Number of elements.");
+  cls.def("nelement", &Tensor::numel);
+  cls.def_prop_ro("size_bytes", [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); });
+  cls.def("element_size", [](const Tensor& t) { return t.itemsize(); });
+  cls.def_prop_ro("itemsize", [](const Tensor& t) { return t.itemsize(); });
+  cls.def("size", [](const Tensor& t, nb::handle dim) -> nb::object {
+        if (dim.is_none()) return shape_tuple(t);
+        return nb::int_(t.size(nb::cast<int64_t>(dim)));
+      },
+      nb::arg("dim").none() = nb::none(), "size() -> shape tuple; size(dim) -> int.");
+  cls.def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
+        if (dim.is_none()) return nb::cast(t.strides());
+        return nb::int_(t.strides()[wrap_dim(nb::cast<int64_t>(dim), t.dim(), "stride")]);
+      },
+      nb::arg("dim").none() = nb::none());
+  cls.def("storage_offset", &Tensor::offset);
+  cls.def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
+  cls.def("is_contiguous", &Tensor::is_contiguous);
+  cls.def("contiguous", &Tensor::contiguous);
+  cls.def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.shares_storage(b); });
+  cls.def("item", [](const Tensor& t) { return scalar_to_py(t.item()); },
+          "The value of a one-element tensor as a Python number.");
+  cls.def("tolist", &tolist, "Nested lists of Python numbers.");
+  cls.def("numpy", [](const Tensor& t) { return to_numpy(t); },
+          "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
+  cls.def("asnumpy", [](const Tensor& t) { return to_numpy(t); });
+  cls.def("__len__", [](const Tensor& t) {
+    TANDEM_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
+    return t.shape()[0];
+  });
+  cls.def("__bool__", [](const Tensor& t) {
+    TANDEM_CHECK(t.numel() == 1, ValueError, "Boolean value of Tensor with ", t.numel(),
+                 " elements is ambiguous; use .any() or .all()");
+    return t.item().to_double() != 0;
+  });
+  cls.def("__float__", [](const Tensor& t) { return t.item().to_double(); });
+  cls.def("__int__", [](const Tensor& t) { return t.item().to_int(); });
+  cls.def("__index__", [](const Tensor& t) {
+    TANDEM_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
+                 "only integer tensors of a single element can be converted to an index");
+    return t.item().to_int();
+  });
+  cls.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
+
+  TANDEM_BINOP("__add__", "__radd__", add1)
+  TANDEM_BINOP("__sub__", "__rsub__", sub1)
+  TANDEM_BINOP("__mul__", "__rmul__", mul)
+  TANDEM_BINOP("__truediv__", "__rtruediv__", div1)
+  TANDEM_BINOP("__floordiv__", "__rfloordiv__", floor_divide)
+  TANDEM_BINOP("__mod__", "__rmod__", remainder)
+  TANDEM_BINOP("__pow__", "__rpow__", pow)
+  TANDEM_BINOP("__and__", "__rand__", bitwise_and)
+  TANDEM_BINOP("__or__", "__ror__", bitwise_or)
+  TANDEM_BINOP("__xor__", "__rxor__", bitwise_xor)
+  TANDEM_BINOP("__lshift__", "__rlshift__", bitwise_left_shift)
+  TANDEM_BINOP("__rshift__", "__rrshift__", bitwise_right_shift)
+  TANDEM_IOP("__iadd__", "add")
+  TANDEM_IOP("__isub__", "sub")
+  TANDEM_IOP("__imul__", "mul")
+  TANDEM_IOP("__itruediv__", "div")
+  TANDEM_IOP("__ifloordiv__", "floor_divide")
+  TANDEM_IOP("__imod__", "remainder")
+  TANDEM_IOP("__ipow__", "pow")
+  TANDEM_IOP("__iand__", "bitwise_and")
+  TANDEM_IOP("__ior__", "bitwise_or")
+  TANDEM_IOP("__ixor__", "bitwise_xor")
+  TANDEM_IOP("__ilshift__", "bitwise_left_shift")
+  TANDEM_IOP("__irshift__", "bitwise_right_shift")
+  cls.def("__eq__", [](const Tensor& a, nb::handle b) { return eq(a, as_operand(b, "__eq__")); });
+  cls.def("__ne__", [](const Tensor& a, nb::handle b) { return ne(a, as_operand(b, "__ne__")); });
+  cls.def("__lt__", [](const Tensor& a, nb::handle b) { return lt(a, as_operand(b, "__lt__")); });
+  cls.def("__le__", [](const Tensor& a, nb::handle b) { return le(a, as_operand(b, "__le__")); });
+  cls.def("__gt__", [](const Tensor& a, nb::handle b) { return gt(a, as_operand(b, "__gt__")); });
+  cls.def("__ge__", [](const Tensor& a, nb::handle b) { return ge(a, as_operand(b, "__ge__")); });
+  cls.def("__neg__", [](const Tensor& a) { return neg(a); });
+  cls.def("__pos__", [](const Tensor& a) { return a; });
+  cls.def("__abs__", [](const Tensor& a) { return abs(a); });
+  cls.def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
+
+  cls.def("_copy_from", [](nb::handle self, nb::handle src) {
+        copy_(nb::cast<Tensor&>(self), as_operand(src, "copy_"));
+        return nb::borrow(self);
+      });
+  cls.def("_fill", [](nb::handle self, nb::handle v) {
+        Tensor& t = nb::cast<Tensor&>(self);
+        if (nb::isinstance<Tensor>(v)) copy_(t, nb::cast<Tensor>(v));
+        else fill_(t, as_scalar(v, "fill_"));
+        return nb::borrow(self);
+      });
+  cls.def("_inplace_unary", [](nb::handle self, const std::string& op) {
+        apply_inplace_unary(op.c_str(), nb::cast<Tensor&>(self));
+        return nb::borrow(self);
+      });
+  cls.def("_inplace_binary", [](nb::handle self, const std::string& op, nb::handle other,
+                                nb::handle alpha) {
+        apply_inplace(op.c_str(), nb::cast<Tensor&>(self), as_operand(other, op.c_str()),
+                      alpha.is_none() ? Scalar(int64_t(1)) : as_scalar(alpha, op.c_str()));
+        return nb::borrow(self);
+      },
+      nb::arg("op"), nb::arg("other"), nb::arg("alpha").none() = nb::none());
+  // Rebinds this Python object to another tensor's data (used by Parameter.set_data).
+  cls.def("_set_impl", [](Tensor& self, const Tensor& other) { self = other; });
+  bind_indexing(cls);
+}
+
+}  // namespace tandem::py

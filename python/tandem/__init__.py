@@ -1,0 +1,61 @@
+"""tandem: a deep-learning framework with a C++ core.
+
+Eager (PyNative) execution by default; ``tandem.mint`` mirrors PyTorch's names.
+"""
+from __future__ import annotations
+
+import os as _os
+
+# A development build keeps the extension in <build>/python/tandem (see README).
+_build = _os.environ.get("TANDEM_BUILD_DIR")
+if _build:
+    __path__.append(_os.path.join(_os.path.abspath(_build), "python", "tandem"))  # noqa: F821
+
+from . import _C  # noqa: E402
+from ._C import Tensor, dtype  # noqa: E402
+from . import _ops_elementwise, _ops_reduce, _ops_shape, _ops_creation, _ops_index  # noqa: E402,F401
+from ._registry import PUBLIC as _PUBLIC  # noqa: E402
+from . import _tensor  # noqa: E402
+
+_tensor.install()
+
+# dtypes under PyTorch and MindSpore names.
+bool_ = dtype.bool
+uint8 = dtype.uint8
+int8 = dtype.int8
+int16 = dtype.int16
+int32 = dtype.int32
+int64 = dtype.int64
+float16 = dtype.float16
+bfloat16 = dtype.bfloat16
+float32 = dtype.float32
+float64 = dtype.float64
+half = float16
+float = float32  # noqa: A001 - PyTorch's alias
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+globals()["bool"] = dtype.bool
+
+from ._ops_creation import get_default_dtype, set_default_dtype  # noqa: E402
+
+globals().update(_PUBLIC)
+
+set_num_threads = _C.set_num_threads
+get_num_threads = _C.get_num_threads
+
+
+def is_tensor(obj) -> bool:
+    """True for tandem tensors."""
+    return isinstance(obj, Tensor)
+
+
+def memory_stats() -> dict:
+    """Caching-allocator counters: bytes_in_use, peak_bytes_in_use, bytes_cached, ..."""
+    return _C.memory_stats()
+
+
+from . import mint, ops  # noqa: E402,F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,68 @@
+"""Conversion of Python data (numbers, nested sequences, numpy arrays) to tandem tensors."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _C
+
+_NP_TO_DTYPE = {
+    np.dtype(np.bool_): _C.dtype.bool,
+    np.dtype(np.uint8): _C.dtype.uint8,
+    np.dtype(np.int8): _C.dtype.int8,
+    np.dtype(np.int16): _C.dtype.int16,
+    np.dtype(np.int32): _C.dtype.int32,
+    np.dtype(np.int64): _C.dtype.int64,
+    np.dtype(np.float16): _C.dtype.float16,
+    np.dtype(np.float32): _C.dtype.float32,
+    np.dtype(np.float64): _C.dtype.float64,
+}
+
+
+def _contains_float(data) -> bool:
+    if isinstance(data, float):
+        return True
+    if isinstance(data, (list, tuple)):
+        return any(_contains_float(x) for x in data)
+    if isinstance(data, _C.Tensor):
+        return data.dtype in (_C.dtype.float16, _C.dtype.bfloat16, _C.dtype.float32, _C.dtype.float64)
+    return False
+
+
+def to_tensor(data, dtype=None) -> _C.Tensor:
+    """Builds a new tensor from `data` (copying it), as ``tandem.tensor`` does.
+
+    Python floats become float32 (the default dtype), ints int64 and bools bool, like
+    PyTorch; numpy arrays keep their dtype.
+    """
+    if isinstance(data, _C.Tensor):
+        t = _C.clone(data)
+        return t if dtype is None else _C.to_dtype(t, dtype)
+    if data is None:
+        raise TypeError("tensor: input_data is None; pass a number, a (nested) list or a numpy array")
+    if isinstance(data, np.ndarray) or np.isscalar(data) and isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        try:
+            arr = np.asarray(data)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"tensor: cannot build a tensor from {type(data).__name__}: {e}") from None
+        if arr.dtype == object:
+            raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
+                            "(ragged nested sequence or non-numeric elements?)")
+        if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+            arr = arr.astype(np.float32)  # Python floats -> default float dtype
+        if arr.size == 0 and arr.dtype == np.float64:
+            arr = arr.astype(np.float32)
+    if arr.dtype.kind == "U" or arr.dtype.kind == "S":
+        raise TypeError(f"tensor: strings are not supported (got {arr.dtype})")
+    if arr.dtype not in _NP_TO_DTYPE:
+        if arr.dtype.kind == "u":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind == "c":
+            raise TypeError("tensor: complex dtypes are not supported")
+        else:
+            raise TypeError(f"tensor: unsupported numpy dtype {arr.dtype}")
+    t = _C.from_numpy(np.ascontiguousarray(arr), copy=True)
+    if dtype is not None:
+        t = _C.to_dtype(t, dtype)
+    return t

@@ -1,0 +1,174 @@
+"""Python-side Tensor behaviour: repr, formatting, iteration, dtype conversions, and the
+methods collected from the op-family modules."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _C
+from ._registry import METHODS
+
+Tensor = _C.Tensor
+dtype = _C.dtype
+
+_FLOAT = (dtype.float16, dtype.bfloat16, dtype.float32, dtype.float64)
+
+
+def _dtype_repr(self) -> str:
+    return f"tandem.{self.name}"
+
+
+dtype.__repr__ = _dtype_repr
+dtype.__str__ = _dtype_repr
+dtype.is_floating_point = property(lambda self: self in _FLOAT)
+dtype.is_signed = property(lambda self: self not in (dtype.bool, dtype.uint8))
+dtype.itemsize = property(lambda self: _C.itemsize(self))
+
+
+def _value_str(t: Tensor) -> str:
+    a = t.numpy()
+    if t.dtype == dtype.bool:
+        return np.array2string(a, separator=", ")
+    return np.array2string(a, separator=", ", precision=4, suppress_small=False,
+                           threshold=1000, edgeitems=3)
+
+
+def _repr(self) -> str:
+    """MindSpore's layout: Tensor(shape=[2, 3], dtype=Float32, value=...)."""
+    shape = list(self.shape)
+    value = _value_str(self)
+    sep = "\n" if "\n" in value else " "
+    return f"Tensor(shape={shape}, dtype={_C.dtype_name(self.dtype)}, value={sep}{value})"
+
+
+def _format(self, spec: str) -> str:
+    if self.ndim == 0 or self.numel() == 1 and spec:
+        return format(self.item(), spec)
+    return repr(self) if not spec else format(str(self), spec)
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self.shape[0]):
+        yield _C.select(self, 0, i)
+
+
+def _array(self, dtype=None, copy=None):
+    a = self.numpy()
+    return a.astype(dtype) if dtype is not None else a
+
+
+def _to(self, *args, **kwargs):
+    """to(dtype), to(other_tensor) or to(device, dtype); CPU is the only device."""
+    target = kwargs.get("dtype")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, _C.dtype):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a.dtype
+        elif isinstance(a, str) and a not in ("cpu",):
+            raise ValueError(f"to: unknown device {a!r}; tandem runs on 'cpu'")
+    if target is None:
+        return _C.clone(self) if copy else self
+    return _C.to_dtype(self, target, copy)
+
+
+def _type(self, dtype_=None):
+    if dtype_ is None:
+        return f"tandem.{self.dtype.name.capitalize()}Tensor"
+    return _C.to_dtype(self, dtype_)
+
+
+def _cast(d):
+    return lambda self: _C.to_dtype(self, d)
+
+
+def _copy_(self, src, non_blocking: bool = False):
+    return self._copy_from(src)
+
+
+def _fill_(self, value):
+    return self._fill(value)
+
+
+def _zero_(self):
+    return self._fill(0)
+
+
+def _new_tensor(self, data, dtype=None):
+    return Tensor(data, self.dtype if dtype is None else dtype)
+
+
+def _new_zeros(self, *size, dtype=None):
+    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    return _C.full(size, 0, self.dtype if dtype is None else dtype)
+
+
+def _new_ones(self, *size, dtype=None):
+    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    return _C.full(size, 1, self.dtype if dtype is None else dtype)
+
+
+def _new_full(self, size, fill_value, dtype=None):
+    return _C.full(tuple(size), fill_value, self.dtype if dtype is None else dtype)
+
+
+def _normal_(self, mean: float = 0.0, std: float = 1.0):
+    return _C.normal_(self, mean, std)
+
+
+def _uniform_(self, a: float = 0.0, b: float = 1.0):
+    return _C.uniform_(self, a, b)
+
+
+def install() -> None:
+    """Attaches the Python-level methods to the Tensor class."""
+    extra = {
+        "__repr__": _repr,
+        "__str__": _repr,
+        "__format__": _format,
+        "__iter__": _iter,
+        "__array__": _array,
+        "__array_priority__": 1000,
+        "to": _to,
+        "type": _type,
+        "astype": lambda self, d: _C.to_dtype(self, d),
+        "float": _cast(dtype.float32),
+        "double": _cast(dtype.float64),
+        "half": _cast(dtype.float16),
+        "bfloat16": _cast(dtype.bfloat16),
+        "long": _cast(dtype.int64),
+        "int": _cast(dtype.int32),
+        "short": _cast(dtype.int16),
+        "char": _cast(dtype.int8),
+        "byte": _cast(dtype.uint8),
+        "bool": _cast(dtype.bool),
+        "clone": lambda self: _C.clone(self),
+        "detach": _alias,
+        "copy_": _copy_,
+        "fill_": _fill_,
+        "zero_": _zero_,
+        "normal_": _normal_,
+        "uniform_": _uniform_,
+        "new_tensor": _new_tensor,
+        "new_zeros": _new_zeros,
+        "new_ones": _new_ones,
+        "new_full": _new_full,
+        "is_floating_point": lambda self: self.dtype in _FLOAT,
+        "cpu": lambda self: self,
+        "T": property(lambda self: _C.permute(self, list(range(self.ndim))[::-1])),
+        "mT": property(lambda self: _C.transpose(self, -2, -1)),
+        "device": property(lambda self: "cpu"),
+        "is_cuda": property(lambda self: False),
+        "data": property(_alias),
+    }
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    for name, fn in extra.items():
+        setattr(Tensor, name, fn)
+
+
+def _alias(self):
+    """A new Tensor object sharing this one's data (detach before autograd exists)."""
+    return _C.as_strided(self, list(self.shape), list(self.stride()), self.storage_offset())

@@ -1,0 +1,24 @@
+// Shapes, strides and the index arithmetic shared by views, broadcasting and kernels.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tandem {
+
+using Shape = std::vector<int64_t>;
+using Strides = std::vector<int64_t>;  // in elements, may be 0 (broadcast) or negative
+
+int64_t numel_of(const Shape& s);
+// Row-major strides of a dense tensor with this shape.
+Strides contiguous_strides(const Shape& s);
+// "[2, 3]" for error messages and reprs.
+std::string shape_str(const Shape& s);
+// numpy broadcasting of two shapes; throws ValueError naming `op` when they don't match.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+// Wraps a possibly negative dim into [0, ndim); throws IndexError naming `op` otherwise.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+// Strides that present a tensor of shape `from` as shape `to` under broadcasting.
+Strides broadcast_strides(const Shape& from, const Strides& strides, const Shape& to);
+
+}  // namespace tandem

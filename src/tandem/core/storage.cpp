@@ -1,0 +1,27 @@
+#include "tandem/core/storage.h"
+
+#include "tandem/core/allocator.h"
+
+namespace tandem {
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, DeviceType device) {
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = cpu_allocate(nbytes);
+  s->nbytes_ = nbytes;
+  s->device_ = device;
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_ptr<void> owner) {
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = data;
+  s->nbytes_ = nbytes;
+  s->owner_ = std::move(owner);
+  return s;
+}
+
+Storage::~Storage() {
+  if (!owner_) cpu_free(data_, nbytes_);
+}
+
+}  // namespace tandem

@@ -1,0 +1,32 @@
+// A reference-counted block of memory on a device. Views share one Storage.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+namespace tandem {
+
+enum class DeviceType : uint8_t { CPU };
+
+class Storage {
+ public:
+  // Allocates nbytes from the caching allocator.
+  static std::shared_ptr<Storage> allocate(size_t nbytes, DeviceType device = DeviceType::CPU);
+  // Wraps memory owned elsewhere (a numpy array); `owner` keeps it alive.
+  static std::shared_ptr<Storage> borrow(void* data, size_t nbytes, std::shared_ptr<void> owner);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  DeviceType device() const { return device_; }
+
+ private:
+  Storage() = default;
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  DeviceType device_ = DeviceType::CPU;
+  std::shared_ptr<void> owner_;  // set for borrowed memory
+};
+
+}  // namespace tandem

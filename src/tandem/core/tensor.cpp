@@ -1,0 +1,87 @@
+#include "tandem/core/tensor.h"
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+
+namespace tandem {
+
+Tensor Tensor::empty(const Shape& shape, DType dtype) {
+  for (int64_t d : shape)
+    TANDEM_CHECK(d >= 0, ValueError, "empty: negative dimension in shape ", shape_str(shape));
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  impl->storage = Storage::allocate(size_t(numel_of(shape)) * tandem::itemsize(dtype));
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  impl->storage = base.storage();
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::wrap_scalar(Scalar s, DType dtype) {
+  Tensor t = empty({}, dtype);
+  t.impl()->wrapped_number = true;
+  char* p = static_cast<char*>(t.data_ptr());
+  switch (s.kind()) {
+    case Scalar::Kind::Float: {
+      double v = s.to_double();
+      convert_strided(reinterpret_cast<const char*>(&v), 8, DType::Float64, p, 8, dtype, 1);
+      break;
+    }
+    case Scalar::Kind::Bool: {
+      bool v = s.to_int() != 0;
+      convert_strided(reinterpret_cast<const char*>(&v), 1, DType::Bool, p, 1, dtype, 1);
+      break;
+    }
+    default: {
+      int64_t v = s.to_int();
+      convert_strided(reinterpret_cast<const char*>(&v), 8, DType::Int64, p, 8, dtype, 1);
+    }
+  }
+  return t;
+}
+
+int64_t Tensor::size(int64_t d) const { return shape()[wrap_dim(d, dim(), "size")]; }
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  const Shape& s = shape();
+  for (size_t i = s.size(); i-- > 0;) {
+    if (s[i] == 1) continue;
+    if (strides()[i] != expected) return false;
+    expected *= s[i];
+  }
+  return true;
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor out = empty(shape(), dtype());
+  copy_into(out, *this);
+  return out;
+}
+
+Scalar Tensor::item() const {
+  TANDEM_CHECK(numel() == 1, ValueError, "item: a Tensor with ", numel(),
+               " elements cannot be converted to a scalar; only one-element tensors can");
+  const char* p = static_cast<const char*>(data_ptr());
+  if (is_floating(dtype())) {
+    double v;
+    convert_strided(p, 0, dtype(), reinterpret_cast<char*>(&v), 8, DType::Float64, 1);
+    return Scalar(v);
+  }
+  if (dtype() == DType::Bool) return Scalar(*reinterpret_cast<const bool*>(p));
+  int64_t v;
+  convert_strided(p, 0, dtype(), reinterpret_cast<char*>(&v), 8, DType::Int64, 1);
+  return Scalar(v);
+}
+
+}  // namespace tandem

@@ -1,0 +1,72 @@
+// Tensor: a cheap handle (shared pointer) to shape, strides, offset, dtype and storage.
+// Copying a Tensor copies the handle; views share storage. The operations live in
+// tandem/ops/*.h as free functions (tandem::add(a, b)) and as the operators in ops.h.
+#pragma once
+#include <memory>
+
+#include "tandem/core/dtype.h"
+#include "tandem/core/scalar.h"
+#include "tandem/core/shape.h"
+#include "tandem/core/storage.h"
+
+namespace tandem {
+
+struct TensorImpl {
+  Shape shape;
+  Strides strides;
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::Float32;
+  std::shared_ptr<Storage> storage;
+  // A tensor made from a Python number: promotes like a scalar, not like a tensor.
+  bool wrapped_number = false;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // A new, uninitialised dense tensor.
+  static Tensor empty(const Shape& shape, DType dtype);
+  // A view of `base`'s storage with the given geometry.
+  static Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
+  // A 0-d tensor holding a Python number (promotes as a wrapped scalar).
+  static Tensor wrap_scalar(Scalar s, DType dtype);
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const { return impl_->shape; }
+  const Strides& strides() const { return impl_->strides; }
+  int64_t offset() const { return impl_->offset; }
+  DType dtype() const { return impl_->dtype; }
+  int64_t dim() const { return int64_t(impl_->shape.size()); }
+  int64_t numel() const { return numel_of(impl_->shape); }
+  // Size of dimension d (negative d counts from the end).
+  int64_t size(int64_t d) const;
+  size_t itemsize() const { return tandem::itemsize(impl_->dtype); }
+  bool is_wrapped_number() const { return impl_->wrapped_number; }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  TensorImpl* impl() const { return impl_.get(); }
+  bool same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // Address of element 0 (storage base + offset).
+  void* data_ptr() const {
+    return static_cast<char*>(impl_->storage->data()) + impl_->offset * int64_t(itemsize());
+  }
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(data_ptr());
+  }
+  bool is_contiguous() const;
+  // Whether this tensor and `o` may touch the same bytes.
+  bool shares_storage(const Tensor& o) const { return impl_->storage == o.impl_->storage; }
+  // This tensor, or a dense copy when it is not contiguous.
+  Tensor contiguous() const;
+  // The value of a one-element tensor.
+  Scalar item() const;
+  double item_double() const { return item().to_double(); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+}  // namespace tandem

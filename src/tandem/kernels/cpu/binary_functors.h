@@ -1,0 +1,216 @@
+// Scalar and SIMD forms of binary and ternary elementwise math (protocol: ew_loops.h).
+#pragma once
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "tandem/kernels/cpu/ew_loops.h"
+
+namespace tandem::fn {
+using namespace simd;
+
+#define TANDEM_BINARY_FN(NAME, EXPR, VEXPR)         \
+  struct NAME {                                     \
+    template <typename T>                           \
+    static T s(T a, T b, const EwP& p) {            \
+      return EXPR;                                  \
+    }                                               \
+    template <typename V>                           \
+    static V v(V a, V b, const EwP& p) {            \
+      using T = typename V::T;                      \
+      return VEXPR;                                 \
+    }                                               \
+  };
+#define TANDEM_BINARY_FN_S(NAME, RET, EXPR)  \
+  struct NAME {                              \
+    template <typename T>                    \
+    static RET s(T a, T b, const EwP& p) {   \
+      return EXPR;                           \
+    }                                        \
+  };
+
+template <typename T>
+constexpr bool fp = std::is_floating_point_v<T>;
+
+TANDEM_BINARY_FN_S(Add, T, T(a + T(p.a) * b))
+TANDEM_BINARY_FN_S(Sub, T, T(a - T(p.a) * b))
+TANDEM_BINARY_FN_S(Mul, T, T(a * b))
+TANDEM_BINARY_FN(Div, a / b, a / b)
+TANDEM_BINARY_FN(Pow, std::pow(a, b), vpow(a, b))
+TANDEM_BINARY_FN(Atan2, std::atan2(a, b), vatan2(a, b))
+TANDEM_BINARY_FN_S(Hypot, T, std::hypot(a, b))
+TANDEM_BINARY_FN_S(Copysign, T, std::copysign(a, b))
+// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)), stable for large arguments.
+TANDEM_BINARY_FN(Logaddexp,
+                 std::isinf(a) && a == b ? a
+                                         : std::max(a, b) + std::log1p(std::exp(-std::fabs(a - b))),
+                 vmax(a, b) + vlog1p(vexp(-vabs(a - b))))
+// maximum/minimum propagate NaN; fmax/fmin ignore it.
+TANDEM_BINARY_FN_S(Maximum, T, T((a != a) ? a : ((b != b) ? b : (a > b ? a : b))))
+TANDEM_BINARY_FN_S(Minimum, T, T((a != a) ? a : ((b != b) ? b : (a < b ? a : b))))
+TANDEM_BINARY_FN_S(Fmax, T, T((a != a) ? b : ((b != b) ? a : (a > b ? a : b))))
+TANDEM_BINARY_FN_S(Fmin, T, T((a != a) ? b : ((b != b) ? a : (a < b ? a : b))))
+
+// Integer division with Python's floor semantics; divisor zero is rejected before the kernel
+// runs, and -1 is special-cased so INT_MIN / -1 wraps instead of trapping.
+struct FloorDivide {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (fp<T>) {
+      if (b == T(0)) return a / b;
+      T m = std::fmod(a, b);
+      T d = (a - m) / b;
+      if (m != T(0) && ((b < T(0)) != (m < T(0)))) d -= T(1);
+      if (d == T(0)) return std::copysign(T(0), a / b);
+      T fd = std::floor(d);
+      if (d - fd > T(0.5)) fd += T(1);
+      return fd;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      if (std::is_signed_v<T> && b == T(-1)) return T(0 - a);
+      T q = T(a / b);
+      if (std::is_signed_v<T> && (a % b != 0) && ((a < 0) != (b < 0))) q = T(q - 1);
+      return q;
+    }
+  }
+};
+struct TruncDivide {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (fp<T>) {
+      return std::trunc(a / b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      if (std::is_signed_v<T> && b == T(-1)) return T(0 - a);
+      return T(a / b);
+    }
+  }
+};
+struct Remainder {  // sign of the divisor (Python's %)
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (fp<T>) {
+      T r = std::fmod(a, b);
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      if (std::is_signed_v<T> && b == T(-1)) return T(0);
+      T r = T(a % b);
+      if (r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+      return r;
+    }
+  }
+};
+struct Fmod {  // sign of the dividend (C's fmod)
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (fp<T>) {
+      return std::fmod(a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      if (std::is_signed_v<T> && b == T(-1)) return T(0);
+      return T(a % b);
+    }
+  }
+};
+// Integer power by squaring; negative exponents give 0 except for bases 1 and -1.
+struct IntPow {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (fp<T> || std::is_same_v<T, bool>) {
+      return fp<T> ? T(std::pow(a, b)) : T(a || !b);
+    } else {
+      if (b < 0) return a == 1 ? T(1) : (a == T(-1) ? T((b & 1) ? -1 : 1) : T(0));
+      using U = std::make_unsigned_t<T>;
+      U r = 1, base = U(a);
+      for (U e = U(b); e; e >>= 1, base = U(base * base))
+        if (e & 1) r = U(r * base);
+      return T(r);
+    }
+  }
+};
+
+TANDEM_BINARY_FN_S(Eq, bool, a == b)
+TANDEM_BINARY_FN_S(Ne, bool, a != b)
+TANDEM_BINARY_FN_S(Lt, bool, a < b)
+TANDEM_BINARY_FN_S(Le, bool, a <= b)
+TANDEM_BINARY_FN_S(Gt, bool, a > b)
+TANDEM_BINARY_FN_S(Ge, bool, a >= b)
+TANDEM_BINARY_FN_S(LogicalAnd, bool, bool(a) && bool(b))
+TANDEM_BINARY_FN_S(LogicalOr, bool, bool(a) || bool(b))
+TANDEM_BINARY_FN_S(LogicalXor, bool, bool(a) != bool(b))
+TANDEM_BINARY_FN_S(BitAnd, T, T(a & b))
+TANDEM_BINARY_FN_S(BitOr, T, T(a | b))
+TANDEM_BINARY_FN_S(BitXor, T, T(a ^ b))
+// Shifts past the bit width give 0 (or -1 for negative values shifted right), as in PyTorch.
+struct ShiftLeft {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a && !b;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      if (b < 0 || b >= T(sizeof(T) * 8)) return T(0);
+      return T(U(a) << b);
+    }
+  }
+};
+struct ShiftRight {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a && !b;
+    } else {
+      if (b < 0 || b >= T(sizeof(T) * 8)) return T(a < 0 ? -1 : 0);
+      return T(a >> b);
+    }
+  }
+};
+
+// Ternaries: where(cond, a, b) reads cond as bool; lerp / addcmul / addcdiv.
+struct Where {
+  template <typename T>
+  static T s(T c, T a, T b, const EwP&) {
+    return c ? a : b;
+  }
+};
+struct Lerp {
+  template <typename T>
+  static T s(T a, T b, T w, const EwP&) {
+    return std::fabs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
+  }
+};
+struct Addcmul {
+  template <typename T>
+  static T s(T x, T a, T b, const EwP& p) {
+    return T(x + T(p.a) * a * b);
+  }
+};
+struct Addcdiv {
+  template <typename T>
+  static T s(T x, T a, T b, const EwP& p) {
+    return T(x + T(p.a) * (a / b));
+  }
+};
+// isclose: |a - b| <= atol + rtol |b|, with inf == inf and optional nan == nan.
+struct IsClose {
+  template <typename T>
+  static bool s(T a, T b, const EwP& p) {
+    if constexpr (fp<T>) {
+      if (a == b) return true;
+      if (std::isnan(a) || std::isnan(b)) return p.c != 0 && std::isnan(a) && std::isnan(b);
+      if (std::isinf(a) || std::isinf(b)) return false;
+      return std::fabs(double(a) - double(b)) <= p.b + p.a * std::fabs(double(b));
+    } else {
+      double d = double(a) - double(b);
+      return std::fabs(d) <= p.b + p.a * std::fabs(double(b));
+    }
+  }
+};
+
+}  // namespace tandem::fn

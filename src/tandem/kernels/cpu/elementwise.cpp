@@ -1,0 +1,230 @@
+#include "tandem/kernels/cpu/elementwise.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "tandem/core/error.h"
+
+namespace tandem {
+namespace {
+
+constexpr int64_t kTile = 1024;  // elements per buffered tile: 8 KiB of float64, L1-resident
+constexpr int kMaxOps = kMaxEwInputs + 1;
+
+// Operand 0 is the output, 1..m the inputs; dims are coalesced, innermost last.
+struct Geometry {
+  int nops = 0;
+  int ndim = 0;
+  int64_t shape[16];
+  int64_t strides[kMaxOps][16];  // bytes
+  char* base[kMaxOps];
+  DType dtype[kMaxOps];      // storage dtype of each operand
+  DType fn_dtype[kMaxOps];   // dtype the array function uses for it
+  size_t fn_size[kMaxOps];
+};
+
+Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector<Tensor>& ins) {
+  Geometry g;
+  g.nops = int(ins.size()) + 1;
+  const Shape& shape = out.shape();
+  TANDEM_CHECK(shape.size() <= 16, ValueError, "tensors with more than 16 dims are not supported");
+  std::vector<Strides> st(g.nops);
+  st[0] = out.strides();
+  g.base[0] = static_cast<char*>(out.data_ptr());
+  g.dtype[0] = out.dtype();
+  g.fn_dtype[0] = call.out_dtype;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    st[i + 1] = broadcast_strides(ins[i].shape(), ins[i].strides(), shape);
+    g.base[i + 1] = static_cast<char*>(ins[i].data_ptr());
+    g.dtype[i + 1] = ins[i].dtype();
+    g.fn_dtype[i + 1] = call.in_dtypes[i];
+  }
+  for (int k = 0; k < g.nops; ++k) g.fn_size[k] = itemsize(g.fn_dtype[k]);
+  // Drop size-1 dims, then merge dim j into the previous one when every operand allows it.
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (g.ndim > 0) {
+      bool mergeable = true;
+      int p = g.ndim - 1;
+      for (int k = 0; k < g.nops && mergeable; ++k)
+        mergeable = g.strides[k][p] == st[k][d] * shape[d] * int64_t(itemsize(g.dtype[k]));
+      if (mergeable) {
+        g.shape[p] *= shape[d];
+        for (int k = 0; k < g.nops; ++k) g.strides[k][p] = st[k][d] * int64_t(itemsize(g.dtype[k]));
+        continue;
+      }
+    }
+    g.shape[g.ndim] = shape[d];
+    for (int k = 0; k < g.nops; ++k) g.strides[k][g.ndim] = st[k][d] * int64_t(itemsize(g.dtype[k]));
+    g.ndim++;
+  }
+  return g;
+}
+
+struct Scratch {
+  alignas(64) char buf[kMaxOps][kTile * 8];
+  const char* filled_from[kMaxOps];  // source of a broadcast-filled buffer, to skip refills
+};
+
+// Processes `len` elements of the innermost dim starting at per-operand pointers p.
+void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t len,
+                 Scratch& s) {
+  int last = g.ndim - 1;
+  bool direct[kMaxOps];
+  bool all_direct = true;
+  for (int k = 0; k < g.nops; ++k) {
+    int64_t stride = last >= 0 ? g.strides[k][last] : 0;
+    direct[k] = g.dtype[k] == g.fn_dtype[k] && stride == int64_t(g.fn_size[k]);
+    if (len == 1 && g.dtype[k] == g.fn_dtype[k]) direct[k] = true;
+    all_direct &= direct[k];
+  }
+  const void* in[kMaxEwInputs];
+  if (all_direct) {
+    for (int k = 1; k < g.nops; ++k) in[k - 1] = p[k];
+    call.fn(len, p[0], in, call.params);
+    return;
+  }
+  for (int64_t t = 0; t < len; t += kTile) {
+    int64_t n = std::min(kTile, len - t);
+    for (int k = 1; k < g.nops; ++k) {
+      int64_t stride = last >= 0 ? g.strides[k][last] : 0;
+      const char* src = p[k] + t * stride;
+      if (direct[k]) {
+        in[k - 1] = src;
+      } else if (stride == 0) {  // broadcast scalar along this dim: fill once, reuse
+        if (s.filled_from[k] != src) {
+          convert_strided(src, 0, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k],
+                          kTile);
+          s.filled_from[k] = src;
+        }
+        in[k - 1] = s.buf[k];
+      } else {
+        convert_strided(src, stride, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k],
+                        n);
+        in[k - 1] = s.buf[k];
+      }
+    }
+    int64_t ostride = last >= 0 ? g.strides[0][last] : 0;
+    char* dst = p[0] + t * ostride;
+    if (direct[0]) {
+      call.fn(n, dst, in, call.params);
+    } else {
+      call.fn(n, s.buf[0], in, call.params);
+      convert_strided(s.buf[0], int64_t(g.fn_size[0]), g.fn_dtype[0], dst, ostride, g.dtype[0], n);
+    }
+  }
+}
+
+// Runs linear elements [begin, end) of the coalesced index space.
+void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end) {
+  Scratch& s = *[] {
+    static thread_local Scratch* sc = new Scratch();
+    return sc;
+  }();
+  for (int k = 0; k < kMaxOps; ++k) s.filled_from[k] = nullptr;
+  if (g.ndim == 0) {
+    char* p[kMaxOps];
+    for (int k = 0; k < g.nops; ++k) p[k] = g.base[k];
+    run_segment(call, g, p, 1, s);
+    return;
+  }
+  int last = g.ndim - 1;
+  int64_t idx[16];
+  int64_t rem = begin;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = rem % g.shape[d];
+    rem /= g.shape[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    char* p[kMaxOps];
+    for (int k = 0; k < g.nops; ++k) {
+      char* q = g.base[k];
+      for (int d = 0; d < g.ndim; ++d) q += idx[d] * g.strides[k][d];
+      p[k] = q;
+    }
+    int64_t len = std::min(g.shape[last] - idx[last], end - pos);
+    run_segment(call, g, p, len, s);
+    pos += len;
+    idx[last] += len;
+    for (int d = last; d > 0 && idx[d] == g.shape[d]; --d) {
+      idx[d] = 0;
+      idx[d - 1]++;
+    }
+  }
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.shape() == b.shape() && a.strides() == b.strides() &&
+         a.dtype() == b.dtype();
+}
+
+}  // namespace
+
+int parallel_threads(int64_t n, int64_t grain) {
+  int64_t t = n / grain;
+  int maxt = omp_get_max_threads();
+  if (t <= 1 || omp_in_parallel()) return 1;
+  return int(std::min<int64_t>(t, maxt));
+}
+
+void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs) {
+  int64_t n = out.numel();
+  if (n == 0) return;
+  TANDEM_CHECK(int(inputs.size()) <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
+  // An input that overlaps the output without being the very same view is read from a copy,
+  // so that `x[1:] += x[:-1]` sees the old values (numpy's semantics).
+  std::vector<Tensor> ins;
+  const std::vector<Tensor>* use = &inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].shares_storage(out) && !same_view(inputs[i], out)) {
+      if (use == &inputs) ins = inputs, use = &ins;
+      ins[i] = inputs[i].contiguous();
+      if (ins[i].shares_storage(out)) {  // already contiguous: force a copy
+        Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
+        convert_strided(static_cast<const char*>(inputs[i].data_ptr()), int64_t(inputs[i].itemsize()),
+                        inputs[i].dtype(), static_cast<char*>(c.data_ptr()),
+                        int64_t(c.itemsize()), c.dtype(), c.numel());
+        ins[i] = c;
+      }
+    }
+  }
+  Geometry g = build_geometry(call, out, *use);
+  int nt = parallel_threads(n);
+  if (nt == 1) {
+    run_range(call, g, 0, n);
+    return;
+  }
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num();
+    int64_t chunk = (n + nt - 1) / nt;
+    chunk = (chunk + 63) / 64 * 64;  // keep thread boundaries on cache lines
+    int64_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
+    if (b < e) run_range(call, g, b, e);
+  }
+}
+
+namespace {
+template <size_t N>
+void copy_fn(int64_t n, void* out, const void* const* in, const double*) {
+  std::memcpy(out, in[0], size_t(n) * N);
+}
+}  // namespace
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  EwCall call;
+  switch (dst.itemsize()) {
+    case 1: call.fn = copy_fn<1>; break;
+    case 2: call.fn = copy_fn<2>; break;
+    case 4: call.fn = copy_fn<4>; break;
+    default: call.fn = copy_fn<8>; break;
+  }
+  call.out_dtype = dst.dtype();
+  call.in_dtypes[0] = dst.dtype();
+  run_elementwise(call, dst, {src});
+}
+
+}  // namespace tandem

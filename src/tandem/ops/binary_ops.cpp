@@ -1,0 +1,183 @@
+// Binary and ternary elementwise OpDefs: arithmetic, comparisons, logical, bitwise.
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/binary_functors.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/elementwise_def.h"
+#include "tandem/ops/reduce.h"
+
+namespace tandem {
+namespace {
+
+#define BIN(F, OUT, ...) make_table<BinaryLoop, fn::F, OUT, __VA_ARGS__>()
+#define TER(F, OUT, ...) make_table<TernaryLoop, fn::F, OUT, __VA_ARGS__>()
+
+#define DEFINE_EW(NAME, INFO_INIT)                         \
+  const EwInfo NAME##_info INFO_INIT;                      \
+  const OpDef NAME##_op = make_ew_op(#NAME, &NAME##_info); \
+  TANDEM_REGISTER_OP(NAME##_op)
+
+DEFINE_EW(add, ({EwPolicy::Promote, BIN(Add, void, TANDEM_ALL_TYPES), {"alpha"}}))
+DEFINE_EW(sub, ({EwPolicy::Promote, BIN(Sub, void, TANDEM_ALL_TYPES), {"alpha"}, true}))
+DEFINE_EW(mul, ({EwPolicy::Promote, BIN(Mul, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(div, ({EwPolicy::PromoteFloat, BIN(Div, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(div_trunc, ({EwPolicy::Promote, BIN(TruncDivide, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(floor_divide, ({EwPolicy::Promote, BIN(FloorDivide, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(remainder, ({EwPolicy::Promote, BIN(Remainder, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(fmod, ({EwPolicy::Promote, BIN(Fmod, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(pow, ({EwPolicy::Promote, [] {
+                   EwFnTable t = BIN(IntPow, void, bool, TANDEM_INT_TYPES);
+                   EwFnTable f = BIN(Pow, void, TANDEM_FLOAT_TYPES);
+                   t.fn[int(DType::Float32)] = f.fn[int(DType::Float32)];
+                   t.fn[int(DType::Float64)] = f.fn[int(DType::Float64)];
+                   return t;
+                 }()}))
+DEFINE_EW(atan2, ({EwPolicy::PromoteFloat, BIN(Atan2, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(hypot, ({EwPolicy::FloatOnly, BIN(Hypot, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(copysign, ({EwPolicy::PromoteFloat, BIN(Copysign, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(logaddexp, ({EwPolicy::PromoteFloat, BIN(Logaddexp, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(maximum, ({EwPolicy::Promote, BIN(Maximum, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(minimum, ({EwPolicy::Promote, BIN(Minimum, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(fmax, ({EwPolicy::Promote, BIN(Fmax, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(fmin, ({EwPolicy::Promote, BIN(Fmin, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(eq, ({EwPolicy::Compare, BIN(Eq, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(ne, ({EwPolicy::Compare, BIN(Ne, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(lt, ({EwPolicy::Compare, BIN(Lt, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(le, ({EwPolicy::Compare, BIN(Le, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(gt, ({EwPolicy::Compare, BIN(Gt, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(ge, ({EwPolicy::Compare, BIN(Ge, bool, TANDEM_ALL_TYPES)}))
+DEFINE_EW(isclose, ({EwPolicy::Compare, BIN(IsClose, bool, TANDEM_ALL_TYPES),
+                     {"rtol", "atol", "equal_nan"}}))
+DEFINE_EW(logical_and, ({EwPolicy::Logical, BIN(LogicalAnd, bool, bool)}))
+DEFINE_EW(logical_or, ({EwPolicy::Logical, BIN(LogicalOr, bool, bool)}))
+DEFINE_EW(logical_xor, ({EwPolicy::Logical, BIN(LogicalXor, bool, bool)}))
+DEFINE_EW(bitwise_and, ({EwPolicy::Integral, BIN(BitAnd, void, bool, TANDEM_INT_TYPES)}))
+DEFINE_EW(bitwise_or, ({EwPolicy::Integral, BIN(BitOr, void, bool, TANDEM_INT_TYPES)}))
+DEFINE_EW(bitwise_xor, ({EwPolicy::Integral, BIN(BitXor, void, bool, TANDEM_INT_TYPES)}))
+DEFINE_EW(bitwise_left_shift,
+          ({EwPolicy::Integral, BIN(ShiftLeft, void, bool, TANDEM_INT_TYPES)}))
+DEFINE_EW(bitwise_right_shift,
+          ({EwPolicy::Integral, BIN(ShiftRight, void, bool, TANDEM_INT_TYPES)}))
+DEFINE_EW(where, ({EwPolicy::Promote, TER(Where, void, TANDEM_ALL_TYPES), {}, false, 1}))
+DEFINE_EW(lerp, ({EwPolicy::FloatOnly, TER(Lerp, void, TANDEM_FLOAT_TYPES)}))
+DEFINE_EW(addcmul, ({EwPolicy::Promote, TER(Addcmul, void, TANDEM_NUMERIC_TYPES), {"value"}}))
+DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYPES), {"value"}}))
+
+// Integer division by zero raises (PyTorch: "ZeroDivisionError"); checked before the kernel
+// so no thread ever traps.
+void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
+  DType t = result_type({a, b});
+  if (is_floating(t)) return;
+  TANDEM_CHECK(!any(eq(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError, op,
+               ": ZeroDivisionError (integer division by zero)");
+}
+
+const OpDef& binary_op(const std::string& name) {
+  const OpDef* op = find_op(name);
+  TANDEM_CHECK(op, Error, "internal: unknown op ", name);
+  return *op;
+}
+
+}  // namespace
+
+// Python floats are kept in float64 (their value is exact) and ints in int64; result_type
+// still promotes them as the default float / int type because they are wrapped numbers.
+Tensor scalar_tensor(Scalar s) {
+  return Tensor::wrap_scalar(s, s.is_float() ? DType::Float64 : s.default_dtype());
+}
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return dispatch1(add_op, {a, b}, {{"alpha", alpha.to_double()}});
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
+}
+Tensor mul(const Tensor& a, const Tensor& b) { return dispatch1(mul_op, {a, b}); }
+Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
+  if (mode.empty() || mode == "true") return dispatch1(div_op, {a, b});
+  if (mode == "trunc") {
+    check_int_divisor("div", a, b);
+    return dispatch1(div_trunc_op, {a, b});
+  }
+  if (mode == "floor") return floor_divide(a, b);
+  throw_error<ValueError>("div: rounding_mode must be None, 'trunc' or 'floor', got '", mode,
+                          "'");
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  check_int_divisor("floor_divide", a, b);
+  return dispatch1(floor_divide_op, {a, b});
+}
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  check_int_divisor("remainder", a, b);
+  return dispatch1(remainder_op, {a, b});
+}
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  check_int_divisor("fmod", a, b);
+  return dispatch1(fmod_op, {a, b});
+}
+
+#define TANDEM_DEFINE_BINARY_FN(name) \
+  Tensor name(const Tensor& a, const Tensor& b) { return dispatch1(name##_op, {a, b}); }
+TANDEM_DEFINE_BINARY_FN(pow)
+TANDEM_DEFINE_BINARY_FN(atan2)
+TANDEM_DEFINE_BINARY_FN(hypot)
+TANDEM_DEFINE_BINARY_FN(copysign)
+TANDEM_DEFINE_BINARY_FN(logaddexp)
+TANDEM_DEFINE_BINARY_FN(maximum)
+TANDEM_DEFINE_BINARY_FN(minimum)
+TANDEM_DEFINE_BINARY_FN(fmax)
+TANDEM_DEFINE_BINARY_FN(fmin)
+TANDEM_DEFINE_BINARY_FN(eq)
+TANDEM_DEFINE_BINARY_FN(ne)
+TANDEM_DEFINE_BINARY_FN(lt)
+TANDEM_DEFINE_BINARY_FN(le)
+TANDEM_DEFINE_BINARY_FN(gt)
+TANDEM_DEFINE_BINARY_FN(ge)
+TANDEM_DEFINE_BINARY_FN(logical_and)
+TANDEM_DEFINE_BINARY_FN(logical_or)
+TANDEM_DEFINE_BINARY_FN(logical_xor)
+TANDEM_DEFINE_BINARY_FN(bitwise_and)
+TANDEM_DEFINE_BINARY_FN(bitwise_or)
+TANDEM_DEFINE_BINARY_FN(bitwise_xor)
+TANDEM_DEFINE_BINARY_FN(bitwise_left_shift)
+TANDEM_DEFINE_BINARY_FN(bitwise_right_shift)
+#undef TANDEM_DEFINE_BINARY_FN
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return dispatch1(where_op, {cond, a, b});
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  return dispatch1(lerp_op, {start, end, weight});
+}
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  return dispatch1(addcmul_op, {x, t1, t2}, {{"value", value.to_double()}});
+}
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  return dispatch1(addcdiv_op, {x, t1, t2}, {{"value", value.to_double()}});
+}
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  TANDEM_CHECK(rtol >= 0 && atol >= 0, ValueError, "isclose: rtol (", rtol, ") and atol (", atol,
+               ") must be non-negative");
+  return dispatch1(isclose_op, {a, b},
+                   {{"rtol", rtol}, {"atol", atol}, {"equal_nan", equal_nan ? 1.0 : 0.0}});
+}
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item().to_int() != 0;
+}
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  return all(eq(a, b)).item().to_int() != 0;
+}
+
+const Tensor& apply_inplace(const char* op_name, const Tensor& self, const Tensor& other,
+                            Scalar alpha) {
+  std::string name = op_name;
+  if (name == "floor_divide" || name == "remainder" || name == "fmod")
+    check_int_divisor(op_name, self, other);
+  Attrs attrs;
+  if (name == "add" || name == "sub") attrs.set("alpha", alpha.to_double());
+  dispatch_out(binary_op(name), {self, other}, attrs, self);
+  return self;
+}
+
+}  // namespace tandem

@@ -1,0 +1,92 @@
+#include "tandem/ops/dispatch.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+
+namespace tandem {
+namespace {
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<std::string, const OpDef*> by_name;
+};
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+bool aliases_any(const Tensor& out, const std::vector<Tensor>& inputs) {
+  for (auto& t : inputs)
+    if (t.shares_storage(out)) return true;
+  return false;
+}
+}  // namespace
+
+void register_op(const OpDef* op) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.by_name[op->name] = op;
+}
+
+const OpDef* find_op(const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.by_name.find(name);
+  return it == r.by_name.end() ? nullptr : it->second;
+}
+
+std::vector<const OpDef*> all_ops() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  std::vector<const OpDef*> out;
+  for (auto& kv : r.by_name) out.push_back(kv.second);
+  return out;
+}
+
+std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
+                             const Attrs& attrs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
+  if (op.view) return {op.view(op, inputs, attrs)};
+  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+  std::vector<Tensor> outs;
+  outs.reserve(metas.size());
+  for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
+  op.kernel(op, inputs, outs, attrs);
+  return outs;
+}
+
+Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
+  if (op.view) return op.view(op, inputs, attrs);
+  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+  std::vector<Tensor> outs{Tensor::empty(metas[0].shape, metas[0].dtype)};
+  op.kernel(op, inputs, outs, attrs);
+  return std::move(outs[0]);
+}
+
+void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                  const Tensor& out) {
+  TANDEM_CHECK(!op.view, Error, "internal: ", op.name, " is a view op and has no out= form");
+  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+  TANDEM_CHECK(metas.size() == 1, Error, "internal: ", op.name, " has several outputs");
+  TANDEM_CHECK(metas[0].shape == out.shape(), ValueError, op.name, ": output with shape ",
+               shape_str(out.shape()), " doesn't match the broadcast shape ",
+               shape_str(metas[0].shape));
+  TANDEM_CHECK(can_cast(metas[0].dtype, out.dtype()), TypeError, op.name, ": result type ",
+               dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
+               dtype_name(out.dtype()));
+  if (op.kernel_writes_any_out ||
+      (out.dtype() == metas[0].dtype && out.is_contiguous() && !aliases_any(out, inputs))) {
+    std::vector<Tensor> outs{out};
+    op.kernel(op, inputs, outs, attrs);
+    return;
+  }
+  std::vector<Tensor> outs{Tensor::empty(metas[0].shape, metas[0].dtype)};
+  op.kernel(op, inputs, outs, attrs);
+  copy_into(out, outs[0]);
+}
+
+}  // namespace tandem

@@ -1,0 +1,19 @@
+// dispatch: the one entry every op call goes through (binding -> op function -> dispatch
+// -> kernel). It runs infer, allocates outputs and runs the kernel (or builds the view).
+#pragma once
+#include <vector>
+
+#include "tandem/ops/op_def.h"
+
+namespace tandem {
+
+std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
+                             const Attrs& attrs = {});
+// Single-output form.
+Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {});
+// Writes the single output into `out` (in-place ops and out= arguments). The result shape
+// must equal out's shape and its dtype must be castable to out's dtype.
+void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                  const Tensor& out);
+
+}  // namespace tandem

@@ -1,0 +1,116 @@
+#include "tandem/ops/elementwise_def.h"
+
+#include "tandem/core/error.h"
+
+namespace tandem {
+namespace {
+
+int category(DType t) { return t == DType::Bool ? 0 : (is_floating(t) ? 2 : 1); }
+
+// Combines a higher-priority result with a lower-priority one (PyTorch's
+// combine_categories): the lower class only matters when it is a higher category.
+DType combine(int has_higher, DType higher, int has_lower, DType lower) {
+  if (!has_higher) return lower;
+  if (!has_lower) return higher;
+  if (category(higher) >= category(lower)) return higher;
+  // lower is a higher category: e.g. int tensor + 0.5 -> float (the default float dtype).
+  return promote_types(higher, lower);
+}
+
+const EwInfo& info_of(const OpDef& op) { return *static_cast<const EwInfo*>(op.data); }
+
+DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
+  const EwInfo& info = info_of(op);
+  std::vector<Tensor> promoted(inputs.begin() + info.promote_from, inputs.end());
+  DType t = result_type(promoted);
+  switch (info.policy) {
+    case EwPolicy::PromoteFloat:
+      return is_floating(t) ? t : DType::Float32;
+    case EwPolicy::FloatOnly:
+      TANDEM_CHECK(is_floating(t), TypeError, op.name, ": expected a floating point tensor, got ",
+                   dtype_name(t), "; convert with .float() first");
+      return t;
+    case EwPolicy::Integral:
+      TANDEM_CHECK(!is_floating(t), TypeError, op.name,
+                   ": only integer and bool tensors are supported, got ", dtype_name(t));
+      return t;
+    case EwPolicy::Logical:
+      return DType::Bool;
+    default:
+      return t;
+  }
+}
+
+DType kernel_dtype(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
+}
+
+}  // namespace
+
+DType result_type(const std::vector<Tensor>& ts) {
+  // Three classes, highest priority first: tensors with dims, 0-d tensors, Python numbers.
+  int has[3] = {0, 0, 0};
+  DType res[3] = {DType::Bool, DType::Bool, DType::Bool};
+  for (const Tensor& t : ts) {
+    int cls = t.is_wrapped_number() ? 2 : (t.dim() == 0 ? 1 : 0);
+    DType d = t.dtype();
+    if (cls == 2 && is_floating(d)) d = DType::Float32;  // the default float dtype
+    res[cls] = has[cls] ? promote_types(res[cls], d) : d;
+    has[cls] = 1;
+  }
+  DType low = combine(has[1], res[1], has[2], res[2]);
+  return combine(has[0], res[0], has[1] | has[2], low);
+}
+
+std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inputs,
+                                 const Attrs& attrs) {
+  const EwInfo& info = info_of(op);
+  Shape shape = inputs[0].shape();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    shape = broadcast_shapes(shape, inputs[i].shape(), op.name.c_str());
+  if (info.no_bool) {
+    bool all_bool = true;
+    for (auto& t : inputs) all_bool &= t.dtype() == DType::Bool;
+    TANDEM_CHECK(!all_bool, TypeError, op.name,
+                 ": not supported for bool tensors; use logical_not / logical_xor instead");
+  }
+  DType ct = compute_dtype(op, inputs);
+  DType out = ct;
+  if (info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
+      info.policy == EwPolicy::Predicate)
+    out = DType::Bool;
+  TANDEM_CHECK(info.table.fn[int(kernel_dtype(ct))], TypeError, op.name,
+               ": not implemented for dtype ", dtype_name(ct));
+  return {{shape, out}};
+}
+
+void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+               const Attrs& attrs) {
+  const EwInfo& info = info_of(op);
+  DType kt = kernel_dtype(compute_dtype(op, inputs));
+  EwCall call;
+  call.fn = info.table.fn[int(kt)];
+  TANDEM_CHECK(call.fn, TypeError, op.name, ": not implemented for dtype ", dtype_name(kt));
+  bool bool_out = info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
+                  info.policy == EwPolicy::Predicate;
+  call.out_dtype = bool_out ? DType::Bool : kt;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    call.in_dtypes[i] = int(i) < info.promote_from ? DType::Bool : kt;
+  double params[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k)
+    if (info.params[k]) params[k] = attrs.get_float(info.params[k]);
+  call.params = params;
+  run_elementwise(call, outputs[0], inputs);
+}
+
+OpDef make_ew_op(const char* name, const EwInfo* info) {
+  OpDef op;
+  op.name = name;
+  op.infer = ew_infer;
+  op.kernel = ew_kernel;
+  op.data = info;
+  op.kernel_writes_any_out = true;
+  return op;
+}
+
+}  // namespace tandem

@@ -1,0 +1,55 @@
+// OpDef: the single definition of an op. Eager execution, tracing (graph mode) and
+// autodiff all read the same record, so they agree by construction.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tandem/core/tensor.h"
+#include "tandem/ops/attrs.h"
+
+namespace tandem {
+
+struct OpDef;
+
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+};
+
+// Output shapes/dtypes from the inputs' metadata; validates arguments and throws with the
+// op's name. Must not read tensor data (inputs may be symbolic in graph mode).
+using InferFn = std::vector<TensorMeta> (*)(const OpDef& op, const std::vector<Tensor>& inputs,
+                                            const Attrs& attrs);
+// Computes into preallocated outputs (dense, or any strides when called through dispatch_out).
+using KernelFn = void (*)(const OpDef& op, const std::vector<Tensor>& inputs,
+                          std::vector<Tensor>& outputs, const Attrs& attrs);
+// For view ops: the output as a view of inputs[0] (may fall back to a copy, as reshape does).
+using ViewFn = Tensor (*)(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
+
+struct OpDef {
+  std::string name;
+  InferFn infer = nullptr;
+  KernelFn kernel = nullptr;  // null for pure view ops
+  ViewFn view = nullptr;      // non-null for ops whose output aliases input 0
+  const void* data = nullptr;  // op-family table read by shared kernels (e.g. elementwise fns)
+  // The kernel writes any output strides and dtypes itself (elementwise ops); otherwise
+  // dispatch_out computes into a dense temporary and copies.
+  bool kernel_writes_any_out = false;
+  // Backward rule; installed by the autodiff module (tandem/autograd), which writes rules with
+  // ops so they trace. Opaque here to keep this header free of autograd types.
+  const void* vjp = nullptr;
+};
+
+// Registry by name, for graph deserialization and introspection.
+void register_op(const OpDef* op);
+const OpDef* find_op(const std::string& name);
+std::vector<const OpDef*> all_ops();
+
+}  // namespace tandem
+
+// Defines and registers an OpDef at static-initialisation time.
+#define TANDEM_REGISTER_OP(var)                                 \
+  static const int var##_registered = [] {                      \
+    ::tandem::register_op(&var);                                \
+    return 0;                                                   \
+  }();

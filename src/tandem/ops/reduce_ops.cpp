@@ -1,0 +1,336 @@
+// Reduction OpDefs: sum, prod, mean, amax, amin, all, any, max/min with indices, argmax.
+// Composites (var, std, logsumexp, norm) are written with these ops so they trace and
+// differentiate through them.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/reduce.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+
+std::vector<int64_t> normalize_dims(const DimList& dims, int64_t ndim, const char* op) {
+  std::vector<int64_t> out;
+  if (!dims) {
+    out.resize(size_t(ndim));
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  std::vector<bool> seen(size_t(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t d : *dims) {
+    int64_t w = wrap_dim(d, ndim, op);
+    TANDEM_CHECK(!seen[w], ValueError, op, ": dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (ndim > 0) out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Shape reduced_shape(const Shape& shape, const std::vector<int64_t>& dims, bool keepdim) {
+  Shape out;
+  size_t k = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    bool red = k < dims.size() && dims[k] == int64_t(d);
+    if (red) ++k;
+    if (!red) out.push_back(shape[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+namespace {
+
+enum class RKind { Sum, Prod, Mean, Max, Min, All, Any };
+
+struct ReduceGeom {
+  Tensor x;  // dense, laid out as (O, R, I)
+  int64_t O = 1, R = 1, I = 1;
+};
+
+// Lays x out as (O, R, I): directly when the reduced dims form one block of a dense tensor,
+// otherwise by moving them last with a copy.
+ReduceGeom prepare(const Tensor& x, const std::vector<int64_t>& dims) {
+  ReduceGeom g;
+  const Shape& s = x.shape();
+  std::vector<bool> red(s.size(), false);
+  for (int64_t d : dims) red[d] = true;
+  // Find the first and last reduced dim that is not of size 1.
+  int first = -1, last = -1;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (red[d] && s[d] != 1) {
+      if (first < 0) first = int(d);
+      last = int(d);
+    }
+  bool block = true;
+  for (int d = first; d >= 0 && d <= last; ++d)
+    if (!red[d] && s[d] != 1) block = false;
+  if (block && x.is_contiguous()) {
+    g.x = x;
+    for (int d = 0; d < int(s.size()); ++d) {
+      if (first < 0) {
+        g.O *= s[d];
+        continue;
+      }
+      if (d < first) g.O *= s[d];
+      else if (d > last) g.I *= s[d];
+      else g.R *= s[d];
+    }
+    return g;
+  }
+  std::vector<int64_t> perm;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (!red[d]) perm.push_back(int64_t(d));
+  for (int64_t d : dims) perm.push_back(d);
+  g.x = permute(x, perm).contiguous();
+  for (size_t d = 0; d < s.size(); ++d) (red[d] ? g.R : g.O) *= s[d];
+  return g;
+}
+
+DType reduce_out_dtype(RKind k, DType in, const Attrs& attrs, const char* op) {
+  int64_t forced = attrs.get_int_or("dtype", -1);
+  if (forced >= 0) return DType(forced);
+  switch (k) {
+    case RKind::Sum:
+    case RKind::Prod:
+      return is_integral(in, true) ? DType::Int64 : in;
+    case RKind::Mean:
+      TANDEM_CHECK(is_floating(in), TypeError, op,
+                   ": could not infer output dtype. Input dtype must be floating point, got ",
+                   dtype_name(in), "; pass dtype= or convert with .float()");
+      return in;
+    case RKind::All:
+    case RKind::Any:
+      return DType::Bool;
+    default:
+      return in;
+  }
+}
+
+RKind kind_of(const OpDef& op) { return RKind(reinterpret_cast<intptr_t>(op.data)); }
+
+std::vector<TensorMeta> reduce_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                     const Attrs& attrs) {
+  const Tensor& x = in[0];
+  std::vector<int64_t> dims = normalize_dims(attrs.get_ints("dims"), x.dim(), op.name.c_str());
+  RKind k = kind_of(op);
+  if (k == RKind::Max || k == RKind::Min)
+    for (int64_t d : dims)
+      TANDEM_CHECK(x.shape()[d] != 0, IndexError, op.name,
+                   ": cannot reduce over zero-size dimension ", d, " of shape ",
+                   shape_str(x.shape()), " (the operation has no identity)");
+  return {{reduced_shape(x.shape(), dims, attrs.get_bool("keepdim")),
+           reduce_out_dtype(k, x.dtype(), attrs, op.name.c_str())}};
+}
+
+void reduce_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const Attrs& attrs) {
+  const Tensor& x = in[0];
+  std::vector<int64_t> dims = normalize_dims(attrs.get_ints("dims"), x.dim(), op.name.c_str());
+  RKind k = kind_of(op);
+  DType od = out[0].dtype();
+  // Accumulate in the output's dtype, float32 for 16-bit floats; all/any read bools.
+  DType acc = (k == RKind::All || k == RKind::Any) ? DType::Bool
+              : (od == DType::Float16 || od == DType::BFloat16) ? DType::Float32
+                                                                : od;
+  Tensor xin = x.dtype() == acc ? x : to_dtype(x, acc);
+  ReduceGeom g = prepare(xin, dims);
+  Tensor dst = (out[0].dtype() == acc && out[0].is_contiguous()) ? out[0]
+                                                                  : Tensor::empty(out[0].shape(), acc);
+  static const ReduceKind map[] = {ReduceKind::Sum, ReduceKind::Prod, ReduceKind::Sum,
+                                   ReduceKind::Max, ReduceKind::Min,  ReduceKind::All,
+                                   ReduceKind::Any};
+  reduce_kernel(map[int(k)], g.x, g.O, g.R, g.I, dst);
+  if (k == RKind::Mean) {
+    double scale = 1.0 / double(g.R);  // R == 0 gives nan, as in PyTorch
+    if (g.R == 0) scale = std::numeric_limits<double>::quiet_NaN();
+    TANDEM_DISPATCH_COMPUTE(acc, "mean", [&] {
+      scalar_t* p = dst.data<scalar_t>();
+      int64_t n = dst.numel();
+      for (int64_t i = 0; i < n; ++i) p[i] = scalar_t(double(p[i]) * scale);
+    });
+  }
+  if (!dst.same(out[0])) copy_into(out[0], dst);
+}
+
+OpDef make_reduce(const char* name, RKind k) {
+  OpDef op;
+  op.name = name;
+  op.infer = reduce_infer;
+  op.kernel = reduce_run;
+  op.data = reinterpret_cast<const void*>(intptr_t(k));
+  return op;
+}
+
+const OpDef sum_op = make_reduce("sum", RKind::Sum);
+const OpDef prod_op = make_reduce("prod", RKind::Prod);
+const OpDef mean_op = make_reduce("mean", RKind::Mean);
+const OpDef amax_op = make_reduce("amax", RKind::Max);
+const OpDef amin_op = make_reduce("amin", RKind::Min);
+const OpDef all_op = make_reduce("all", RKind::All);
+const OpDef any_op = make_reduce("any", RKind::Any);
+TANDEM_REGISTER_OP(sum_op)
+TANDEM_REGISTER_OP(prod_op)
+TANDEM_REGISTER_OP(mean_op)
+TANDEM_REGISTER_OP(amax_op)
+TANDEM_REGISTER_OP(amin_op)
+TANDEM_REGISTER_OP(all_op)
+TANDEM_REGISTER_OP(any_op)
+
+// max/min along one dim with indices: outputs (values, int64 indices).
+std::vector<TensorMeta> arg_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                  const Attrs& attrs) {
+  const Tensor& x = in[0];
+  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t size = x.dim() == 0 ? 1 : x.shape()[d];
+  TANDEM_CHECK(size != 0, IndexError, op.name, ": cannot reduce over dimension ", d,
+               " of size 0 in shape ", shape_str(x.shape()));
+  TANDEM_CHECK(x.dtype() != DType::Bool || op.name.find("arg") == std::string::npos, TypeError,
+               op.name, ": not implemented for Bool tensors");
+  Shape s = x.dim() == 0 ? Shape{} : reduced_shape(x.shape(), {d}, attrs.get_bool("keepdim"));
+  return {{s, x.dtype()}, {s, DType::Int64}};
+}
+
+void arg_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+             const Attrs& attrs) {
+  const Tensor& x = in[0];
+  bool is_max = op.data != nullptr;
+  DType ct = (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32
+                                                                            : x.dtype();
+  Tensor xin = x.dtype() == ct ? x : to_dtype(x, ct);
+  std::vector<int64_t> dims;
+  if (x.dim() > 0) dims.push_back(wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str()));
+  ReduceGeom g = prepare(xin, dims);
+  Tensor vals = ct == x.dtype() ? out[0] : Tensor::empty(out[0].shape(), ct);
+  arg_reduce_kernel(is_max, g.x, g.O, g.R, g.I, vals, out[1]);
+  if (!vals.same(out[0])) copy_into(out[0], vals);
+}
+
+OpDef make_arg(const char* name, bool is_max) {
+  OpDef op;
+  op.name = name;
+  op.infer = arg_infer;
+  op.kernel = arg_run;
+  op.data = is_max ? reinterpret_cast<const void*>(1) : nullptr;
+  return op;
+}
+const OpDef max_dim_op = make_arg("max_dim", true);
+const OpDef min_dim_op = make_arg("min_dim", false);
+TANDEM_REGISTER_OP(max_dim_op)
+TANDEM_REGISTER_OP(min_dim_op)
+
+Attrs reduce_attrs(const Tensor& x, const DimList& dims, bool keepdim,
+                   std::optional<DType> dtype, const char* op) {
+  Attrs a{{"dims", normalize_dims(dims, x.dim(), op)}, {"keepdim", keepdim}};
+  if (dtype) a.set("dtype", int64_t(*dtype));
+  return a;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dtype) {
+  return dispatch1(sum_op, {x}, reduce_attrs(x, dims, keepdim, dtype, "sum"));
+}
+Tensor mean(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dtype) {
+  return dispatch1(mean_op, {x}, reduce_attrs(x, dims, keepdim, dtype, "mean"));
+}
+Tensor prod(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dtype) {
+  return dispatch1(prod_op, {x}, reduce_attrs(x, dims, keepdim, dtype, "prod"));
+}
+Tensor amax(const Tensor& x, DimList dims, bool keepdim) {
+  return dispatch1(amax_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "amax"));
+}
+Tensor amin(const Tensor& x, DimList dims, bool keepdim) {
+  return dispatch1(amin_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "amin"));
+}
+Tensor all(const Tensor& x, DimList dims, bool keepdim) {
+  return dispatch1(all_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "all"));
+}
+Tensor any(const Tensor& x, DimList dims, bool keepdim) {
+  return dispatch1(any_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "any"));
+}
+
+std::pair<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = dispatch(max_dim_op, {x}, {{"dim", dim}, {"keepdim", keepdim}});
+  return {r[0], r[1]};
+}
+std::pair<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = dispatch(min_dim_op, {x}, {{"dim", dim}, {"keepdim", keepdim}});
+  return {r[0], r[1]};
+}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    Tensor r = max_dim(reshape(x, {-1}), 0, false).second;
+    return keepdim ? reshape(r, Shape(size_t(x.dim()), 1)) : r;
+  }
+  return max_dim(x, *dim, keepdim).second;
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    Tensor r = min_dim(reshape(x, {-1}), 0, false).second;
+    return keepdim ? reshape(r, Shape(size_t(x.dim()), 1)) : r;
+  }
+  return min_dim(x, *dim, keepdim).second;
+}
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, DimList dims, double correction,
+                                   bool keepdim) {
+  TANDEM_CHECK(is_floating(x.dtype()), TypeError, "var: expected a floating point tensor, got ",
+               dtype_name(x.dtype()));
+  std::vector<int64_t> d = normalize_dims(dims, x.dim(), "var");
+  int64_t n = 1;
+  for (int64_t k : d) n *= x.shape()[k];
+  Tensor m = mean(x, d, true);
+  Tensor dev = sub(x, m);
+  Tensor ss = sum(mul(dev, dev), d, keepdim);
+  // n - correction <= 0 gives inf/nan, as in PyTorch (which also warns).
+  Tensor v = div(ss, scalar_tensor(Scalar(std::max(0.0, double(n) - correction))));
+  return {v, keepdim ? m : reshape(m, reduced_shape(x.shape(), d, false))};
+}
+Tensor var(const Tensor& x, DimList dims, double correction, bool keepdim) {
+  return var_mean(x, dims, correction, keepdim).first;
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, DimList dims, double correction,
+                                   bool keepdim) {
+  auto [v, m] = var_mean(x, dims, correction, keepdim);
+  return {sqrt(v), m};
+}
+Tensor std(const Tensor& x, DimList dims, double correction, bool keepdim) {
+  return sqrt(var(x, dims, correction, keepdim));
+}
+
+Tensor logsumexp(const Tensor& x, DimList dims, bool keepdim) {
+  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float32);
+  std::vector<int64_t> d = normalize_dims(dims, x.dim(), "logsumexp");
+  if (xf.numel() == 0) return log(sum(exp(xf), d, keepdim));
+  Tensor m = amax(xf, d, true);
+  // Rows that are all -inf (or have +inf) would give nan from inf - inf: use 0 as the shift.
+  Tensor shift = where(isinf(m), scalar_tensor(Scalar(0.0)), m);
+  Tensor s = log(sum(exp(sub(xf, shift)), d, true));
+  Tensor r = add(s, shift);
+  return keepdim ? r : reshape(r, reduced_shape(x.shape(), d, false));
+}
+
+Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
+  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float32);
+  Tensor a = abs(xf);
+  if (std::isinf(p)) return p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
+  if (p == 0) return sum(to_dtype(ne(a, scalar_tensor(Scalar(0.0))), xf.dtype()), dims, keepdim);
+  if (p == 1) return sum(a, dims, keepdim);
+  if (p == 2) return sqrt(sum(mul(a, a), dims, keepdim));
+  Tensor pt = scalar_tensor(Scalar(p));
+  return pow(sum(pow(a, pt), dims, keepdim), scalar_tensor(Scalar(1.0 / p)));
+}
+
+Tensor count_nonzero(const Tensor& x, DimList dims) {
+  return sum(ne(x, scalar_tensor(Scalar(int64_t(0)))), dims, false);
+}
+
+}  // namespace tandem

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything tandem needs on a fresh Debian machine: system packages via apt-get
+# and Python packages into .venv. Idempotent: a second run only checks and returns.
+#   tools/setup.sh            dependencies only
+#   tools/setup.sh --install  also pip-installs tandem itself into .venv (a real wheel build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libopenblas-dev
+  libsleef-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+PIP_PACKAGES=(numpy pytest hypothesis nanobind scikit-build-core ninja cmake)
+if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_build_core" 2>/dev/null; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "${PIP_PACKAGES[@]}"
+fi
+
+if [ "${1:-}" = "--install" ]; then
+  echo "setup: building and installing tandem into .venv (pip install .)"
+  export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+  .venv/bin/python -m pip install -q --no-build-isolation .
+fi
+echo "setup: ok"

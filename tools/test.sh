@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: sets up dependencies, builds, then GoogleTest (via ctest) and pytest.
+# Exits non-zero when any test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+bash tools/build.sh
+BUILD=${TANDEM_BUILD_DIR:-build}
+status=0
+echo "== C++ tests (ctest)"
+ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" || status=1
+echo "== Python tests (pytest)"
+TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q -p no:cacheprovider \
+  tests/python "$@" || status=1
+exit $status
