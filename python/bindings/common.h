@@ -34,5 +34,10 @@ void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);
 void bind_ops(nb::module_& m);
 void bind_shape_ops(nb::module_& m);
+void bind_sort_ops(nb::module_& m);
+void bind_linalg_ops(nb::module_& m);
+void bind_nn_ops(nb::module_& m);
+void bind_data(nb::module_& m);
+void bind_norm_ops(nb::module_& m);
 
 }  // namespace tandem::py

@@ -14,14 +14,22 @@ struct Basic {
   std::vector<Tensor> adv;        // int64 index tensors, one per adv dim
 };
 
-bool is_advanced(nb::handle h) {
-  return nb::isinstance<Tensor>(h) || PyList_Check(h.ptr()) || PyRange_Check(h.ptr()) ||
-         (PyObject_HasAttrString(h.ptr(), "__array__") && !PyLong_Check(h.ptr()));
+bool is_ndarray(nb::handle h) {
+  return !nb::isinstance<Tensor>(h) && PyObject_HasAttrString(h.ptr(), "__array_interface__");
 }
 
 Tensor to_index_tensor(nb::handle h) {
-  if (PyRange_Check(h.ptr())) h = nb::list(h);
-  Tensor t = as_operand(h, "index");
+  nb::object keep;  // owns the list made from a range while we read it
+  if (PyRange_Check(h.ptr())) h = keep = nb::list(h);
+  TANDEM_CHECK(nb::isinstance<Tensor>(h) || is_ndarray(h) || PyList_Check(h.ptr()) ||
+                   PyTuple_Check(h.ptr()),
+               IndexError,
+               "only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
+               "tensors (or lists / numpy arrays of them) are valid indices, got ",
+               nb::type_name(h.type()).c_str());
+  // numpy arrays and scalars keep their shape (0-d included) and dtype.
+  Tensor t = is_ndarray(h) ? from_numpy(nb::module_::import_("numpy").attr("asarray")(h), true)
+                           : as_operand(h, "index");
   if (t.numel() == 0 && t.dtype() == DType::Float32) return to_dtype(t, DType::Int64);
   TANDEM_CHECK(is_integral(t.dtype(), true), IndexError,
                "tensors used as indices must be long, int or bool tensors, got ",
@@ -31,17 +39,34 @@ Tensor to_index_tensor(nb::handle h) {
 
 int64_t py_index(nb::handle h) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h).item().to_int();
-  return nb::cast<int64_t>(h);
+  PyObject* i = PyNumber_Index(h.ptr());  // TypeError for floats and other non-integers
+  if (!i) throw nb::python_error();
+  nb::object owned = nb::steal(i);
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  TANDEM_CHECK(!overflow, IndexError, "index ", nb::str(owned).c_str(),
+               " is out of range (indices must fit in int64)");
+  return int64_t(v);
 }
 
+// Python and numpy bool scalars (and 0-d bool arrays): x[True] adds a dim, x[False] an empty one.
+bool is_bool_scalar(nb::handle h) {
+  if (PyBool_Check(h.ptr())) return true;
+  if (PyLong_Check(h.ptr()) || PySlice_Check(h.ptr()) || !is_ndarray(h)) return false;
+  if (nb::cast<int64_t>(h.attr("ndim")) != 0) return false;
+  return nb::cast<std::string>(h.attr("dtype").attr("kind")) == "b";
+}
+
+// Python ints, numpy integer scalars and 0-d integer arrays / tensors select like an int.
 bool is_int_like(nb::handle h) {
   if (PyBool_Check(h.ptr())) return false;
   if (PyLong_Check(h.ptr())) return true;
   if (nb::isinstance<Tensor>(h)) {
     const Tensor& t = nb::cast<const Tensor&>(h);
-    return t.dim() == 0 && is_integral(t.dtype()) ;
+    return t.dim() == 0 && is_integral(t.dtype());
   }
-  return PyObject_HasAttrString(h.ptr(), "__index__") && !PyObject_HasAttrString(h.ptr(), "shape");
+  if (!PyIndex_Check(h.ptr())) return false;
+  return !PyObject_HasAttrString(h.ptr(), "ndim") || nb::cast<int64_t>(h.attr("ndim")) == 0;
 }
 
 Basic apply_basic(const Tensor& x, nb::handle index) {
@@ -60,7 +85,7 @@ Basic apply_basic(const Tensor& x, nb::handle index) {
       ellipses++;
       continue;
     }
-    if (PyBool_Check(h.ptr())) continue;
+    if (is_bool_scalar(h)) continue;
     if (is_int_like(h) || PySlice_Check(h.ptr())) {
       consumed++;
       continue;
@@ -79,20 +104,18 @@ Basic apply_basic(const Tensor& x, nb::handle index) {
       b.view = unsqueeze(b.view, d++);
     } else if (h.ptr() == Py_Ellipsis) {
       d += x.dim() - consumed;
-    } else if (PyBool_Check(h.ptr())) {  // x[True] adds a dim; x[False] adds an empty one
+    } else if (is_bool_scalar(h)) {  // x[True] adds a dim; x[False] adds an empty one
       b.view = unsqueeze(b.view, d);
-      if (h.ptr() == Py_False) b.view = slice(b.view, d, 0, 0, 1);
+      if (!PyObject_IsTrue(h.ptr())) b.view = slice(b.view, d, 0, 0, 1);
       d++;
     } else if (is_int_like(h)) {
       b.view = select(b.view, d, py_index(h));
     } else if (PySlice_Check(h.ptr())) {
-      auto* s = reinterpret_cast<PySliceObject*>(h.ptr());
-      auto opt = [](PyObject* o) -> std::optional<int64_t> {
-        if (o == Py_None) return std::nullopt;
-        return py_index(nb::handle(o));
-      };
-      int64_t step = s->step == Py_None ? 1 : py_index(nb::handle(s->step));
-      b.view = slice(b.view, d, opt(s->start), opt(s->stop), step);
+      // Python's own unpacking: __index__ for numpy ints / tensors, huge bounds clamped,
+      // ValueError for a zero step; slice() then clamps to the dim like numpy.
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(h.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
+      b.view = slice(b.view, d, int64_t(start), int64_t(stop), int64_t(step));
       d++;
     } else {
       Tensor t = to_index_tensor(h);
@@ -134,7 +157,7 @@ void bind_indexing(nb::class_<Tensor>& cls) {
     Basic b = apply_basic(x, index);
     if (b.adv.empty()) return b.view;
     return tandem::index(b.view, b.adv_dims, b.adv);
-  });
+  }, nb::arg("index").none());
   cls.def("__setitem__", [](const Tensor& x, nb::handle index, nb::handle value) {
     Basic b = apply_basic(x, index);
     Tensor v = is_number(value) ? Tensor::wrap_scalar(as_scalar(value, "__setitem__"), x.dtype())
@@ -144,7 +167,7 @@ void bind_indexing(nb::class_<Tensor>& cls) {
       return;
     }
     index_put_(b.view, b.adv_dims, b.adv, v, false);
-  });
+  }, nb::arg("index").none(), nb::arg("value").none());
 }
 
 }  // namespace tandem::py

@@ -49,6 +49,11 @@ NB_MODULE(_C, m) {
   bind_tensor(m);
   bind_ops(m);
   bind_shape_ops(m);
+  bind_sort_ops(m);
+  bind_linalg_ops(m);
+  bind_nn_ops(m);
+  bind_data(m);
+  bind_norm_ops(m);
   m.def("set_num_threads", [](int n) {
     TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
     omp_set_num_threads(n);

@@ -14,7 +14,12 @@ namespace {
 
 std::optional<DType> opt_dtype(nb::handle h) {
   if (h.is_none()) return std::nullopt;
-  return nb::cast<DType>(h);
+  DType d;
+  if (!nb::try_cast(h, d))
+    throw_error<TypeError>("dtype must be a tandem dtype such as tandem.float32, got ",
+                           nb::type_name(h.type()).c_str(), " ",
+                           nb::repr(h).c_str());
+  return d;
 }
 std::optional<Scalar> opt_scalar(nb::handle h, const char* op) {
   if (h.is_none()) return std::nullopt;

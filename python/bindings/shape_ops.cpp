@@ -36,6 +36,27 @@ void bind_shape_ops(nb::module_& m) {
   m.def("split_sizes", &split_sizes, arg("input"), arg("sizes"), arg("dim") = 0);
   m.def("chunk", &chunk, arg("input"), arg("chunks"), arg("dim") = 0);
   m.def("unbind", &unbind, arg("input"), arg("dim") = 0);
+
+  // Copies. The Python layer normalises dims / shifts / sizes to lists of ints.
+  m.def("cat", &cat, arg("tensors"), arg("dim") = 0);
+  m.def("stack", &stack, arg("tensors"), arg("dim") = 0);
+  m.def("hstack", &hstack, arg("tensors"));
+  m.def("vstack", &vstack, arg("tensors"));
+  m.def("flip", &flip, arg("input"), arg("dims"));
+  m.def("roll", &roll, arg("input"), arg("shifts"), arg("dims"));
+  m.def("repeat", &repeat, arg("input"), arg("repeats"));
+  m.def("tile", &tile, arg("input"), arg("dims"));
+  m.def("repeat_interleave",
+        nb::overload_cast<const Tensor&, int64_t, std::optional<int64_t>>(&repeat_interleave),
+        arg("input"), arg("repeats"), arg("dim").none() = nb::none());
+  m.def("repeat_interleave_tensor",
+        nb::overload_cast<const Tensor&, const Tensor&, std::optional<int64_t>>(
+            &repeat_interleave),
+        arg("input"), arg("repeats"), arg("dim").none() = nb::none());
+  m.def("tril", &tril, arg("input"), arg("diagonal") = 0);
+  m.def("triu", &triu, arg("input"), arg("diagonal") = 0);
+  m.def("diag", &diag, arg("input"), arg("diagonal") = 0);
+  m.def("pad", &pad, arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = 0.0);
 }
 
 }  // namespace tandem::py

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/elementwise_def.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -31,26 +32,59 @@ nb::object tolist(const Tensor& t) {
   return std::move(out);
 }
 
+// The other operand of a Python operator, or nothing when `b` can't be one (None, a string,
+// an object tandem can't convert): the operator then returns NotImplemented, so Python tries
+// b's reflected method and `x == None` is False instead of an error, as in PyTorch.
+std::optional<Tensor> operator_operand(nb::handle b, const char* op) {
+  if (b.is_none() || PyUnicode_Check(b.ptr()) || PyBytes_Check(b.ptr())) return std::nullopt;
+  if (nb::isinstance<Tensor>(b) || is_number(b)) return as_operand(b, op);
+  try {
+    return as_operand(b, op);
+  } catch (const TypeError&) {
+    return std::nullopt;
+  } catch (nb::python_error& e) {
+    if (e.matches(PyExc_TypeError)) return std::nullopt;
+    throw;
+  }
+}
+
+nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
+
 // Binary operator with a Tensor or number on either side.
-#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                                                       \
-  cls.def(PYNAME, [](const Tensor& a, nb::handle b) { return FN(a, as_operand(b, PYNAME)); }); \
-  cls.def(RPYNAME, [](const Tensor& a, nb::handle b) { return FN(as_operand(b, RPYNAME), a); });
+#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                                        \
+  cls.def(PYNAME, [](const Tensor& a, nb::handle b) -> nb::object {              \
+    auto o = operator_operand(b, PYNAME);                                         \
+    return o ? nb::cast(FN(a, *o)) : not_implemented();                           \
+  }, nb::arg("other").none(), nb::is_operator());                                 \
+  cls.def(RPYNAME, [](const Tensor& a, nb::handle b) -> nb::object {             \
+    auto o = operator_operand(b, RPYNAME);                                        \
+    return o ? nb::cast(FN(*o, a)) : not_implemented();                           \
+  }, nb::arg("other").none(), nb::is_operator());
+// Comparison: Python itself swaps the operands for the reflected form (2 < x is x > 2).
+#define TANDEM_CMPOP(PYNAME, FN)                                                 \
+  cls.def(PYNAME, [](const Tensor& a, nb::handle b) -> nb::object {              \
+    auto o = operator_operand(b, PYNAME);                                         \
+    return o ? nb::cast(FN(a, *o)) : not_implemented();                           \
+  }, nb::arg("other").none(), nb::is_operator());
 
 Tensor add1(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor sub1(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor div1(const Tensor& a, const Tensor& b) { return div(a, b); }
 
 // In-place operator: writes into self and returns the same Python object.
-#define TANDEM_IOP(PYNAME, OPNAME)                                      \
-  cls.def(PYNAME, [](nb::handle self, nb::handle b) {                   \
-    Tensor& a = nb::cast<Tensor&>(self);                                \
-    apply_inplace(OPNAME, a, as_operand(b, PYNAME));                    \
-    return nb::borrow(self);                                            \
-  });
+#define TANDEM_IOP(PYNAME, OPNAME)                                        \
+  cls.def(PYNAME, [](nb::handle self, nb::handle b) -> nb::object {       \
+    auto o = operator_operand(b, PYNAME);                                  \
+    if (!o) return not_implemented();                                      \
+    apply_inplace(OPNAME, nb::cast<Tensor&>(self), *o);                    \
+    return nb::borrow(self);                                               \
+  }, nb::arg("other").none(), nb::is_operator());
 
 }  // namespace
 
 void bind_tensor(nb::module_& m) {
+  m.def("_set_default_float_dtype", &set_default_float_dtype, nb::arg("dtype"),
+        "The dtype Python floats promote as (tandem.set_default_dtype).");
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
   cls.def("__init__", [](Tensor* self, nb::handle data, nb::handle dtype) {
         static nb::handle convert = nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
@@ -75,6 +109,8 @@ void bind_tensor(nb::module_& m) {
       nb::arg("dim").none() = nb::none(), "size() -> shape tuple; size(dim) -> int.");
   cls.def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return nb::cast(t.strides());
+        TANDEM_CHECK(t.dim() > 0, IndexError, "stride: a 0-d tensor has no dimension ",
+                     nb::cast<int64_t>(dim));
         return nb::int_(t.strides()[wrap_dim(nb::cast<int64_t>(dim), t.dim(), "stride")]);
       },
       nb::arg("dim").none() = nb::none());
@@ -131,12 +167,12 @@ void bind_tensor(nb::module_& m) {
   TANDEM_IOP("__ixor__", "bitwise_xor")
   TANDEM_IOP("__ilshift__", "bitwise_left_shift")
   TANDEM_IOP("__irshift__", "bitwise_right_shift")
-  cls.def("__eq__", [](const Tensor& a, nb::handle b) { return eq(a, as_operand(b, "__eq__")); });
-  cls.def("__ne__", [](const Tensor& a, nb::handle b) { return ne(a, as_operand(b, "__ne__")); });
-  cls.def("__lt__", [](const Tensor& a, nb::handle b) { return lt(a, as_operand(b, "__lt__")); });
-  cls.def("__le__", [](const Tensor& a, nb::handle b) { return le(a, as_operand(b, "__le__")); });
-  cls.def("__gt__", [](const Tensor& a, nb::handle b) { return gt(a, as_operand(b, "__gt__")); });
-  cls.def("__ge__", [](const Tensor& a, nb::handle b) { return ge(a, as_operand(b, "__ge__")); });
+  TANDEM_CMPOP("__eq__", eq)
+  TANDEM_CMPOP("__ne__", ne)
+  TANDEM_CMPOP("__lt__", lt)
+  TANDEM_CMPOP("__le__", le)
+  TANDEM_CMPOP("__gt__", gt)
+  TANDEM_CMPOP("__ge__", ge)
   cls.def("__neg__", [](const Tensor& a) { return neg(a); });
   cls.def("__pos__", [](const Tensor& a) { return a; });
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });

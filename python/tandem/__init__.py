@@ -13,7 +13,7 @@ if _build:
 
 from . import _C  # noqa: E402
 from ._C import Tensor, dtype  # noqa: E402
-from . import _ops_elementwise, _ops_reduce, _ops_shape, _ops_creation, _ops_index  # noqa: E402,F401
+from . import _ops_elementwise, _ops_reduce, _ops_shape, _ops_creation, _ops_index, _ops_linalg, _ops_nn, _ops_sort  # noqa: E402,F401
 from ._registry import PUBLIC as _PUBLIC  # noqa: E402
 from . import _tensor  # noqa: E402
 
@@ -57,5 +57,6 @@ def memory_stats() -> dict:
 
 
 from . import mint, ops  # noqa: E402,F401
+from . import dataset, utils, vision  # noqa: E402,F401
 
 __version__ = "0.1.0"

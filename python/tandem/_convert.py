@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _C
+from ._ops_creation import get_default_dtype
 
 _NP_TO_DTYPE = {
     np.dtype(np.bool_): _C.dtype.bool,
@@ -28,11 +29,15 @@ def _contains_float(data) -> bool:
     return False
 
 
+def _default_float():
+    return np.float64 if get_default_dtype() == _C.dtype.float64 else np.float32
+
+
 def to_tensor(data, dtype=None) -> _C.Tensor:
     """Builds a new tensor from `data` (copying it), as ``tandem.tensor`` does.
 
-    Python floats become float32 (the default dtype), ints int64 and bools bool, like
-    PyTorch; numpy arrays keep their dtype.
+    Python floats become the default dtype (float32 unless set_default_dtype changed it),
+    ints int64 and bools bool, like PyTorch; numpy arrays and numpy scalars keep their dtype.
     """
     if isinstance(data, _C.Tensor):
         t = _C.clone(data)
@@ -49,10 +54,8 @@ def to_tensor(data, dtype=None) -> _C.Tensor:
         if arr.dtype == object:
             raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
                             "(ragged nested sequence or non-numeric elements?)")
-        if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
-            arr = arr.astype(np.float32)  # Python floats -> default float dtype
-        if arr.size == 0 and arr.dtype == np.float64:
-            arr = arr.astype(np.float32)
+        if arr.dtype == np.float64:  # Python floats (and empty lists) -> the default dtype
+            arr = arr.astype(_default_float())
     if arr.dtype.kind == "U" or arr.dtype.kind == "S":
         raise TypeError(f"tensor: strings are not supported (got {arr.dtype})")
     if arr.dtype not in _NP_TO_DTYPE:
@@ -62,7 +65,10 @@ def to_tensor(data, dtype=None) -> _C.Tensor:
             raise TypeError("tensor: complex dtypes are not supported")
         else:
             raise TypeError(f"tensor: unsupported numpy dtype {arr.dtype}")
-    t = _C.from_numpy(np.ascontiguousarray(arr), copy=True)
+    # np.ascontiguousarray would turn a 0-d array into shape (1,); only copy when needed.
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    t = _C.from_numpy(arr, copy=True)
     if dtype is not None:
         t = _C.to_dtype(t, dtype)
     return t

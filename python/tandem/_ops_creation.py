@@ -18,6 +18,7 @@ def get_default_dtype():
 def set_default_dtype(dtype) -> None:
     if dtype not in (_C.dtype.float32, _C.dtype.float64):
         raise TypeError(f"set_default_dtype: only float32 and float64 are supported, got {dtype}")
+    _C._set_default_float_dtype(dtype)  # Python floats in promotion, int / int
     _default_dtype[0] = dtype
 
 

@@ -19,10 +19,35 @@ _BINARY = """floor_divide remainder fmod pow atan2 maximum minimum fmax fmin hyp
 logaddexp eq ne lt le gt ge logical_and logical_or logical_xor bitwise_and bitwise_or
 bitwise_xor bitwise_left_shift bitwise_right_shift""".split()
 
-for _n in _UNARY + _BINARY:
-    _f = getattr(_C, _n)
-    PUBLIC[_n] = _f
-    METHODS[_n] = _f
+
+def _unary_fn(name: str):
+    f = getattr(_C, name)
+
+    def op(input) -> Tensor:
+        return f(input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name}(input)."
+    return op
+
+
+def _binary_fn(name: str):
+    f = getattr(_C, name)
+
+    def op(input, other) -> Tensor:
+        return f(input, other)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name}(input, other), with broadcasting and type promotion."
+    return op
+
+
+# Python functions rather than the bare _C ones: a nanobind function stored on a class is not
+# a descriptor, so `x.exp()` would not receive x.
+for _n in _UNARY:
+    PUBLIC[_n] = METHODS[_n] = _unary_fn(_n)
+for _n in _BINARY:
+    PUBLIC[_n] = METHODS[_n] = _binary_fn(_n)
 
 # Aliases with PyTorch / MindSpore names.
 _ALIASES = {

@@ -1,7 +1,10 @@
 """Indexing family: gather / scatter, index_select, masks, nonzero, one_hot."""
 from __future__ import annotations
 
+import math
 from typing import Optional
+
+import numpy as np
 
 from . import _C
 from ._registry import public, method
@@ -37,11 +40,43 @@ def scatter_add(input, dim: int, index, src) -> Tensor:
     return _C.scatter_add(input, dim, _as_long(index), src)
 
 
+_REDUCE_NAMES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(reduce: str, dt):
+    """The value that leaves `reduce` unchanged, in dtype dt."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dt == _C.dtype.bool:
+        return reduce == "amin"
+    if dt in (_C.dtype.float16, _C.dtype.bfloat16, _C.dtype.float32, _C.dtype.float64):
+        return -math.inf if reduce == "amax" else math.inf
+    info = np.iinfo(np.dtype(dt.name))
+    return int(info.min if reduce == "amax" else info.max)
+
+
 @public(method=True)
 def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bool = True) -> Tensor:
-    if not include_self:
-        raise NotImplementedError("scatter_reduce: include_self=False is not supported yet")
-    return _C.scatter(input, dim, _as_long(index), src, reduce)
+    """A copy of input with `src` reduced into it at `index` along `dim` ('sum', 'prod',
+    'mean', 'amax', 'amin'); include_self=False leaves input's values out of the reduction
+    at the positions that receive src."""
+    if reduce not in _REDUCE_NAMES:
+        raise ValueError(f"scatter_reduce: reduce must be one of {_REDUCE_NAMES}, got {reduce!r}")
+    index = _as_long(index)
+    if include_self:
+        return _C.scatter(input, dim, index, src, reduce)
+    hit = _C.scatter(_C.full(input.shape, False, _C.dtype.bool), dim, index, True, None)
+    if reduce == "mean":  # sum of src / number of src values, where any arrived
+        total = _C.scatter(_C.masked_fill(input, hit, 0), dim, index, src, "sum")
+        ones = _C.full(index.shape, 1, _C.dtype.int64)
+        count = _C.scatter(_C.full(input.shape, 0, _C.dtype.int64), dim, index, ones, "sum")
+        count = _C.masked_fill(count, _C.logical_not(hit), 1)
+        mode = None if input.dtype.is_floating_point else "floor"
+        return _C.to_dtype(_C.div(total, count, mode), input.dtype)
+    base = _C.masked_fill(input, hit, _identity(reduce, input.dtype))
+    return _C.scatter(base, dim, index, src, reduce)
 
 
 @public(method=True)
@@ -103,12 +138,24 @@ def index_put_(self, indices, values, accumulate: bool = False) -> Tensor:
 
 @public(method=True)
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
-    """A copy of input with values at the positions named by the tuple of index tensors."""
-    dims = list(range(len(indices)))
-    return _C.index_put(input, dims, [_as_long(i) for i in indices], values, accumulate)
+    """A copy of input with values at the positions named by the tuple of index tensors
+    (a bool mask stands for the indices of its True elements over as many dims)."""
+    idx = []
+    for i in indices:
+        i = _as_long(i)
+        if i.dtype in (_C.dtype.bool, _C.dtype.uint8) and i.ndim > 0:
+            nz = _C.nonzero(i)
+            idx.extend(_C.select(nz, 1, d).contiguous() for d in range(i.ndim))
+        else:
+            idx.append(i)
+    return _C.index_put(input, list(range(len(idx))), idx, values, accumulate)
 
 
 def _as_long(index):
+    """Index tensors as they are; lists / arrays of ints as int64 (bools stay bool)."""
     if isinstance(index, Tensor):
         return index
-    return _C.Tensor(index, _C.dtype.int64)
+    t = _C.Tensor(index, None)
+    if t.dtype == _C.dtype.bool or t.dtype.is_floating_point and t.numel() > 0:
+        return t  # masks are expanded by the caller; float indices are rejected by the op
+    return _C.to_dtype(t, _C.dtype.int64)

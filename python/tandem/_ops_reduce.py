@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections import namedtuple
 from typing import Optional, Sequence, Union
 
@@ -16,13 +17,21 @@ values_indices = namedtuple("values_indices", ["values", "indices"])
 
 
 def _dim(dim, axis):
+    """dim (or its alias axis) as None, an int or a list of ints."""
     if axis is not None:
         if dim is not None:
             raise TypeError("pass either dim or axis, not both")
         dim = axis
     if isinstance(dim, Tensor):
         dim = dim.tolist()
-    return dim
+    if dim is None:
+        return None
+    try:
+        if isinstance(dim, (list, tuple)):
+            return [operator.index(d) for d in dim]
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, a sequence of ints or None, got {dim!r}") from None
 
 
 def _keep(keepdim, keepdims) -> bool:
@@ -55,7 +64,7 @@ def amax(input, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
          keepdims: bool = False) -> Tensor:
     """Maximum over `dim` (all dims when None or ()), NaN-propagating."""
     d = _dim(dim, axis)
-    return _C.amax(input, None if d == () else d, _keep(keepdim, keepdims))
+    return _C.amax(input, None if d == [] else d, _keep(keepdim, keepdims))
 
 
 @public(method=True)
@@ -63,18 +72,21 @@ def amin(input, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
          keepdims: bool = False) -> Tensor:
     """Minimum over `dim` (all dims when None or ()), NaN-propagating."""
     d = _dim(dim, axis)
-    return _C.amin(input, None if d == () else d, _keep(keepdim, keepdims))
+    return _C.amin(input, None if d == [] else d, _keep(keepdim, keepdims))
 
 
 def _max_min(name, input, dim, keepdim, other, axis, keepdims):
-    if isinstance(dim, Tensor) and other is None and dim.ndim > 0:
+    # PyTorch's overload order: a Tensor in the dim slot (0-d included) is `other`.
+    if isinstance(dim, Tensor) and other is None:
         other, dim = dim, None
     if other is not None:
         return (_C.maximum if name == "max" else _C.minimum)(input, other)
     d = _dim(dim, axis)
     if d is None:
         return (_C.amax if name == "max" else _C.amin)(input, None, False)
-    v, i = (_C.max_dim if name == "max" else _C.min_dim)(input, int(d), _keep(keepdim, keepdims))
+    if isinstance(d, list):
+        raise TypeError(f"{name}: dim must be a single int, got {d}; use a{name} for several dims")
+    v, i = (_C.max_dim if name == "max" else _C.min_dim)(input, d, _keep(keepdim, keepdims))
     return values_indices(v, i)
 
 
@@ -182,7 +194,7 @@ def norm(input, p: Union[float, str, None] = "fro", dim: Dim = None, keepdim: bo
     elif isinstance(p, str):
         raise ValueError(f"norm: unsupported p={p!r}; use a number, inf, 'fro'")
     x = input if dtype is None else _C.to_dtype(input, dtype)
-    return _C.norm(x, float(p), dim, keepdim)
+    return _C.norm(x, float(p), _dim(dim, None), keepdim)
 
 
 @public(method=True)

@@ -47,10 +47,10 @@ def _format(self, spec: str) -> str:
 
 
 def _iter(self):
+    # Checked here, not inside a generator, so iter(0-d tensor) itself raises (as in PyTorch).
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    for i in range(self.shape[0]):
-        yield _C.select(self, 0, i)
+    return (_C.select(self, 0, i) for i in range(self.shape[0]))
 
 
 def _array(self, dtype=None, copy=None):
@@ -69,8 +69,8 @@ def _to(self, *args, **kwargs):
             target = a.dtype
         elif isinstance(a, str) and a not in ("cpu",):
             raise ValueError(f"to: unknown device {a!r}; tandem runs on 'cpu'")
-    if target is None:
-        return _C.clone(self) if copy else self
+    if target is None or target == self.dtype:
+        return _C.clone(self) if copy else self  # same dtype: self, as PyTorch returns
     return _C.to_dtype(self, target, copy)
 
 
@@ -81,7 +81,7 @@ def _type(self, dtype_=None):
 
 
 def _cast(d):
-    return lambda self: _C.to_dtype(self, d)
+    return lambda self: self if self.dtype == d else _C.to_dtype(self, d)
 
 
 def _copy_(self, src, non_blocking: bool = False):

@@ -10,3 +10,4 @@ globals().update(_PUBLIC)
 float = float32  # noqa: A001
 int = int32  # noqa: A001
 globals()["bool"] = bool_
+from . import nn  # noqa: E402,F401

@@ -5,6 +5,9 @@
 namespace tandem {
 
 int64_t numel_of(const Shape& s) {
+  // A zero anywhere wins, so huge sizes next to a 0 can't overflow the product first.
+  for (int64_t d : s)
+    if (d == 0) return 0;
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
@@ -15,7 +18,9 @@ Strides contiguous_strides(const Shape& s) {
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
     st[i] = acc;
-    acc *= s[i] > 1 ? s[i] : 1;
+    // Wrapping multiply: only a shape with a 0 elsewhere (no elements, so its strides are
+    // never used) can overflow here; Tensor::empty rejects larger non-empty shapes.
+    acc = int64_t(uint64_t(acc) * uint64_t(s[i] > 1 ? s[i] : 1));
   }
   return st;
 }

@@ -17,11 +17,12 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_
   s->data_ = data;
   s->nbytes_ = nbytes;
   s->owner_ = std::move(owner);
+  s->borrowed_ = true;
   return s;
 }
 
 Storage::~Storage() {
-  if (!owner_) cpu_free(data_, nbytes_);
+  if (!borrowed_) cpu_free(data_, nbytes_);
 }
 
 }  // namespace tandem

@@ -26,7 +26,10 @@ class Storage {
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   DeviceType device_ = DeviceType::CPU;
-  std::shared_ptr<void> owner_;  // set for borrowed memory
+  std::shared_ptr<void> owner_;  // keeps borrowed memory alive
+  // Borrowed memory is never returned to the allocator, whatever owner_ holds (a
+  // shared_ptr with a custom deleter may hold a null pointer and still own something).
+  bool borrowed_ = false;
 };
 
 }  // namespace tandem

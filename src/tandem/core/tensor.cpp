@@ -6,13 +6,21 @@
 namespace tandem {
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
-  for (int64_t d : shape)
+  bool has_zero = false;
+  for (int64_t d : shape) {
     TANDEM_CHECK(d >= 0, ValueError, "empty: negative dimension in shape ", shape_str(shape));
+    has_zero |= d == 0;
+  }
+  // The size in bytes must fit in int64: an overflow would be UB and allocate a small block.
+  int64_t nbytes = has_zero ? 0 : int64_t(tandem::itemsize(dtype));
+  for (int64_t d : shape)
+    TANDEM_CHECK(!__builtin_mul_overflow(nbytes, d, &nbytes), ValueError, "empty: shape ",
+                 shape_str(shape), " of ", dtype_name(dtype), " is too large to allocate");
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
-  impl->storage = Storage::allocate(size_t(numel_of(shape)) * tandem::itemsize(dtype));
+  impl->storage = Storage::allocate(size_t(nbytes));
   return Tensor(std::move(impl));
 }
 
@@ -49,9 +57,15 @@ Tensor Tensor::wrap_scalar(Scalar s, DType dtype) {
   return t;
 }
 
-int64_t Tensor::size(int64_t d) const { return shape()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::size(int64_t d) const {
+  // wrap_dim lets a 0-d tensor take dim 0 / -1 (for reductions); size() has nothing to read.
+  TANDEM_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d,
+               " but tensor has no dimensions");
+  return shape()[wrap_dim(d, dim(), "size")];
+}
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element has an address to be out of place
   int64_t expected = 1;
   const Shape& s = shape();
   for (size_t i = s.size(); i-- > 0;) {

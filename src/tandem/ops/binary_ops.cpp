@@ -21,12 +21,13 @@ DEFINE_EW(add, ({EwPolicy::Promote, BIN(Add, void, TANDEM_ALL_TYPES), {"alpha"}}
 DEFINE_EW(sub, ({EwPolicy::Promote, BIN(Sub, void, TANDEM_ALL_TYPES), {"alpha"}, true}))
 DEFINE_EW(mul, ({EwPolicy::Promote, BIN(Mul, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(div, ({EwPolicy::PromoteFloat, BIN(Div, void, TANDEM_FLOAT_TYPES)}))
-DEFINE_EW(div_trunc, ({EwPolicy::Promote, BIN(TruncDivide, void, TANDEM_ALL_TYPES)}))
-DEFINE_EW(floor_divide, ({EwPolicy::Promote, BIN(FloorDivide, void, TANDEM_ALL_TYPES)}))
-DEFINE_EW(remainder, ({EwPolicy::Promote, BIN(Remainder, void, TANDEM_ALL_TYPES)}))
-DEFINE_EW(fmod, ({EwPolicy::Promote, BIN(Fmod, void, TANDEM_ALL_TYPES)}))
+// The division family, pow and shifts have no bool kernels (PyTorch rejects bool there too).
+DEFINE_EW(div_trunc, ({EwPolicy::Promote, BIN(TruncDivide, void, TANDEM_NUMERIC_TYPES)}))
+DEFINE_EW(floor_divide, ({EwPolicy::Promote, BIN(FloorDivide, void, TANDEM_NUMERIC_TYPES)}))
+DEFINE_EW(remainder, ({EwPolicy::Promote, BIN(Remainder, void, TANDEM_NUMERIC_TYPES)}))
+DEFINE_EW(fmod, ({EwPolicy::Promote, BIN(Fmod, void, TANDEM_NUMERIC_TYPES)}))
 DEFINE_EW(pow, ({EwPolicy::Promote, [] {
-                   EwFnTable t = BIN(IntPow, void, bool, TANDEM_INT_TYPES);
+                   EwFnTable t = BIN(IntPow, void, TANDEM_INT_TYPES);
                    EwFnTable f = BIN(Pow, void, TANDEM_FLOAT_TYPES);
                    t.fn[int(DType::Float32)] = f.fn[int(DType::Float32)];
                    t.fn[int(DType::Float64)] = f.fn[int(DType::Float64)];
@@ -54,11 +55,13 @@ DEFINE_EW(logical_xor, ({EwPolicy::Logical, BIN(LogicalXor, bool, bool)}))
 DEFINE_EW(bitwise_and, ({EwPolicy::Integral, BIN(BitAnd, void, bool, TANDEM_INT_TYPES)}))
 DEFINE_EW(bitwise_or, ({EwPolicy::Integral, BIN(BitOr, void, bool, TANDEM_INT_TYPES)}))
 DEFINE_EW(bitwise_xor, ({EwPolicy::Integral, BIN(BitXor, void, bool, TANDEM_INT_TYPES)}))
-DEFINE_EW(bitwise_left_shift,
-          ({EwPolicy::Integral, BIN(ShiftLeft, void, bool, TANDEM_INT_TYPES)}))
-DEFINE_EW(bitwise_right_shift,
-          ({EwPolicy::Integral, BIN(ShiftRight, void, bool, TANDEM_INT_TYPES)}))
-DEFINE_EW(where, ({EwPolicy::Promote, TER(Where, void, TANDEM_ALL_TYPES), {}, false, 1}))
+DEFINE_EW(bitwise_left_shift, ({EwPolicy::Integral, BIN(ShiftLeft, void, TANDEM_INT_TYPES)}))
+DEFINE_EW(bitwise_right_shift, ({EwPolicy::Integral, BIN(ShiftRight, void, TANDEM_INT_TYPES)}))
+DEFINE_EW(where, ({EwPolicy::Promote,
+                   make_table<fn::WhereLoop, fn::Where, void, TANDEM_ALL_TYPES>(),
+                   {},
+                   false,
+                   1}))
 DEFINE_EW(lerp, ({EwPolicy::FloatOnly, TER(Lerp, void, TANDEM_FLOAT_TYPES)}))
 DEFINE_EW(addcmul, ({EwPolicy::Promote, TER(Addcmul, void, TANDEM_NUMERIC_TYPES), {"value"}}))
 DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYPES), {"value"}}))
@@ -66,10 +69,22 @@ DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYP
 // Integer division by zero raises (PyTorch: "ZeroDivisionError"); checked before the kernel
 // so no thread ever traps.
 void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
   DType t = result_type({a, b});
   if (is_floating(t)) return;
   TANDEM_CHECK(!any(eq(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError, op,
                ": ZeroDivisionError (integer division by zero)");
+}
+
+// PyTorch's alpha_check: the kernel would silently truncate a float alpha on integers.
+void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
+  DType t = result_type({a, b});
+  TANDEM_CHECK(alpha.kind() != Scalar::Kind::Bool || t == DType::Bool, TypeError, op,
+               ": a bool alpha is only supported for bool results, got ", dtype_name(t));
+  TANDEM_CHECK(!alpha.is_float() || is_floating(t), TypeError, op,
+               ": for integral input tensors, argument alpha must not be a floating point "
+               "number (got ", alpha.to_double(), " with ", dtype_name(t), ")");
 }
 
 const OpDef& binary_op(const std::string& name) {
@@ -87,9 +102,11 @@ Tensor scalar_tensor(Scalar s) {
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add", a, b, alpha);
   return dispatch1(add_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub", a, b, alpha);
   return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return dispatch1(mul_op, {a, b}); }
@@ -147,6 +164,10 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return dispatch1(where_op, {cond, a, b});
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  // A float weight must not turn integer endpoints into a float lerp (PyTorch rejects it).
+  DType t = start.defined() && end.defined() ? result_type({start, end}) : DType::Float32;
+  TANDEM_CHECK(is_floating(t), TypeError, "lerp: expected floating point start and end, got ",
+               dtype_name(t), "; convert with .float() first");
   return dispatch1(lerp_op, {start, end, weight});
 }
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
@@ -175,7 +196,10 @@ const Tensor& apply_inplace(const char* op_name, const Tensor& self, const Tenso
   if (name == "floor_divide" || name == "remainder" || name == "fmod")
     check_int_divisor(op_name, self, other);
   Attrs attrs;
-  if (name == "add" || name == "sub") attrs.set("alpha", alpha.to_double());
+  if (name == "add" || name == "sub") {
+    check_alpha(op_name, self, other, alpha);
+    attrs.set("alpha", alpha.to_double());
+  }
   dispatch_out(binary_op(name), {self, other}, attrs, self);
   return self;
 }

@@ -43,8 +43,9 @@ void range_kernel(const OpDef& op, const std::vector<Tensor>&, std::vector<Tenso
   Tensor tmp = Tensor::empty(out[0].shape(), DType::Float64);
   double* p = tmp.data<double>();
   int64_t half = n / 2;
+  bool from_end = sym && n > 1;  // linspace(start, end, 1) is [start], as in PyTorch
   for (int64_t i = 0; i < n; ++i)
-    p[i] = (sym && i >= half) ? end - double(n - 1 - i) * step : start + double(i) * step;
+    p[i] = (from_end && i >= half) ? end - double(n - 1 - i) * step : start + double(i) * step;
   copy_into(out[0], tmp);
 }
 

@@ -70,6 +70,9 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs
 void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                   const Tensor& out) {
   TANDEM_CHECK(!op.view, Error, "internal: ", op.name, " is a view op and has no out= form");
+  TANDEM_CHECK(out.defined(), ValueError, op.name, ": the output tensor is None");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
   TANDEM_CHECK(metas.size() == 1, Error, "internal: ", op.name, " has several outputs");
   TANDEM_CHECK(metas[0].shape == out.shape(), ValueError, op.name, ": output with shape ",

@@ -1,5 +1,7 @@
 #include "tandem/ops/elementwise_def.h"
 
+#include <atomic>
+
 #include "tandem/core/error.h"
 
 namespace tandem {
@@ -21,11 +23,10 @@ const EwInfo& info_of(const OpDef& op) { return *static_cast<const EwInfo*>(op.d
 
 DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
   const EwInfo& info = info_of(op);
-  std::vector<Tensor> promoted(inputs.begin() + info.promote_from, inputs.end());
-  DType t = result_type(promoted);
+  DType t = result_type(inputs.data() + info.promote_from, inputs.size() - info.promote_from);
   switch (info.policy) {
     case EwPolicy::PromoteFloat:
-      return is_floating(t) ? t : DType::Float32;
+      return is_floating(t) ? t : default_float_dtype();
     case EwPolicy::FloatOnly:
       TANDEM_CHECK(is_floating(t), TypeError, op.name, ": expected a floating point tensor, got ",
                    dtype_name(t), "; convert with .float() first");
@@ -41,20 +42,35 @@ DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
   }
 }
 
+// torch.set_default_dtype's value: the type of Python floats in promotion and of integer
+// true division. Atomic because ops may run on several Python threads.
+std::atomic<DType> g_default_float{DType::Float32};
+
 DType kernel_dtype(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
 }
 
 }  // namespace
 
-DType result_type(const std::vector<Tensor>& ts) {
+DType default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
+
+void set_default_float_dtype(DType t) {
+  TANDEM_CHECK(t == DType::Float32 || t == DType::Float64, TypeError,
+               "set_default_dtype: only float32 and float64 are supported, got ", dtype_name(t));
+  g_default_float.store(t, std::memory_order_relaxed);
+}
+
+DType result_type(const std::vector<Tensor>& ts) { return result_type(ts.data(), ts.size()); }
+
+DType result_type(const Tensor* ts, size_t n) {
   // Three classes, highest priority first: tensors with dims, 0-d tensors, Python numbers.
   int has[3] = {0, 0, 0};
   DType res[3] = {DType::Bool, DType::Bool, DType::Bool};
-  for (const Tensor& t : ts) {
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& t = ts[i];
     int cls = t.is_wrapped_number() ? 2 : (t.dim() == 0 ? 1 : 0);
     DType d = t.dtype();
-    if (cls == 2 && is_floating(d)) d = DType::Float32;  // the default float dtype
+    if (cls == 2 && is_floating(d)) d = default_float_dtype();
     res[cls] = has[cls] ? promote_types(res[cls], d) : d;
     has[cls] = 1;
   }

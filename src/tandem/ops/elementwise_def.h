@@ -24,8 +24,14 @@ struct EwInfo {
   int promote_from = 0;  // inputs before this index don't take part in promotion (where's cond)
 };
 
+// The dtype Python floats promote as and integer true division returns (float32 unless
+// set_default_dtype chose float64).
+DType default_float_dtype();
+void set_default_float_dtype(DType t);
+
 // PyTorch's result_type over tensors, 0-d tensors and wrapped Python numbers.
 DType result_type(const std::vector<Tensor>& ts);
+DType result_type(const Tensor* ts, size_t n);
 std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inputs,
                                  const Attrs& attrs);
 void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,

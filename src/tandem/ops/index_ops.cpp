@@ -36,6 +36,15 @@ IndexPlan plan_index(const Tensor& x, const std::vector<int64_t>& dims,
     TANDEM_CHECK(is_integral(idx[i].dtype()), IndexError, op,
                  ": tensors used as indices must be long, int or bool tensors, got ",
                  dtype_name(idx[i].dtype()));
+    if (i > 0) {  // numpy and PyTorch report this as an IndexError
+      const Shape &a = p.bshape, &b = idx[i].shape();
+      for (size_t k = 1; k <= std::min(a.size(), b.size()); ++k) {
+        int64_t x = a[a.size() - k], y = b[b.size() - k];
+        TANDEM_CHECK(x == y || x == 1 || y == 1, IndexError, op,
+                     ": shape mismatch: indexing tensors could not be broadcast together with "
+                     "shapes ", shape_str(a), " and ", shape_str(b));
+      }
+    }
     p.bshape = i == 0 ? idx[0].shape() : broadcast_shapes(p.bshape, idx[i].shape(), op);
     if (i) TANDEM_CHECK(dims[i] > dims[i - 1], Error, "internal: index dims must be sorted");
   }
@@ -53,15 +62,16 @@ IndexPlan plan_index(const Tensor& x, const std::vector<int64_t>& dims,
   return p;
 }
 
-// Element offsets (in x's strides) for every broadcast index position, bounds-checked.
-std::vector<int64_t> index_offsets(const Tensor& x, const IndexPlan& p,
+// Element offsets (in xf's strides) for every broadcast index position, bounds-checked.
+// xf is x permuted by dims_first, so index j applies to xf's dim j (x's dim p.dims[j]).
+std::vector<int64_t> index_offsets(const Tensor& xf, const IndexPlan& p,
                                    const std::vector<Tensor>& idx, const char* op) {
   int64_t n = numel_of(p.bshape);
   std::vector<int64_t> off(size_t(n), 0);
   for (size_t j = 0; j < idx.size(); ++j) {
     Tensor ij = to_dtype(expand(idx[j], p.bshape), DType::Int64).contiguous();
     const int64_t* ip = ij.data<int64_t>();
-    int64_t d = p.dims[j], size = x.shape()[d], stride = x.strides()[d];
+    int64_t d = p.dims[j], size = xf.shape()[j], stride = xf.strides()[j];
     for (int64_t b = 0; b < n; ++b) {
       int64_t k = ip[b];
       if (k < -size || k >= size) [[unlikely]]
@@ -354,12 +364,27 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx) {
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src,
                const std::string& reduce) {
+  if (reduce == "mean") {  // sum / count, with x's own value counted once (include_self)
+    Tensor total = scatter(x, dim, idx, src, "add");
+    Tensor one = Tensor::wrap_scalar(Scalar(int64_t(1)), DType::Int64);
+    Tensor count = scatter(ones(x.shape(), DType::Int64), dim, idx, one, "add");
+    Tensor q = div(total, count, is_floating(x.dtype()) ? "" : "floor");
+    return q.dtype() == x.dtype() ? q : to_dtype(q, x.dtype());
+  }
   int64_t mode = 0;
-  if (reduce == "add" || reduce == "sum") mode = 1;
-  else if (reduce == "multiply" || reduce == "prod") mode = 2;
-  else if (reduce == "amax") mode = 3;
-  else if (reduce == "amin") mode = 4;
-  else TANDEM_CHECK(reduce.empty() || reduce == "none", ValueError, "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', got '", reduce, "'");
+  if (reduce == "add" || reduce == "sum") {
+    mode = 1;
+  } else if (reduce == "multiply" || reduce == "prod") {
+    mode = 2;
+  } else if (reduce == "amax") {
+    mode = 3;
+  } else if (reduce == "amin") {
+    mode = 4;
+  } else {
+    TANDEM_CHECK(reduce.empty() || reduce == "none", ValueError,
+                 "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', 'mean', got '",
+                 reduce, "'");
+  }
   return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}});
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src) {

@@ -57,6 +57,13 @@ void dist_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Ten
     probs = to_dtype(in[0], DType::Float64).contiguous();
     pp = probs.data<double>();
   }
+  // Uniform draws keep only as many random bits as the output's significand holds, so that
+  // converting to float16 / bfloat16 / float32 is exact and rand() never rounds up to 1.
+  DType odt = out[0].dtype();
+  double ulp_scale = odt == DType::Float16    ? 2048.0
+                     : odt == DType::BFloat16 ? 256.0
+                     : odt == DType::Float32  ? 16777216.0
+                                              : 0.0;
   int nt = parallel_threads(n, 8192);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t i = 0; i < n; ++i) {
@@ -64,6 +71,7 @@ void dist_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Ten
     double u = to_unit_double(r[0], r[1]);
     switch (d) {
       case Dist::Uniform:
+        if (ulp_scale != 0) u = std::floor(u * ulp_scale) / ulp_scale;
         p[i] = pa + (pb - pa) * u;
         break;
       case Dist::Normal: {

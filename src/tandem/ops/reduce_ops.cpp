@@ -192,8 +192,6 @@ std::vector<TensorMeta> arg_infer(const OpDef& op, const std::vector<Tensor>& in
   int64_t size = x.dim() == 0 ? 1 : x.shape()[d];
   TANDEM_CHECK(size != 0, IndexError, op.name, ": cannot reduce over dimension ", d,
                " of size 0 in shape ", shape_str(x.shape()));
-  TANDEM_CHECK(x.dtype() != DType::Bool || op.name.find("arg") == std::string::npos, TypeError,
-               op.name, ": not implemented for Bool tensors");
   Shape s = x.dim() == 0 ? Shape{} : reduced_shape(x.shape(), {d}, attrs.get_bool("keepdim"));
   return {{s, x.dtype()}, {s, DType::Int64}};
 }
@@ -265,7 +263,16 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
   auto r = dispatch(min_dim_op, {x}, {{"dim", dim}, {"keepdim", keepdim}});
   return {r[0], r[1]};
 }
+namespace {
+// PyTorch has no argmax / argmin for bool; max(dim) / min(dim) do work on bool.
+void check_arg_dtype(const Tensor& x, const char* op) {
+  TANDEM_CHECK(x.dtype() != DType::Bool, TypeError, op,
+               ": not implemented for Bool tensors; convert with .int() first");
+}
+}  // namespace
+
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  check_arg_dtype(x, "argmax");
   if (!dim) {
     Tensor r = max_dim(reshape(x, {-1}), 0, false).second;
     return keepdim ? reshape(r, Shape(size_t(x.dim()), 1)) : r;
@@ -273,6 +280,7 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return max_dim(x, *dim, keepdim).second;
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  check_arg_dtype(x, "argmin");
   if (!dim) {
     Tensor r = min_dim(reshape(x, {-1}), 0, false).second;
     return keepdim ? reshape(r, Shape(size_t(x.dim()), 1)) : r;

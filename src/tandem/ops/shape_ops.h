@@ -61,7 +61,8 @@ Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 // 1-D -> square matrix with x on a diagonal; 2-D -> that diagonal as 1-D.
 Tensor diag(const Tensor& x, int64_t diagonal = 0);
-// mode: "constant", "reflect" or "replicate"; pad lists (left, right) pairs from the last dim.
+// mode: "constant" (negative pads crop), "reflect", "replicate" or "circular"; pad lists
+// (left, right) pairs from the last dim, as torch.nn.functional.pad.
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pad, const std::string& mode = "constant",
            double value = 0);
 

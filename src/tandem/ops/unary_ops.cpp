@@ -1,4 +1,5 @@
 // Unary elementwise OpDefs: math, activations, rounding, predicates.
+#include <algorithm>
 #include <limits>
 
 #include "tandem/core/error.h"
@@ -86,6 +87,21 @@ DEFINE_UNARY(logical_not, ({EwPolicy::Predicate, PRED(LogicalNot)}))
 DEFINE_UNARY(bitwise_not, ({EwPolicy::Integral, unary_table<fn::BitwiseNot, void, bool,
                                                             TANDEM_INT_TYPES>()}))
 
+// Integer bounds outside the dtype's range saturate (clamping a uint8 tensor at -2 is
+// clamping at 0) instead of wrapping or overflowing when the kernel converts them.
+double saturate_bound(double v, DType t) {
+  double lo, hi;
+  switch (t) {
+    case DType::UInt8: lo = 0, hi = 255; break;
+    case DType::Int8: lo = -128, hi = 127; break;
+    case DType::Int16: lo = -32768, hi = 32767; break;
+    case DType::Int32: lo = -2147483648.0, hi = 2147483647.0; break;
+    case DType::Int64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
+    default: return v;
+  }
+  return std::min(std::max(v, lo), hi);
+}
+
 }  // namespace
 
 #define TANDEM_DEFINE_UNARY_FN(name) \
@@ -93,7 +109,6 @@ DEFINE_UNARY(bitwise_not, ({EwPolicy::Integral, unary_table<fn::BitwiseNot, void
 TANDEM_DEFINE_UNARY_FN(neg)
 TANDEM_DEFINE_UNARY_FN(abs)
 TANDEM_DEFINE_UNARY_FN(sign)
-TANDEM_DEFINE_UNARY_FN(square)
 TANDEM_DEFINE_UNARY_FN(floor)
 TANDEM_DEFINE_UNARY_FN(ceil)
 TANDEM_DEFINE_UNARY_FN(trunc)
@@ -140,6 +155,11 @@ TANDEM_DEFINE_UNARY_FN(logical_not)
 TANDEM_DEFINE_UNARY_FN(bitwise_not)
 #undef TANDEM_DEFINE_UNARY_FN
 
+// PyTorch's square is pow(x, 2), so a bool tensor squares to int64 (bool ** int promotes).
+Tensor square(const Tensor& x) {
+  bool is_bool = x.defined() && x.dtype() == DType::Bool;
+  return dispatch1(square_op, {is_bool ? to_dtype(x, DType::Int64) : x});
+}
 Tensor round(const Tensor& x, int64_t decimals) {
   return dispatch1(round_op, {x}, {{"decimals", decimals}});
 }
@@ -171,22 +191,26 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   TANDEM_CHECK(min_val <= max_val, ValueError, "hardtanh: min_val (", min_val,
                ") must not exceed max_val (", max_val, ")");
-  return dispatch1(clamp_op, {x}, {{"min", min_val}, {"max", max_val}});
+  DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
+  return dispatch1(clamp_op, {x},
+                   {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}});
 }
 Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   TANDEM_CHECK(min || max, ValueError, "clamp: at least one of 'min' or 'max' must not be None");
+  TANDEM_CHECK(x.defined(), ValueError, "clamp: input is None; pass a tensor");
   // A float bound on an int tensor promotes, as in PyTorch (int.clamp(0.5) -> float).
   Tensor y = x;
   DType target = x.dtype();
   if (min) target = result_type({x, scalar_tensor(*min)});
   if (max) target = promote_types(target, result_type({x, scalar_tensor(*max)}));
   if (target != x.dtype()) y = to_dtype(x, target);
-  if (min && max)
-    return dispatch1(clamp_op, {y}, {{"min", min->to_double()}, {"max", max->to_double()}});
-  if (min) return dispatch1(clamp_min_op, {y}, {{"min", min->to_double()}});
-  return dispatch1(clamp_max_op, {y}, {{"max", max->to_double()}});
+  double lo = min ? saturate_bound(min->to_double(), target) : 0.0;
+  double hi = max ? saturate_bound(max->to_double(), target) : 0.0;
+  if (min && max) return dispatch1(clamp_op, {y}, {{"min", lo}, {"max", hi}});
+  if (min) return dispatch1(clamp_min_op, {y}, {{"min", lo}});
+  return dispatch1(clamp_max_op, {y}, {{"max", hi}});
 }
 
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {

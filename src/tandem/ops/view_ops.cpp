@@ -21,7 +21,8 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
     } else {
       TANDEM_CHECK(out[i] >= 0, ValueError, op, ": invalid shape dimension ", out[i], " in ",
                    shape_str(shape));
-      known *= out[i];
+      TANDEM_CHECK(!__builtin_mul_overflow(known, out[i], &known), ValueError, op, ": shape ",
+                   shape_str(shape), " is invalid for input of size ", numel);
     }
   }
   if (neg >= 0) {
@@ -108,6 +109,8 @@ Tensor expand_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& 
     }
     int64_t have = x.shape()[i - off];
     int64_t want = shape[i] == -1 ? have : shape[i];
+    TANDEM_CHECK(want >= 0, ValueError, op.name, ": invalid size ", shape[i], " at dim ", i,
+                 " (shape ", shape_str(shape), "); sizes must be >= 0, or -1 to keep a dim");
     TANDEM_CHECK(have == want || have == 1, ValueError, op.name, ": the expanded size ", want,
                  " must match the existing size ", have, " at dim ", i, " (shape ",
                  shape_str(x.shape()), " -> ", shape_str(shape), ")");
@@ -159,6 +162,8 @@ Tensor slice_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a
   int64_t d = wrap_dim(a.get_int("dim"), x.dim(), "slice");
   int64_t n = x.shape()[d], step = a.get_int("step");
   TANDEM_CHECK(step != 0, ValueError, "slice: step cannot be zero");
+  // Python clamps the step the same way, so that -step cannot overflow.
+  step = std::max(step, -INT64_MAX);
   // numpy's PySlice_AdjustIndices.
   int64_t start, stop;
   bool has_start = a.get_bool("has_start"), has_stop = a.get_bool("has_stop");
@@ -177,13 +182,15 @@ Tensor slice_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a
     start = std::min(start, n - 1);
     stop = std::min(stop, n - 1);
   }
+  // Written so that huge steps cannot overflow (start and stop are within [-1, n]).
   int64_t len = 0;
-  if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-  if (step < 0 && start > stop) len = (start - stop + (-step) - 1) / (-step);
+  if (step > 0 && stop > start) len = (stop - start - 1) / step + 1;
+  if (step < 0 && start > stop) len = (start - stop - 1) / (-step) + 1;
   Shape s = x.shape();
   Strides st = x.strides();
   s[d] = len;
-  st[d] = x.strides()[d] * step;
+  // Overflow is only possible when len <= 1 (a huge step), where the stride is never used.
+  if (__builtin_mul_overflow(x.strides()[d], step, &st[d])) st[d] = x.strides()[d];
   int64_t off = x.offset() + (len > 0 ? start * x.strides()[d] : 0);
   return Tensor::make_view(x, s, st, off);
 }
@@ -194,8 +201,8 @@ Tensor select_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& 
                "tensor.item() to convert a 0-dim tensor to a number");
   int64_t d = wrap_dim(a.get_int("dim"), x.dim(), "select");
   int64_t n = x.shape()[d], i = a.get_int("index");
-  TANDEM_CHECK(i >= -n && i < n, IndexError, "index ", i, " is out of bounds for dimension ", d,
-               " with size ", n);
+  TANDEM_CHECK(i >= -n && i < n, IndexError, "select: index ", i,
+               " is out of bounds for dimension ", d, " with size ", n);
   if (i < 0) i += n;
   Shape s = x.shape();
   Strides st = x.strides();
@@ -236,12 +243,17 @@ Tensor as_strided_view(const OpDef& op, const std::vector<Tensor>& in, const Att
   int64_t off = a.get_int("offset");
   TANDEM_CHECK(s.size() == st.size(), ValueError, "as_strided: shape and strides differ in length");
   int64_t lo = off, hi = off;
+  bool overflow = false;
   for (size_t i = 0; i < s.size(); ++i) {
     TANDEM_CHECK(s[i] >= 0, ValueError, "as_strided: negative size ", s[i]);
     if (s[i] == 0) lo = hi = off;
     if (s[i] == 0) break;
-    (st[i] >= 0 ? hi : lo) += (s[i] - 1) * st[i];
+    int64_t span;
+    overflow |= __builtin_mul_overflow(s[i] - 1, st[i], &span);
+    overflow |= __builtin_add_overflow(st[i] >= 0 ? hi : lo, span, st[i] >= 0 ? &hi : &lo);
   }
+  TANDEM_CHECK(!overflow, IndexError, "as_strided: the view reaches outside the storage (size ",
+               shape_str(s), " with strides ", shape_str(st), " overflows)");
   if (x.storage()) {
     int64_t cap = int64_t(x.storage()->nbytes() / x.itemsize());
     TANDEM_CHECK(numel_of(s) == 0 || (lo >= 0 && hi < cap), IndexError,
@@ -340,7 +352,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   TANDEM_CHECK(start >= -n && start <= n, IndexError, "narrow: start (", start,
                ") is out of range for dimension ", d, " of size ", n);
   if (start < 0) start += n;
-  TANDEM_CHECK(length >= 0 && start + length <= n, IndexError, "narrow: start (", start,
+  TANDEM_CHECK(length >= 0 && length <= n - start, IndexError, "narrow: start (", start,
                ") + length (", length, ") exceeds dimension size (", n, ")");
   return slice(x, d, start, start + length, 1);
 }
@@ -404,7 +416,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   TANDEM_CHECK(chunks > 0, ValueError, "chunk: chunks must be positive, got ", chunks);
   TANDEM_CHECK(x.dim() > 0, ValueError, "chunk: expects at least a 1-dimensional tensor");
   int64_t n = x.shape()[wrap_dim(dim, x.dim(), "chunk")];
-  return split(x, std::max<int64_t>(1, (n + chunks - 1) / chunks), dim);
+  return split(x, n == 0 ? 1 : (n - 1) / chunks + 1, dim);  // ceil(n / chunks), no overflow
 }
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   TANDEM_CHECK(x.dim() > 0, ValueError, "unbind: expects at least a 1-dimensional tensor");

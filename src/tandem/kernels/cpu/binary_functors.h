@@ -40,11 +40,23 @@ TANDEM_BINARY_FN(Pow, std::pow(a, b), vpow(a, b))
 TANDEM_BINARY_FN(Atan2, std::atan2(a, b), vatan2(a, b))
 TANDEM_BINARY_FN_S(Hypot, T, std::hypot(a, b))
 TANDEM_BINARY_FN_S(Copysign, T, std::copysign(a, b))
-// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)), stable for large arguments.
-TANDEM_BINARY_FN(Logaddexp,
-                 std::isinf(a) && a == b ? a
-                                         : std::max(a, b) + std::log1p(std::exp(-std::fabs(a - b))),
-                 vmax(a, b) + vlog1p(vexp(-vabs(a - b))))
+// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)), stable for large arguments. Equal
+// infinities give themselves (a - b is nan there) and a nan operand gives nan.
+struct Logaddexp {
+  template <typename T>
+  static T s(T a, T b, const EwP&) {
+    if (std::isnan(a) || std::isnan(b)) return a + b;
+    if (std::isinf(a) && a == b) return a;
+    return std::max(a, b) + std::log1p(std::exp(-std::fabs(a - b)));
+  }
+  template <typename V>
+  static V v(V a, V b, const EwP&) {
+    using T = typename V::T;
+    V d = a - b;
+    V r = vmax(a, b) + vlog1p(vexp(-vabs(select(isnan_mask(d), V::set1(T(0)), d))));
+    return select(isnan_mask(a), a, select(isnan_mask(b), b, r));
+  }
+};
 // maximum/minimum propagate NaN; fmax/fmin ignore it.
 TANDEM_BINARY_FN_S(Maximum, T, T((a != a) ? a : ((b != b) ? b : (a > b ? a : b))))
 TANDEM_BINARY_FN_S(Minimum, T, T((a != a) ? a : ((b != b) ? b : (a < b ? a : b))))
@@ -65,8 +77,6 @@ struct FloorDivide {
       T fd = std::floor(d);
       if (d - fd > T(0.5)) fd += T(1);
       return fd;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return a;
     } else {
       if (std::is_signed_v<T> && b == T(-1)) return T(0 - a);
       T q = T(a / b);
@@ -80,8 +90,6 @@ struct TruncDivide {
   static T s(T a, T b, const EwP&) {
     if constexpr (fp<T>) {
       return std::trunc(a / b);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return a;
     } else {
       if (std::is_signed_v<T> && b == T(-1)) return T(0 - a);
       return T(a / b);
@@ -95,8 +103,6 @@ struct Remainder {  // sign of the divisor (Python's %)
       T r = std::fmod(a, b);
       if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
       return r;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return false;
     } else {
       if (std::is_signed_v<T> && b == T(-1)) return T(0);
       T r = T(a % b);
@@ -110,8 +116,6 @@ struct Fmod {  // sign of the dividend (C's fmod)
   static T s(T a, T b, const EwP&) {
     if constexpr (fp<T>) {
       return std::fmod(a, b);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return false;
     } else {
       if (std::is_signed_v<T> && b == T(-1)) return T(0);
       return T(a % b);
@@ -122,8 +126,8 @@ struct Fmod {  // sign of the dividend (C's fmod)
 struct IntPow {
   template <typename T>
   static T s(T a, T b, const EwP&) {
-    if constexpr (fp<T> || std::is_same_v<T, bool>) {
-      return fp<T> ? T(std::pow(a, b)) : T(a || !b);
+    if constexpr (fp<T>) {
+      return T(std::pow(a, b));
     } else {
       if (b < 0) return a == 1 ? T(1) : (a == T(-1) ? T((b & 1) ? -1 : 1) : T(0));
       using U = std::make_unsigned_t<T>;
@@ -151,32 +155,36 @@ TANDEM_BINARY_FN_S(BitXor, T, T(a ^ b))
 struct ShiftLeft {
   template <typename T>
   static T s(T a, T b, const EwP&) {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a && !b;
-    } else {
-      using U = std::make_unsigned_t<T>;
-      if (b < 0 || b >= T(sizeof(T) * 8)) return T(0);
-      return T(U(a) << b);
-    }
+    using U = std::make_unsigned_t<T>;
+    if (b < 0 || b >= T(sizeof(T) * 8)) return T(0);
+    return T(U(a) << b);
   }
 };
 struct ShiftRight {
   template <typename T>
   static T s(T a, T b, const EwP&) {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a && !b;
-    } else {
-      if (b < 0 || b >= T(sizeof(T) * 8)) return T(a < 0 ? -1 : 0);
-      return T(a >> b);
-    }
+    if (b < 0 || b >= T(sizeof(T) * 8)) return T(a < 0 ? -1 : 0);
+    return T(a >> b);
   }
 };
 
 // Ternaries: where(cond, a, b) reads cond as bool; lerp / addcmul / addcdiv.
 struct Where {
   template <typename T>
-  static T s(T c, T a, T b, const EwP&) {
+  static T s(bool c, T a, T b, const EwP&) {
     return c ? a : b;
+  }
+};
+// where's loop: the driver hands over the condition as bool (EwInfo::promote_from = 1), so
+// it must not be read as T like the other operands.
+template <typename F, typename T, typename O>
+struct WhereLoop {
+  static void run(int64_t n, void* out, const void* const* in, const double*) {
+    O* __restrict o = static_cast<O*>(out);
+    const bool* __restrict c = static_cast<const bool*>(in[0]);
+    const T* __restrict a = static_cast<const T*>(in[1]);
+    const T* __restrict b = static_cast<const T*>(in[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = F::template s<T>(c[i], a[i], b[i], EwP{});
   }
 };
 struct Lerp {

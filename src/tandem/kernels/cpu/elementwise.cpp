@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "tandem/core/error.h"
 
@@ -30,15 +31,20 @@ Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector
   g.nops = int(ins.size()) + 1;
   const Shape& shape = out.shape();
   TANDEM_CHECK(shape.size() <= 16, ValueError, "tensors with more than 16 dims are not supported");
-  std::vector<Strides> st(g.nops);
-  st[0] = out.strides();
+  // Element strides of every operand broadcast to the output's shape (0 = broadcast).
+  const size_t nd = shape.size();
+  int64_t st[kMaxOps][16];
+  for (size_t d = 0; d < nd; ++d) st[0][d] = out.strides()[d];
   g.base[0] = static_cast<char*>(out.data_ptr());
   g.dtype[0] = out.dtype();
   g.fn_dtype[0] = call.out_dtype;
   for (size_t i = 0; i < ins.size(); ++i) {
-    st[i + 1] = broadcast_strides(ins[i].shape(), ins[i].strides(), shape);
-    g.base[i + 1] = static_cast<char*>(ins[i].data_ptr());
-    g.dtype[i + 1] = ins[i].dtype();
+    const Tensor& t = ins[i];
+    size_t off = nd - size_t(t.dim());
+    for (size_t d = 0; d < nd; ++d)
+      st[i + 1][d] = d < off || t.shape()[d - off] == 1 ? 0 : t.strides()[d - off];
+    g.base[i + 1] = static_cast<char*>(t.data_ptr());
+    g.dtype[i + 1] = t.dtype();
     g.fn_dtype[i + 1] = call.in_dtypes[i];
   }
   for (int k = 0; k < g.nops; ++k) g.fn_size[k] = itemsize(g.fn_dtype[k]);
@@ -66,6 +72,7 @@ Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector
 struct Scratch {
   alignas(64) char buf[kMaxOps][kTile * 8];
   const char* filled_from[kMaxOps];  // source of a broadcast-filled buffer, to skip refills
+  int64_t filled[kMaxOps];           // how many elements of it are filled
 };
 
 // Processes `len` elements of the innermost dim starting at per-operand pointers p.
@@ -94,10 +101,11 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
       if (direct[k]) {
         in[k - 1] = src;
       } else if (stride == 0) {  // broadcast scalar along this dim: fill once, reuse
-        if (s.filled_from[k] != src) {
-          convert_strided(src, 0, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k],
-                          kTile);
+        // Fill only what this tile needs: short segments must not pay for a whole tile.
+        if (s.filled_from[k] != src || s.filled[k] < n) {
+          convert_strided(src, 0, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k], n);
           s.filled_from[k] = src;
+          s.filled[k] = n;
         }
         in[k - 1] = s.buf[k];
       } else {
@@ -119,11 +127,12 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
 
 // Runs linear elements [begin, end) of the coalesced index space.
 void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end) {
-  Scratch& s = *[] {
-    static thread_local Scratch* sc = new Scratch();
-    return sc;
-  }();
-  for (int k = 0; k < kMaxOps; ++k) s.filled_from[k] = nullptr;
+  // Owned per thread and freed when the thread exits: a raw leaked pointer would lose 40 KB
+  // for every thread that ever ran a kernel (OpenMP pool resizes, Python threads).
+  static thread_local std::unique_ptr<Scratch> scratch;
+  if (!scratch) scratch.reset(new Scratch());
+  Scratch& s = *scratch;
+  for (int k = 0; k < kMaxOps; ++k) s.filled_from[k] = nullptr, s.filled[k] = 0;
   if (g.ndim == 0) {
     char* p[kMaxOps];
     for (int k = 0; k < g.nops; ++k) p[k] = g.base[k];

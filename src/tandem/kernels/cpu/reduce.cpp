@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/core/error.h"
@@ -35,6 +37,14 @@ struct Op {
     }
   }
   static T step(T acc, T x) {
+    // Integers wrap on overflow like numpy's (signed overflow would be undefined behaviour).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                  (K == ReduceKind::Sum || K == ReduceKind::Prod)) {
+      // At least unsigned int wide: narrower unsigned types promote to (signed) int.
+      using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                   std::make_unsigned_t<T>>;
+      return K == ReduceKind::Sum ? T(U(acc) + U(x)) : T(U(acc) * U(x));
+    }
     if constexpr (K == ReduceKind::Sum) return T(acc + x);
     if constexpr (K == ReduceKind::Prod) return T(acc * x);
     if constexpr (K == ReduceKind::Max) return (is_nan(x) || x > acc) ? x : acc;
@@ -103,8 +113,11 @@ void reduce_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
     }
     // Few long rows: split each row across threads and combine the partial results.
     int nt = parallel_threads(R);
+    // Not std::vector<T>: for T = bool it packs bits, and threads writing neighbouring
+    // partials would race on the same word.
+    std::unique_ptr<T[]> part(new T[size_t(nt)]);
     for (int64_t o = 0; o < O; ++o) {
-      std::vector<T> part(nt, Opk::init());
+      std::fill(part.get(), part.get() + nt, Opk::init());
       const T* row = x + o * R;
 #pragma omp parallel num_threads(nt)
       {

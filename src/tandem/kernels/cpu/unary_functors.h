@@ -57,7 +57,8 @@ struct Round {
     }
   }
 };
-TANDEM_UNARY_FN_S(Clamp, T(std::isnan(double(x)) ? x : (x < T(p.a) ? T(p.a) : (x > T(p.b) ? T(p.b) : x))))
+// min(max(x, lo), hi): when lo > hi every element becomes hi, as in PyTorch and numpy.
+TANDEM_UNARY_FN_S(Clamp, T(std::isnan(double(x)) ? x : std::min(std::max(x, T(p.a)), T(p.b))))
 TANDEM_UNARY_FN_S(ClampMin, T(std::isnan(double(x)) ? x : (x < T(p.a) ? T(p.a) : x)))
 TANDEM_UNARY_FN_S(ClampMax, T(std::isnan(double(x)) ? x : (x > T(p.a) ? T(p.a) : x)))
 

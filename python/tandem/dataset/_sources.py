@@ -1,0 +1,204 @@
+"""Source datasets (MindSpore names): FashionMnistDataset, MnistDataset, GeneratorDataset,
+NumpySlicesDataset."""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Optional
+
+import numpy as np
+
+from .. import _C
+from ._common import as_tensor
+from ._pipeline import Dataset, _Source
+
+
+@functools.lru_cache(maxsize=4)
+def load_mnist(directory: str, split: str):
+    """(uint8 images (N, 28, 28), int64 labels) of one split, read once per process."""
+    return _C.load_mnist_split(directory, split)
+
+
+def _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id):
+    if sampler is not None or num_shards is not None or shard_id is not None:
+        raise NotImplementedError(f"{name}: sampler and sharding are not implemented; use "
+                                  "shuffle, num_samples or .split()")
+    if num_samples is not None and (not isinstance(num_samples, (int, np.integer))
+                                    or num_samples < 0):
+        raise ValueError(f"{name}: num_samples must be a non-negative int, got {num_samples!r}")
+    if num_parallel_workers is not None and (not isinstance(num_parallel_workers, int)
+                                             or num_parallel_workers < 1):
+        raise ValueError(f"{name}: num_parallel_workers must be a positive int, got "
+                         f"{num_parallel_workers!r}")
+
+
+class _SourceDataset(Dataset):
+    """A source with MindSpore's sampling arguments: shuffle (None means True) then
+    num_samples rows (0 or None: all)."""
+
+    def __init__(self, name, num_samples, num_parallel_workers, shuffle, sampler=None,
+                 num_shards=None, shard_id=None, random_access=True):
+        super().__init__()
+        _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id)
+        if shuffle and not random_access:
+            raise ValueError(f"{name}: shuffle needs a random-access source (with __getitem__ "
+                             "and __len__); use .shuffle(buffer_size) for an iterable")
+        self._shuffle = (shuffle is None or bool(shuffle)) and random_access
+        self._num_samples = num_samples or None
+        self._workers = num_parallel_workers
+
+    def _root_ops(self, src: _Source) -> list:
+        pre = []
+        if self._shuffle:
+            pre.append(("shuffle", {"buffer": max(src.size or 0, 2)}))
+        if self._num_samples is not None:
+            pre.append(("take", {"count": self._num_samples}))
+        return pre
+
+    def _make_source(self) -> _Source:
+        if getattr(self, "_src_cache", None) is None:
+            self._src_cache = self._build_source()
+            self._src_cache.workers = self._workers
+        return self._src_cache
+
+
+class _MnistLike(_SourceDataset):
+    _name = "MnistDataset"
+
+    def __init__(self, dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
+                 num_shards, shard_id):
+        super().__init__(self._name, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError(f"{self._name}: usage must be 'train', 'test' or 'all', got {usage!r}")
+        self.dataset_dir, self.usage = self._resolve_dir(dataset_dir), usage
+
+    def _build_source(self) -> _Source:
+        splits = ["train", "test"] if self.usage == "all" else [self.usage]
+        parts = [load_mnist(self.dataset_dir, s) for s in splits]
+        images = parts[0][0] if len(parts) == 1 else _C.cat([p[0] for p in parts], 0)
+        labels = parts[0][1] if len(parts) == 1 else _C.cat([p[1] for p in parts], 0)
+        n = images.shape[0]
+        images = _C.reshape(images, (n, images.shape[1], images.shape[2], 1))
+        # MindSpore's labels are uint32, which tandem tensors lack: int32 tensors, numpy
+        # output (output_numpy=True) gives uint32 as long as no map touched the column.
+        labels = _C.to_dtype(labels, _C.dtype.int32)
+        return _Source(["image", "label"], tensors=[images, labels], size=n,
+                       np_dtypes=[None, np.dtype(np.uint32)])
+
+
+class FashionMnistDataset(_MnistLike):
+    """Fashion-MNIST (MindSpore): columns image (uint8 (28, 28, 1), HWC) and label (uint32 with
+    output_numpy=True, int32 as a tensor). dataset_dir defaults to $TANDEM_FASHION_MNIST_DIR or
+    /usr/share/datasets/fashion-mnist; usage 'train' (60000), 'test' (10000) or 'all' (both,
+    train first; the default). shuffle=None shuffles, as in MindSpore."""
+
+    _name = "FashionMnistDataset"
+
+    def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
+                 num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
+                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    @staticmethod
+    def _resolve_dir(d):
+        return _C.fashion_mnist_dir(d or "")
+
+
+class MnistDataset(_MnistLike):
+    """MNIST, like FashionMnistDataset; dataset_dir defaults to $TANDEM_MNIST_DIR."""
+
+    _name = "MnistDataset"
+
+    def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
+                 num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
+                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+
+    @staticmethod
+    def _resolve_dir(d):
+        d = d or os.environ.get("TANDEM_MNIST_DIR", "")
+        if not d:
+            raise ValueError("MnistDataset: pass dataset_dir or set TANDEM_MNIST_DIR to the "
+                             "directory holding the four MNIST IDX files")
+        return d
+
+
+def _names(column_names, n: int, what: str):
+    if column_names is None:
+        return [f"column_{i}" for i in range(n)]
+    names = [column_names] if isinstance(column_names, str) else list(column_names)
+    if len(names) != n or len(set(names)) != n:
+        raise ValueError(f"{what}: column_names {names} must name the {n} columns, once each")
+    return names
+
+
+class GeneratorDataset(_SourceDataset):
+    """Rows from Python: source is a random-access object (__getitem__ + __len__, run by
+    the Loader's worker threads with the GIL), an iterable, or a callable returning an
+    iterator (both read in order on the consuming thread). A row is a tuple with one value
+    per column (numpy array, number or tensor), or a single value for one column."""
+
+    def __init__(self, source, column_names=None, column_types=None, schema=None,
+                 num_samples: Optional[int] = None, num_parallel_workers: int = 1,
+                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
+                 python_multiprocessing: bool = True, max_rowsize=None):
+        random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if not random_access and not (hasattr(source, "__iter__") or callable(source)):
+            raise TypeError("GeneratorDataset: source must be random-access (__getitem__ and "
+                            "__len__), iterable, or a callable returning an iterator")
+        if column_names is None:
+            raise ValueError("GeneratorDataset: column_names is required")
+        super().__init__("GeneratorDataset", num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id, random_access)
+        self.source, self.column_names = source, _names(column_names, len(
+            [column_names] if isinstance(column_names, str) else column_names), "GeneratorDataset")
+        self._random_access = random_access
+
+    def _build_source(self) -> _Source:
+        if self._random_access:
+            return _Source(self.column_names, pyobj=self.source, size=len(self.source))
+        src = self.source
+        factory = (lambda: iter(src)) if hasattr(src, "__iter__") else (lambda: iter(src()))
+        return _Source(self.column_names, iterable=factory)
+
+
+class NumpySlicesDataset(_SourceDataset):
+    """Rows sliced along dim 0 of data: a list or array (one column), a tuple (one column per
+    element) or a dict (one column per key, named by it). Columns are held as tensors, so
+    the Loader gathers batches without Python."""
+
+    def __init__(self, data, column_names=None, num_samples: Optional[int] = None,
+                 num_parallel_workers: int = 1, shuffle: Optional[bool] = None, sampler=None,
+                 num_shards=None, shard_id=None):
+        super().__init__("NumpySlicesDataset", num_samples, num_parallel_workers, shuffle,
+                         sampler, num_shards, shard_id)
+        if isinstance(data, dict):
+            names, cols = list(data.keys()), list(data.values())
+            if column_names is not None:
+                names = _names(column_names, len(cols), "NumpySlicesDataset")
+        elif isinstance(data, tuple):
+            cols = list(data)
+            names = _names(column_names, len(cols), "NumpySlicesDataset")
+        else:
+            cols = [data]
+            names = _names(column_names, 1, "NumpySlicesDataset")
+        tensors = []
+        for c in cols:
+            t = c if isinstance(c, _C.Tensor) else as_tensor(np.asarray(c))
+            if t.dim() == 0:
+                raise ValueError("NumpySlicesDataset: each column needs a dim 0 to slice, got a "
+                                 "scalar")
+            tensors.append(t)
+        if len({t.shape[0] for t in tensors}) != 1:
+            raise ValueError("NumpySlicesDataset: columns have different lengths "
+                             f"{[t.shape[0] for t in tensors]}")
+        self.column_names, self._tensors = names, tensors
+
+    def _build_source(self) -> _Source:
+        return _Source(self.column_names, tensors=self._tensors, size=self._tensors[0].shape[0])

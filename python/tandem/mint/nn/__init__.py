@@ -1,0 +1,2 @@
+"""``tandem.mint.nn``: PyTorch-style neural-network building blocks."""
+from . import functional  # noqa: F401

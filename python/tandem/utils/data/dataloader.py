@@ -1,0 +1,207 @@
+"""torch.utils.data.DataLoader on tandem's C++ Loader.
+
+Three paths, chosen from the dataset:
+  * TensorDataset (and FashionMNIST, whose built-in transforms become C++ transform chains),
+    possibly inside Subsets: the Loader gathers / transforms / stacks batches on C++ worker
+    threads (num_workers of them; 0 builds batches on the calling thread), no Python per
+    sample;
+  * any other map-style dataset: the workers call its __getitem__ (holding the GIL just for
+    that call) and stack the fields in C++;
+  * collate_fn given: the Loader only draws the sample order; samples are fetched and
+    collate_fn is called in Python.
+Workers are threads, not processes. The shuffle order is seeded by a value drawn from
+tandem's global generator when the DataLoader is built (tandem.manual_seed fixes it); each
+pass over the DataLoader is a new epoch with a new deterministic order.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+from ... import _C
+from ...dataset._common import as_tensor, draw_seed, new_loader
+from .dataset import Subset, TensorDataset
+
+__all__ = ["DataLoader", "default_collate"]
+
+
+def default_collate(batch: List[Any]):
+    """PyTorch's default_collate: stacks tensors/arrays, turns numbers into int64 / float64 /
+    bool tensors, keeps strings as lists, and recurses into tuples, lists and dicts."""
+    elem = batch[0]
+    if isinstance(elem, _C.Tensor):
+        return _C.stack(list(batch), 0)
+    if isinstance(elem, (np.ndarray, np.generic)):
+        return _C.stack([as_tensor(np.asarray(b)) for b in batch], 0)
+    if isinstance(elem, bool):
+        return as_tensor(np.array(batch, dtype=np.bool_))
+    if isinstance(elem, int):
+        return as_tensor(np.array(batch, dtype=np.int64))
+    if isinstance(elem, float):
+        return as_tensor(np.array(batch, dtype=np.float64))
+    if isinstance(elem, (str, bytes)):
+        return list(batch)
+    if isinstance(elem, dict):
+        return {k: default_collate([d[k] for d in batch]) for k in elem}
+    if isinstance(elem, (tuple, list)):
+        n = len(elem)
+        if any(len(b) != n for b in batch):
+            raise RuntimeError("default_collate: each element in list of batch should be of equal size")
+        return [default_collate(list(s)) for s in zip(*batch)]
+    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
+                    f"or lists; found {type(elem).__name__}")
+
+
+class _Rows:
+    """Presents a dataset whose samples are lists or dicts as one returning tuples."""
+
+    def __init__(self, dataset, keys: Optional[list]):
+        self.dataset, self.keys = dataset, keys
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, i):
+        s = self.dataset[i]
+        return tuple(s[k] for k in self.keys) if self.keys is not None else tuple(s)
+
+
+class DataLoader:
+    """Batches of a map-style dataset: lists of tensors for tuple samples (so `x, y = batch`
+    works), a tensor for tensor samples, a dict for dict samples."""
+
+    def __init__(self, dataset, batch_size: Optional[int] = 1, shuffle: Optional[bool] = False,
+                 sampler=None, batch_sampler=None, num_workers: int = 0,
+                 collate_fn: Optional[Callable] = None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None,
+                 persistent_workers: bool = False, pin_memory_device: str = ""):
+        if batch_sampler is not None or worker_init_fn is not None or generator is not None \
+                or multiprocessing_context is not None or timeout:
+            raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, generator, "
+                                      "multiprocessing_context and timeout are not supported "
+                                      "(workers are C++ threads; seed with tandem.manual_seed)")
+        if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+            raise TypeError(f"DataLoader: dataset must be map-style (__getitem__ and __len__), "
+                            f"got {type(dataset).__name__}")
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
+        if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+            raise ValueError(f"DataLoader: batch_size should be a positive integer value, "
+                             f"got {batch_size!r}")
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers should be a non-negative integer, "
+                             f"got {num_workers!r}")
+        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, bool(shuffle)
+        self.sampler, self.num_workers, self.collate_fn = sampler, num_workers, collate_fn
+        self.drop_last, self.pin_memory = bool(drop_last), pin_memory
+        self.prefetch_factor = 2 if prefetch_factor is None else int(prefetch_factor)
+        self._seed = draw_seed()
+        self._generation = 0
+        self._build()
+
+    def _build(self) -> None:
+        ds, idx = self.dataset, None
+        if self.collate_fn is None:  # Subsets only remap indices: the Loader does that
+            while type(ds) is Subset:
+                idx = ds.indices if idx is None else [ds.indices[i] for i in idx]
+                ds = ds.dataset
+        self._base, self._indices = ds, None if idx is None else np.asarray(idx, dtype=np.int64)
+        bs = 1 if self.batch_size is None else self.batch_size
+        custom = self.sampler is not None or self._indices is not None
+        common = dict(batch_size=bs, shuffle=self.shuffle and not custom,
+                      drop_last=self.drop_last and self.batch_size is not None,
+                      seed=self._seed, prefetch=self.prefetch_factor)
+        self._keys, self._single = None, False
+        if self.collate_fn is not None:
+            self._mode = "collate"
+            src = [_C.arange(0, len(ds), 1, _C.dtype.int64)]
+            self._loader = new_loader(src, 1, [], num_workers=0, **common)
+            return
+        if isinstance(ds, TensorDataset):
+            self._mode = "tensor"
+            self._loader = new_loader(list(ds.tensors), len(ds.tensors), [],
+                                      num_workers=self.num_workers, **common)
+            return
+        spec = getattr(ds, "_tandem_loader_spec", None)
+        if spec is not None:
+            tensors, chains = spec()
+            self._mode = "tensor"
+            self._loader = new_loader(list(tensors), len(tensors), chains,
+                                      num_workers=self.num_workers, **common)
+            return
+        self._mode = "python"
+        sample = ds[0] if len(ds) else ()
+        if isinstance(sample, dict):
+            self._keys = list(sample.keys())
+            source, ncols = _Rows(ds, self._keys), len(self._keys)
+        elif isinstance(sample, (tuple, list)):
+            source, ncols = (ds if isinstance(sample, tuple) else _Rows(ds, None)), max(len(sample), 1)
+        else:
+            source, ncols, self._single = ds, 1, True
+        self._loader = new_loader(source, ncols, [], num_workers=self.num_workers, **common)
+
+    def __len__(self) -> int:
+        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def _order(self) -> Optional[list]:
+        """This epoch's sample indices into the Loader's source, when not the Loader's own."""
+        if self.sampler is not None:
+            pos = np.fromiter((int(i) for i in self.sampler), dtype=np.int64)
+        elif self._indices is not None:
+            pos = np.arange(len(self._indices), dtype=np.int64)
+            if self.shuffle:
+                rng = np.random.default_rng([self._seed & 0xFFFFFFFF, self._seed >> 32,
+                                             self._loader.epoch + 1])
+                pos = rng.permutation(pos)
+        else:
+            return None
+        return (pos if self._indices is None else self._indices[pos]).tolist()
+
+    def __iter__(self) -> "_Iter":
+        return _Iter(self)
+
+    def __repr__(self) -> str:
+        return (f"DataLoader(dataset={type(self.dataset).__name__}, batch_size={self.batch_size}, "
+                f"shuffle={self.shuffle}, num_workers={self.num_workers}, drop_last={self.drop_last})")
+
+
+class _Iter:
+    """One pass over a DataLoader. Starting another pass on the same DataLoader ends this one."""
+
+    def __init__(self, dl: DataLoader):
+        dl._generation += 1
+        self._dl, self._gen, self._done = dl, dl._generation, False
+        dl._loader.start_epoch(dl._order())
+
+    def __iter__(self):
+        return self
+
+    def __len__(self) -> int:
+        return len(self._dl)
+
+    def __next__(self):
+        dl = self._dl
+        if self._done:
+            raise StopIteration
+        if dl._generation != self._gen:
+            raise RuntimeError("DataLoader: this iterator was invalidated because a new pass over "
+                               "the same DataLoader started")
+        b = dl._loader.next()
+        if not b:
+            self._done = True
+            raise StopIteration
+        if dl._mode == "collate":
+            idx = b[0].numpy().tolist()
+            if dl.batch_size is None:
+                return dl.collate_fn(dl.dataset[idx[0]])
+            return dl.collate_fn([dl.dataset[i] for i in idx])
+        if dl.batch_size is None:
+            b = [t[0] for t in b]
+        if dl._keys is not None:
+            return dict(zip(dl._keys, b))
+        return b[0] if dl._single else b

@@ -1,0 +1,269 @@
+// float32 convolution on oneDNN. oneDNN picks blocked layouts (format_tag::any); user
+// buffers stay plain NCHW / OIHW and are reordered in and out. Primitive descriptors,
+// primitives and reorders are cached per shape so a training loop builds them once.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "tandem/core/allocator.h"
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/conv.h"
+
+namespace tandem {
+namespace conv_ref {
+template <typename T>
+void forward(const ConvParams&, DType, const T*, const T*, const T*, T*);
+template <typename T>
+void backward_data(const ConvParams&, DType, const T*, const T*, T*);
+template <typename T>
+void backward_weights(const ConvParams&, DType, const T*, const T*, T*, T*);
+}  // namespace conv_ref
+
+std::string ConvParams::key() const {
+  std::ostringstream os;
+  os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ','
+     << sh << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ','
+     << dw << ',' << groups;
+  return os.str();
+}
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+struct Descs {
+  memory::desc src, wei, bias, dst;            // plain user layouts
+  memory::desc src_any, wei_any, bias_any, dst_any;
+  memory::dims strides, dil, pad_l, pad_r;
+};
+
+Descs descs_of(const ConvParams& p) {
+  Descs d;
+  memory::dims src{p.N, p.C, p.H, p.W}, dst{p.N, p.O, p.OH, p.OW}, bias{p.O};
+  memory::dims wei = p.groups == 1 ? memory::dims{p.O, p.C, p.KH, p.KW}
+                                   : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
+  d.src = memory::desc(src, dt::f32, tag::nchw);
+  d.dst = memory::desc(dst, dt::f32, tag::nchw);
+  d.wei = memory::desc(wei, dt::f32, p.groups == 1 ? tag::oihw : tag::goihw);
+  d.bias = memory::desc(bias, dt::f32, tag::x);
+  d.src_any = memory::desc(src, dt::f32, tag::any);
+  d.dst_any = memory::desc(dst, dt::f32, tag::any);
+  d.wei_any = memory::desc(wei, dt::f32, tag::any);
+  d.bias_any = memory::desc(bias, dt::f32, tag::any);
+  d.strides = {p.sh, p.sw};
+  d.dil = {p.dh - 1, p.dw - 1};  // oneDNN counts dilation from 0
+  d.pad_l = {p.pt, p.pl};
+  d.pad_r = {p.pb, p.pr};
+  return d;
+}
+
+// A buffer in the layout a primitive wants: the user's memory, or a reordered scratch copy.
+struct Scratch {
+  void* ptr = nullptr;
+  size_t size = 0;
+  ~Scratch() { cpu_free(ptr, size); }
+};
+
+struct Reorder {
+  bool needed = false;
+  dnnl::reorder prim;
+};
+
+Reorder make_reorder(const memory::desc& from, const memory::desc& to) {
+  Reorder r;
+  r.needed = from != to;
+  if (r.needed) r.prim = dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  return r;
+}
+
+// Runs `r` from user memory into a scratch buffer, or aliases the user memory.
+memory stage_in(const Reorder& r, const memory::desc& user, const memory::desc& want,
+                const void* ptr, Scratch& s, dnnl::stream& strm) {
+  memory um(user, engine(), const_cast<void*>(ptr));
+  if (!r.needed) return um;
+  s.size = want.get_size();
+  s.ptr = cpu_allocate(s.size);
+  memory m(want, engine(), s.ptr);
+  r.prim.execute(strm, um, m);
+  return m;
+}
+
+memory stage_out(const Reorder& r, const memory::desc& user, const memory::desc& have, void* ptr,
+                 Scratch& s) {
+  if (!r.needed) return memory(user, engine(), ptr);
+  s.size = have.get_size();
+  s.ptr = cpu_allocate(s.size);
+  return memory(have, engine(), s.ptr);
+}
+
+struct Entry {
+  Descs d;
+  dnnl::convolution_forward::primitive_desc fwd_pd;
+  dnnl::convolution_forward fwd;
+  Reorder fwd_src, fwd_wei, fwd_dst;  // user -> prim, user -> prim, prim -> user
+  bool has_bwd_data = false, has_bwd_w = false;
+  dnnl::convolution_backward_data::primitive_desc bd_pd;
+  dnnl::convolution_backward_data bd;
+  Reorder bd_gy, bd_wei, bd_gx;
+  dnnl::convolution_backward_weights::primitive_desc bw_pd;
+  dnnl::convolution_backward_weights bw;
+  Reorder bw_src, bw_gy, bw_gw;
+};
+
+std::mutex cache_mu;
+
+// The cached primitives for a shape (one entry serves with and without bias: bias is
+// always part of the descriptor and a zero buffer is passed when absent).
+Entry& entry_for(const ConvParams& p) {
+  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
+  std::lock_guard<std::mutex> g(cache_mu);
+  auto& slot = (*cache)[p.key()];
+  if (slot) return *slot;
+  auto e = std::make_unique<Entry>();
+  e->d = descs_of(p);
+  const Descs& d = e->d;
+  auto fdesc = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
+      d.wei_any, d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
+  e->fwd_pd = dnnl::convolution_forward::primitive_desc(fdesc, engine());
+  e->fwd = dnnl::convolution_forward(e->fwd_pd);
+  e->fwd_src = make_reorder(d.src, e->fwd_pd.src_desc());
+  e->fwd_wei = make_reorder(d.wei, e->fwd_pd.weights_desc());
+  e->fwd_dst = make_reorder(e->fwd_pd.dst_desc(), d.dst);
+  slot = std::move(e);
+  return *slot;
+}
+
+void ensure_bwd_data(Entry& e) {
+  std::lock_guard<std::mutex> g(cache_mu);
+  if (e.has_bwd_data) return;
+  const Descs& d = e.d;
+  auto desc = dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct,
+                                                    d.src_any, d.wei_any, d.dst_any, d.strides,
+                                                    d.dil, d.pad_l, d.pad_r);
+  e.bd_pd = dnnl::convolution_backward_data::primitive_desc(desc, engine(), e.fwd_pd);
+  e.bd = dnnl::convolution_backward_data(e.bd_pd);
+  e.bd_gy = make_reorder(d.dst, e.bd_pd.diff_dst_desc());
+  e.bd_wei = make_reorder(d.wei, e.bd_pd.weights_desc());
+  e.bd_gx = make_reorder(e.bd_pd.diff_src_desc(), d.src);
+  e.has_bwd_data = true;
+}
+
+void ensure_bwd_weights(Entry& e) {
+  std::lock_guard<std::mutex> g(cache_mu);
+  if (e.has_bwd_w) return;
+  const Descs& d = e.d;
+  auto desc = dnnl::convolution_backward_weights::desc(
+      dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.bias_any, d.dst_any,
+      d.strides, d.dil, d.pad_l, d.pad_r);
+  e.bw_pd = dnnl::convolution_backward_weights::primitive_desc(desc, engine(), e.fwd_pd);
+  e.bw = dnnl::convolution_backward_weights(e.bw_pd);
+  e.bw_src = make_reorder(d.src, e.bw_pd.src_desc());
+  e.bw_gy = make_reorder(d.dst, e.bw_pd.diff_dst_desc());
+  e.bw_gw = make_reorder(e.bw_pd.diff_weights_desc(), d.wei);
+  e.has_bwd_w = true;
+}
+
+template <typename F>
+void guarded(const char* op, F&& f) {
+  try {
+    f();
+  } catch (const dnnl::error& err) {
+    throw_error<Error>(op, ": oneDNN failed: ", err.what());
+  }
+}
+
+}  // namespace
+
+void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void* w, const void* b,
+                    void* y) {
+  if (dtype == DType::Float64)
+    return conv_ref::forward(p, dtype, static_cast<const double*>(x),
+                             static_cast<const double*>(w), static_cast<const double*>(b),
+                             static_cast<double*>(y));
+  guarded("conv2d", [&] {
+    Entry& e = entry_for(p);
+    dnnl::stream strm(engine());
+    Scratch s1, s2, s3, zb;
+    memory src = stage_in(e.fwd_src, e.d.src, e.fwd_pd.src_desc(), x, s1, strm);
+    memory wei = stage_in(e.fwd_wei, e.d.wei, e.fwd_pd.weights_desc(), w, s2, strm);
+    memory dst = stage_out(e.fwd_dst, e.d.dst, e.fwd_pd.dst_desc(), y, s3);
+    if (!b) {
+      zb.size = size_t(p.O) * 4;
+      zb.ptr = cpu_allocate(zb.size);
+      std::memset(zb.ptr, 0, zb.size);
+    }
+    memory bias(e.d.bias, engine(), const_cast<void*>(b ? b : zb.ptr));
+    e.fwd.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias},
+                         {DNNL_ARG_DST, dst}});
+    if (e.fwd_dst.needed) {
+      memory user(e.d.dst, engine(), y);
+      e.fwd_dst.prim.execute(strm, dst, user);
+    }
+    strm.wait();
+  });
+}
+
+void conv2d_backward_data(const ConvParams& p, DType dtype, const void* gy, const void* w,
+                          void* gx) {
+  if (dtype == DType::Float64)
+    return conv_ref::backward_data(p, dtype, static_cast<const double*>(gy),
+                                   static_cast<const double*>(w), static_cast<double*>(gx));
+  guarded("conv2d_backward_input", [&] {
+    Entry& e = entry_for(p);
+    ensure_bwd_data(e);
+    dnnl::stream strm(engine());
+    Scratch s1, s2, s3;
+    memory dy = stage_in(e.bd_gy, e.d.dst, e.bd_pd.diff_dst_desc(), gy, s1, strm);
+    memory wei = stage_in(e.bd_wei, e.d.wei, e.bd_pd.weights_desc(), w, s2, strm);
+    memory dx = stage_out(e.bd_gx, e.d.src, e.bd_pd.diff_src_desc(), gx, s3);
+    e.bd.execute(strm, {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dx}});
+    if (e.bd_gx.needed) {
+      memory user(e.d.src, engine(), gx);
+      e.bd_gx.prim.execute(strm, dx, user);
+    }
+    strm.wait();
+  });
+}
+
+void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, const void* gy,
+                             void* gw, void* gb) {
+  if (dtype == DType::Float64)
+    return conv_ref::backward_weights(p, dtype, static_cast<const double*>(x),
+                                      static_cast<const double*>(gy), static_cast<double*>(gw),
+                                      static_cast<double*>(gb));
+  guarded("conv2d_backward_weight", [&] {
+    Entry& e = entry_for(p);
+    ensure_bwd_weights(e);
+    dnnl::stream strm(engine());
+    Scratch s1, s2, s3, sb;
+    memory src = stage_in(e.bw_src, e.d.src, e.bw_pd.src_desc(), x, s1, strm);
+    memory dy = stage_in(e.bw_gy, e.d.dst, e.bw_pd.diff_dst_desc(), gy, s2, strm);
+    memory dw = stage_out(e.bw_gw, e.d.wei, e.bw_pd.diff_weights_desc(), gw, s3);
+    if (!gb) {
+      sb.size = size_t(p.O) * 4;
+      sb.ptr = cpu_allocate(sb.size);
+    }
+    memory db(e.d.bias, engine(), gb ? gb : sb.ptr);
+    e.bw.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw},
+                        {DNNL_ARG_DIFF_BIAS, db}});
+    if (e.bw_gw.needed) {
+      memory user(e.d.wei, engine(), gw);
+      e.bw_gw.prim.execute(strm, dw, user);
+    }
+    strm.wait();
+  });
+}
+
+}  // namespace tandem

@@ -1,0 +1,16 @@
+// Matrix multiply on dense row-major panels: float32 through oneDNN's sgemm (JIT-compiled,
+// AVX-512), float64 and integers through a cache-blocked loop of our own.
+#pragma once
+#include <cstdint>
+
+#include "tandem/core/dtype.h"
+
+namespace tandem {
+
+// C = alpha * op(A) @ op(B) + beta * C. op(A) is M x K (A stored K x M when trans_a), op(B)
+// is K x N; lda/ldb/ldc are row strides in elements. dtype: float32, float64 or an integer.
+void gemm(DType dtype, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
+          const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
+          int64_t ldc);
+
+}  // namespace tandem

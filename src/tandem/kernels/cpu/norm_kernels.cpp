@@ -1,0 +1,326 @@
+#include "tandem/kernels/cpu/norm_kernels.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tandem/kernels/cpu/elementwise.h"
+
+namespace tandem::norm_cpu {
+namespace {
+
+// Channels per task when S == 1 ((N, C) input): there the contiguous axis is the channel
+// axis, so a block of channels is walked row by row and the inner loop vectorizes.
+constexpr int64_t kChanBlock = 64;
+
+int64_t channel_block(int64_t S) {
+  return S == 1 ? kChanBlock : 1;
+}
+
+// Runs body(c0, c1) for blocks of channels, in parallel when the work is large enough.
+template <typename F>
+void for_channel_blocks(int64_t N, int64_t C, int64_t S, F body) {
+  const int64_t bs = channel_block(S), nb = (C + bs - 1) / bs;
+  const int nt = int(std::max<int64_t>(1, std::min<int64_t>(parallel_threads(N * C * S), nb)));
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t b = 0; b < nb; ++b) body(b * bs, std::min(C, (b + 1) * bs));
+}
+
+// acc[c - c0] += sum over n, s of term(c, i), i being the element's index in (N, C, S).
+// term (and f below) must capture by value: GCC turns loads through a by-reference capture
+// into gathers, which made these loops ~10x slower.
+template <typename F>
+void reduce_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, double* acc, F term) {
+  if (S == 1) {
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t base = n * C;
+#pragma omp simd
+      for (int64_t c = c0; c < c1; ++c) acc[c - c0] += term(c, base + c);
+    }
+    return;
+  }
+  for (int64_t c = c0; c < c1; ++c) {
+    double s = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t base = (n * C + c) * S;
+#pragma omp simd reduction(+ : s)
+      for (int64_t k = 0; k < S; ++k) s += term(c, base + k);
+    }
+    acc[c - c0] += s;
+  }
+}
+
+// f(c, i) for every element of channels [c0, c1).
+template <typename F>
+void map_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, F f) {
+  for (int64_t n = 0; n < N; ++n) {
+    if (S == 1) {
+      const int64_t base = n * C;
+#pragma omp simd
+      for (int64_t c = c0; c < c1; ++c) f(c, base + c);
+      continue;
+    }
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t base = (n * C + c) * S;
+#pragma omp simd
+      for (int64_t i = base; i < base + S; ++i) f(c, i);
+    }
+  }
+}
+
+// Mean and 1 / sqrt(biased variance + eps) of n contiguous values.
+template <typename T>
+void moments(const T* x, int64_t n, double eps, double& mean, double& rstd) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += double(x[i]);
+  mean = s / double(n);
+  const double m = mean;
+  double v = 0;
+#pragma omp simd reduction(+ : v)
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = double(x[i]) - m;
+    v += d * d;
+  }
+  rstd = 1.0 / std::sqrt(v / double(n) + eps);
+}
+
+// p, or a buffer of n copies of fill when p is null (absent weight or bias).
+template <typename T>
+const T* or_fill(const T* p, int64_t n, T fill, std::vector<T>& buf) {
+  if (p) return p;
+  buf.assign(size_t(n), fill);
+  return buf.data();
+}
+
+}  // namespace
+
+template <typename T>
+void batch_norm_stats(const T* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd) {
+  const double cnt = double(N * S);
+  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+    double m[kChanBlock] = {}, v[kChanBlock] = {};
+    reduce_channels(N, C, S, c0, c1, m, [x](int64_t, int64_t i) { return double(x[i]); });
+    for (int64_t c = c0; c < c1; ++c) m[c - c0] /= cnt;
+    reduce_channels(N, C, S, c0, c1, v, [x, mp = &m[0], c0](int64_t c, int64_t i) {
+      const double d = double(x[i]) - mp[c - c0];
+      return d * d;
+    });
+    for (int64_t c = c0; c < c1; ++c) {
+      mean[c] = T(m[c - c0]);
+      invstd[c] = T(1.0 / std::sqrt(v[c - c0] / cnt + eps));
+    }
+  });
+}
+
+template <typename T>
+void invstd_from_var(const T* var, int64_t C, double eps, T* invstd) {
+  for (int64_t c = 0; c < C; ++c) invstd[c] = T(1.0 / std::sqrt(double(var[c]) + eps));
+}
+
+template <typename T>
+void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
+                      const T* w, const T* b, T* y) {
+  // y = (x - mean) * scale + b: centring first keeps float32 precise when |mean| >> std.
+  std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    scale[c] = T(double(invstd[c]) * (w ? double(w[c]) : 1.0));
+    shift[c] = b ? b[c] : T(0);
+  }
+  const T *sc = scale.data(), *sh = shift.data();
+  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+    map_channels(N, C, S, c0, c1,
+                 [=](int64_t c, int64_t i) { y[i] = (x[i] - mean[c]) * sc[c] + sh[c]; });
+  });
+}
+
+template <typename T>
+void batch_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t S, const T* mean,
+                         const T* invstd, const T* w, bool training, T* gx, T* gw, T* gb) {
+  const double cnt = double(N * S);
+  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+    double sg[kChanBlock] = {}, sgx[kChanBlock] = {};
+    reduce_channels(N, C, S, c0, c1, sg, [gy](int64_t, int64_t i) { return double(gy[i]); });
+    reduce_channels(N, C, S, c0, c1, sgx, [gy, x, mean](int64_t c, int64_t i) {
+      return double(gy[i]) * (double(x[i]) - double(mean[c]));
+    });
+    // gx = k1 * gy + k2 * (x - mean) + k3; the k2, k3 terms are the paths through the
+    // batch mean and variance, absent when the statistics were constants.
+    T k1[kChanBlock], k2[kChanBlock], k3[kChanBlock];
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t j = c - c0;
+      const double is = double(invstd[c]), wc = w ? double(w[c]) : 1.0;
+      gb[c] = T(sg[j]);
+      gw[c] = T(sgx[j] * is);
+      k1[j] = T(wc * is);
+      k2[j] = training ? T(-wc * is * is * is * sgx[j] / cnt) : T(0);
+      k3[j] = training ? T(-wc * is * sg[j] / cnt) : T(0);
+    }
+    map_channels(N, C, S, c0, c1, [=, a1 = &k1[0], a2 = &k2[0], a3 = &k3[0]](int64_t c, int64_t i) {
+      const int64_t j = c - c0;
+      gx[i] = a1[j] * gy[i] + a2[j] * (x[i] - mean[c]) + a3[j];
+    });
+  });
+}
+
+template <typename T>
+void layer_norm_forward(const T* x, int64_t M, int64_t D, double eps, const T* w, const T* b, T* y,
+                        T* mean, T* rstd) {
+  std::vector<T> ones, zeros;
+  const T* wp = or_fill(w, D, T(1), ones);
+  const T* bp = or_fill(b, D, T(0), zeros);
+  const int nt = parallel_threads(M * D);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t r = 0; r < M; ++r) {
+    const T* xr = x + r * D;
+    T* yr = y + r * D;
+    double m, rs;
+    moments(xr, D, eps, m, rs);
+    mean[r] = T(m);
+    rstd[r] = T(rs);
+    const T mt = T(m), rt = T(rs);
+#pragma omp simd
+    for (int64_t j = 0; j < D; ++j) yr[j] = (xr[j] - mt) * rt * wp[j] + bp[j];
+  }
+}
+
+template <typename T>
+void layer_norm_backward(const T* gy, const T* x, int64_t M, int64_t D, const T* mean,
+                         const T* rstd, const T* w, T* gx, T* gw, T* gb) {
+  std::vector<T> ones;
+  const T* wp = or_fill(w, D, T(1), ones);
+  const int nt = parallel_threads(M * D);
+  // Per-thread partial sums of grad_weight / grad_bias, added up after the row loop.
+  std::vector<double> part(size_t(nt) * 2 * size_t(D), 0.0);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    double* pw = part.data() + size_t(omp_get_thread_num()) * 2 * size_t(D);
+    double* pb = pw + D;
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < M; ++r) {
+      const T *g = gy + r * D, *xr = x + r * D;
+      const double m = double(mean[r]), rs = double(rstd[r]);
+      double sg = 0, sgx = 0;
+#pragma omp simd reduction(+ : sg, sgx)
+      for (int64_t j = 0; j < D; ++j) {
+        const double gj = double(g[j]), xh = (double(xr[j]) - m) * rs, gw_j = gj * double(wp[j]);
+        sg += gw_j;
+        sgx += gw_j * xh;
+        pw[j] += gj * xh;
+        pb[j] += gj;
+      }
+      // gx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = gy * w.
+      const double a = sg / double(D), c = sgx / double(D);
+      T* o = gx + r * D;
+#pragma omp simd
+      for (int64_t j = 0; j < D; ++j) {
+        const double xh = (double(xr[j]) - m) * rs;
+        o[j] = T(rs * (double(g[j]) * double(wp[j]) - a - xh * c));
+      }
+    }
+  }
+  for (int64_t j = 0; j < D; ++j) {
+    double sw = 0, sb = 0;
+    for (int t = 0; t < nt; ++t) {
+      sw += part[size_t(t) * 2 * D + j];
+      sb += part[size_t(t) * 2 * D + D + j];
+    }
+    gw[j] = T(sw);
+    gb[j] = T(sb);
+  }
+}
+
+template <typename T>
+void group_norm_forward(const T* x, int64_t N, int64_t C, int64_t S, int64_t G, double eps,
+                        const T* w, const T* b, T* y, T* mean, T* rstd) {
+  const int64_t Cg = C / G, D = Cg * S;
+  const int nt = parallel_threads(N * C * S);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t ng = 0; ng < N * G; ++ng) {
+    const T* xg = x + ng * D;
+    T* yg = y + ng * D;
+    double m, rs;
+    moments(xg, D, eps, m, rs);
+    mean[ng] = T(m);
+    rstd[ng] = T(rs);
+    const T mt = T(m);
+    for (int64_t cc = 0; cc < Cg; ++cc) {
+      const int64_t c = (ng % G) * Cg + cc;
+      const T a = T(rs * (w ? double(w[c]) : 1.0)), bc = b ? b[c] : T(0);
+      const T* xs = xg + cc * S;
+      T* ys = yg + cc * S;
+#pragma omp simd
+      for (int64_t s = 0; s < S; ++s) ys[s] = (xs[s] - mt) * a + bc;
+    }
+  }
+}
+
+template <typename T>
+void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t S, int64_t G,
+                         const T* mean, const T* rstd, const T* w, T* gx, T* gw, T* gb) {
+  const int64_t Cg = C / G, D = Cg * S;
+  // Per (n, c): sum of gy and rstd * sum of gy * (x - mean), for grad_weight / grad_bias.
+  std::vector<double> db(static_cast<size_t>(N * C)), dsx(static_cast<size_t>(N * C));
+  const int nt = parallel_threads(N * C * S);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t ng = 0; ng < N * G; ++ng) {
+    const int64_t n = ng / G, g = ng % G;
+    const double m = double(mean[ng]), rs = double(rstd[ng]);
+    double sum_g = 0, sum_gxh = 0;  // over the group, of g = gy * w and of g * xhat
+    for (int64_t cc = 0; cc < Cg; ++cc) {
+      const int64_t c = g * Cg + cc, off = ng * D + cc * S;
+      double s1 = 0, s2 = 0;
+#pragma omp simd reduction(+ : s1, s2)
+      for (int64_t s = 0; s < S; ++s) {
+        s1 += double(gy[off + s]);
+        s2 += double(gy[off + s]) * (double(x[off + s]) - m);
+      }
+      const double wc = w ? double(w[c]) : 1.0;
+      db[n * C + c] = s1;
+      dsx[n * C + c] = s2 * rs;
+      sum_g += wc * s1;
+      sum_gxh += wc * s2 * rs;
+    }
+    // gx = rstd * (w * gy - mean(g) - xhat * mean(g * xhat)).
+    const double a = sum_g / double(D), k = sum_gxh / double(D);
+    for (int64_t cc = 0; cc < Cg; ++cc) {
+      const int64_t c = g * Cg + cc, off = ng * D + cc * S;
+      const T k1 = T(rs * (w ? double(w[c]) : 1.0)), k2 = T(-rs * rs * k), k3 = T(-rs * a);
+      const T mt = T(m);
+#pragma omp simd
+      for (int64_t s = 0; s < S; ++s) gx[off + s] = k1 * gy[off + s] + k2 * (x[off + s] - mt) + k3;
+    }
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double sw = 0, sb = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      sw += dsx[n * C + c];
+      sb += db[n * C + c];
+    }
+    gw[c] = T(sw);
+    gb[c] = T(sb);
+  }
+}
+
+#define TANDEM_NORM_INSTANTIATE(T)                                                                \
+  template void batch_norm_stats<T>(const T*, int64_t, int64_t, int64_t, double, T*, T*);         \
+  template void invstd_from_var<T>(const T*, int64_t, double, T*);                                \
+  template void batch_norm_apply<T>(const T*, int64_t, int64_t, int64_t, const T*, const T*,      \
+                                    const T*, const T*, T*);                                      \
+  template void batch_norm_backward<T>(const T*, const T*, int64_t, int64_t, int64_t, const T*,   \
+                                       const T*, const T*, bool, T*, T*, T*);                     \
+  template void layer_norm_forward<T>(const T*, int64_t, int64_t, double, const T*, const T*, T*, \
+                                      T*, T*);                                                    \
+  template void layer_norm_backward<T>(const T*, const T*, int64_t, int64_t, const T*, const T*,  \
+                                       const T*, T*, T*, T*);                                     \
+  template void group_norm_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t, double,       \
+                                      const T*, const T*, T*, T*, T*);                            \
+  template void group_norm_backward<T>(const T*, const T*, int64_t, int64_t, int64_t, int64_t,    \
+                                       const T*, const T*, const T*, T*, T*, T*);
+TANDEM_NORM_INSTANTIATE(float)
+TANDEM_NORM_INSTANTIATE(double)
+#undef TANDEM_NORM_INSTANTIATE
+
+}  // namespace tandem::norm_cpu

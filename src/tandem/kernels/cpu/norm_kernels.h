@@ -1,0 +1,44 @@
+// Normalization loops (batch, layer and group norm, forward and backward) on dense float or
+// double arrays. Statistics accumulate in double (two passes: mean, then centred squares) so
+// float32 inputs with a large mean keep their variance. Callers validate shapes and convert
+// 16-bit floats to float32 first; nothing here throws.
+#pragma once
+#include <cstdint>
+
+namespace tandem::norm_cpu {
+
+// --- batch norm: x viewed as (N, C, S), statistics per channel over N * S elements ---------
+// mean[c] and invstd[c] = 1 / sqrt(biased_var + eps) from the batch.
+template <typename T>
+void batch_norm_stats(const T* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd);
+// invstd[c] = 1 / sqrt(running_var[c] + eps) (eval mode).
+template <typename T>
+void invstd_from_var(const T* var, int64_t C, double eps, T* invstd);
+// y = (x - mean[c]) * invstd[c] * w[c] + b[c]; w / b may be null (1 / 0).
+template <typename T>
+void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
+                      const T* w, const T* b, T* y);
+// Gradients of batch_norm_apply (w may be null). training: mean / invstd came from x itself,
+// so the gradient flows through them too; otherwise they were constants (running stats).
+template <typename T>
+void batch_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t S, const T* mean,
+                         const T* invstd, const T* w, bool training, T* gx, T* gw, T* gb);
+
+// --- layer norm: x viewed as (M rows, D normalized elements); w / b have D elements -------
+template <typename T>
+void layer_norm_forward(const T* x, int64_t M, int64_t D, double eps, const T* w, const T* b, T* y,
+                        T* mean, T* rstd);
+template <typename T>
+void layer_norm_backward(const T* gy, const T* x, int64_t M, int64_t D, const T* mean,
+                         const T* rstd, const T* w, T* gx, T* gw, T* gb);
+
+// --- group norm: x viewed as (N, C, S), C = G groups of C / G channels; mean / rstd (N, G);
+// w / b have C elements ----------------------------------------------------------------------
+template <typename T>
+void group_norm_forward(const T* x, int64_t N, int64_t C, int64_t S, int64_t G, double eps,
+                        const T* w, const T* b, T* y, T* mean, T* rstd);
+template <typename T>
+void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t S, int64_t G,
+                         const T* mean, const T* rstd, const T* w, T* gx, T* gw, T* gb);
+
+}  // namespace tandem::norm_cpu

@@ -1,0 +1,242 @@
+#include "tandem/kernels/cpu/pool_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+
+namespace tandem {
+namespace {
+
+int threads_for(const PoolParams& p) {
+  return parallel_threads(p.planes * p.OH * p.OW * p.kh * p.kw, 1 << 14);
+}
+
+template <typename T>
+void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+  int nt = threads_for(p);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh)
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
+        T best = -std::numeric_limits<T>::infinity();
+        int64_t bi = -1;
+        for (int64_t i = 0; i < p.kh; ++i) {
+          int64_t ih = h0 + i * p.dh;
+          if (ih < 0 || ih >= p.H) continue;
+          for (int64_t j = 0; j < p.kw; ++j) {
+            int64_t iw = w0 + j * p.dw;
+            if (iw < 0 || iw >= p.W) continue;
+            T v = xp[ih * p.W + iw];
+            if (bi < 0 || v > best || std::isnan(v)) {
+              best = v;
+              bi = ih * p.W + iw;
+              if (std::isnan(v)) goto done;
+            }
+          }
+        }
+      done:
+        int64_t o = (pl * p.OH + oh) * p.OW + ow;
+        y[o] = best;
+        if (idx) idx[o] = bi;
+      }
+  }
+}
+
+template <typename T>
+void max_bwd(const PoolParams& p, const T* gy, const int64_t* idx, T* gx) {
+  std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
+  int nt = parallel_threads(p.planes * p.OH * p.OW, 1 << 14);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    T* g = gx + pl * p.H * p.W;
+    for (int64_t o = 0; o < p.OH * p.OW; ++o) {
+      int64_t k = idx[pl * p.OH * p.OW + o];
+      if (k >= 0) g[k] += gy[pl * p.OH * p.OW + o];
+    }
+  }
+}
+
+// PyTorch's avg-pool window and divisor for output (oh, ow).
+struct Window {
+  int64_t h0, h1, w0, w1, div;
+};
+inline Window avg_window(const PoolParams& p, int64_t oh, int64_t ow) {
+  int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
+  int64_t h1 = std::min(h0 + p.kh, p.H + p.ph), w1 = std::min(w0 + p.kw, p.W + p.pw);
+  int64_t pool = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, p.H);
+  w1 = std::min(w1, p.W);
+  int64_t div = p.divisor_override ? p.divisor_override
+                : p.count_include_pad ? pool
+                                      : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, div};
+}
+
+template <typename T>
+void avg_fwd(const PoolParams& p, const T* x, T* y) {
+  int nt = threads_for(p);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh)
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        Window w = avg_window(p, oh, ow);
+        T s = 0;
+        for (int64_t ih = w.h0; ih < w.h1; ++ih)
+          for (int64_t iw = w.w0; iw < w.w1; ++iw) s += xp[ih * p.W + iw];
+        y[(pl * p.OH + oh) * p.OW + ow] = w.div > 0 ? s / T(w.div) : T(NAN);
+      }
+  }
+}
+
+template <typename T>
+void avg_bwd(const PoolParams& p, const T* gy, T* gx) {
+  std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
+  int nt = threads_for(p);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    T* g = gx + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh)
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        Window w = avg_window(p, oh, ow);
+        if (w.div <= 0) continue;
+        T v = gy[(pl * p.OH + oh) * p.OW + ow] / T(w.div);
+        for (int64_t ih = w.h0; ih < w.h1; ++ih)
+          for (int64_t iw = w.w0; iw < w.w1; ++iw) g[ih * p.W + iw] += v;
+      }
+  }
+}
+
+inline int64_t ad_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+inline int64_t ad_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+template <typename T>
+void adaptive_avg_fwd(const PoolParams& p, const T* x, T* y) {
+  int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+        T s = 0;
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) s += xp[ih * p.W + iw];
+        y[(pl * p.OH + oh) * p.OW + ow] = s / T((h1 - h0) * (w1 - w0));
+      }
+    }
+  }
+}
+
+template <typename T>
+void adaptive_avg_bwd(const PoolParams& p, const T* gy, T* gx) {
+  std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
+  int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    T* g = gx + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+        T v = gy[(pl * p.OH + oh) * p.OW + ow] / T((h1 - h0) * (w1 - w0));
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) g[ih * p.W + iw] += v;
+      }
+    }
+  }
+}
+
+template <typename T>
+void adaptive_max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+  int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+        T best = xp[h0 * p.W + w0];
+        int64_t bi = h0 * p.W + w0;
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) {
+            T v = xp[ih * p.W + iw];
+            if ((v > best || std::isnan(v)) && !std::isnan(best)) {
+              best = v;
+              bi = ih * p.W + iw;
+            }
+          }
+        y[(pl * p.OH + oh) * p.OW + ow] = best;
+        idx[(pl * p.OH + oh) * p.OW + ow] = bi;
+      }
+    }
+  }
+}
+
+template <typename F>
+void by_float(DType dt, const char* op, F&& f) {
+  if (dt == DType::Float32) return f(float{});
+  if (dt == DType::Float64) return f(double{});
+  throw_error<TypeError>(op, ": expected float32 or float64, got ", dtype_name(dt));
+}
+
+}  // namespace
+
+#define TANDEM_PTR(T, p) static_cast<T*>(p)
+#define TANDEM_CPTR(T, p) static_cast<const T*>(p)
+
+void max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y, int64_t* idx) {
+  by_float(dt, "max_pool2d", [&](auto z) {
+    using T = decltype(z);
+    max_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y), idx);
+  });
+}
+void max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx) {
+  by_float(dt, "max_pool2d_backward", [&](auto z) {
+    using T = decltype(z);
+    max_bwd<T>(p, TANDEM_CPTR(T, gy), idx, TANDEM_PTR(T, gx));
+  });
+}
+void avg_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y) {
+  by_float(dt, "avg_pool2d", [&](auto z) {
+    using T = decltype(z);
+    avg_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y));
+  });
+}
+void avg_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, void* gx) {
+  by_float(dt, "avg_pool2d_backward", [&](auto z) {
+    using T = decltype(z);
+    avg_bwd<T>(p, TANDEM_CPTR(T, gy), TANDEM_PTR(T, gx));
+  });
+}
+void adaptive_avg_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y) {
+  by_float(dt, "adaptive_avg_pool2d", [&](auto z) {
+    using T = decltype(z);
+    adaptive_avg_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y));
+  });
+}
+void adaptive_avg_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, void* gx) {
+  by_float(dt, "adaptive_avg_pool2d_backward", [&](auto z) {
+    using T = decltype(z);
+    adaptive_avg_bwd<T>(p, TANDEM_CPTR(T, gy), TANDEM_PTR(T, gx));
+  });
+}
+void adaptive_max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y,
+                             int64_t* idx) {
+  by_float(dt, "adaptive_max_pool2d", [&](auto z) {
+    using T = decltype(z);
+    adaptive_max_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y), idx);
+  });
+}
+
+}  // namespace tandem

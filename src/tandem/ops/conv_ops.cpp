@@ -1,0 +1,276 @@
+// Convolution OpDefs: conv2d and its two backward ops, which the vjp rules (and
+// conv_transpose2d) call. conv1d and conv_transpose2d are composites.
+#include <algorithm>
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/conv.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/conv.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+namespace {
+
+Attrs conv_attrs(const Conv2dArgs& a) {
+  return {{"stride", a.stride}, {"padding", a.padding}, {"dilation", a.dilation},
+          {"groups", a.groups}};
+}
+
+void check_args(const Attrs& at, const char* op) {
+  const auto &s = at.get_ints("stride"), &p = at.get_ints("padding"), &d = at.get_ints("dilation");
+  TANDEM_CHECK(s.size() == 2 && p.size() == 4 && d.size() == 2, ValueError, op,
+               ": stride and dilation need 2 values, padding 4");
+  for (int64_t v : s) TANDEM_CHECK(v > 0, ValueError, op, ": stride must be positive, got ", v);
+  for (int64_t v : d) TANDEM_CHECK(v > 0, ValueError, op, ": dilation must be positive, got ", v);
+  for (int64_t v : p)
+    TANDEM_CHECK(v >= 0, ValueError, op, ": negative padding is not supported, got ", v);
+  TANDEM_CHECK(at.get_int("groups") > 0, ValueError, op, ": groups must be positive, got ",
+               at.get_int("groups"));
+}
+
+// Full parameter set from input shape, weight shape and attrs; validates everything.
+ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char* op) {
+  check_args(at, op);
+  TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
+               shape_str(x));
+  TANDEM_CHECK(w.size() == 4, ValueError, op, ": expected a 4-D weight (O, C/groups, KH, KW), got shape ",
+               shape_str(w));
+  ConvParams p;
+  const auto &s = at.get_ints("stride"), &pd = at.get_ints("padding"), &d = at.get_ints("dilation");
+  p.N = x[0], p.C = x[1], p.H = x[2], p.W = x[3];
+  p.O = w[0], p.KH = w[2], p.KW = w[3];
+  p.groups = at.get_int("groups");
+  p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1];
+  p.pt = pd[0], p.pl = pd[1], p.pb = pd[2], p.pr = pd[3];
+  TANDEM_CHECK(p.C == w[1] * p.groups, ValueError, op, ": expected input with ",
+               w[1] * p.groups, " channels (weight ", shape_str(w), ", groups=", p.groups,
+               ") but got ", p.C, " channels (input ", shape_str(x), ")");
+  TANDEM_CHECK(p.O % p.groups == 0, ValueError, op, ": out_channels (", p.O,
+               ") must be divisible by groups (", p.groups, ")");
+  int64_t eh = p.H + p.pt + p.pb, ew = p.W + p.pl + p.pr;
+  int64_t kh = p.dh * (p.KH - 1) + 1, kw = p.dw * (p.KW - 1) + 1;
+  TANDEM_CHECK(kh <= eh && kw <= ew, ValueError, op, ": kernel size (", kh, ", ", kw,
+               ") (dilated) can't be greater than the padded input size (", eh, ", ", ew, ")");
+  p.OH = (eh - kh) / p.sh + 1;
+  p.OW = (ew - kw) / p.sw + 1;
+  return p;
+}
+
+DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
+  TANDEM_CHECK(is_floating(x.dtype()) && x.dtype() == w.dtype(), TypeError, op,
+               ": input and weight must have the same floating dtype, got ", dtype_name(x.dtype()),
+               " and ", dtype_name(w.dtype()));
+  return x.dtype();
+}
+
+DType kernel_dtype(DType t) { return t == DType::Float64 ? t : DType::Float32; }
+
+// Dense tensor in the kernel dtype (float32 for 16-bit floats).
+Tensor dense(const Tensor& t, DType kt) {
+  return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous();
+}
+
+std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  DType dt = conv_dtype(in[0], in[1], "conv2d");
+  if (in.size() > 2)
+    TANDEM_CHECK(in[2].dim() == 1 && in[2].shape()[0] == p.O, ValueError,
+                 "conv2d: bias must have shape (", p.O, "), got ", shape_str(in[2].shape()));
+  return {{{p.N, p.O, p.OH, p.OW}, dt}};
+}
+
+void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const Attrs& at) {
+  ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  DType kt = kernel_dtype(out[0].dtype());
+  Tensor x = dense(in[0], kt), w = dense(in[1], kt);
+  Tensor b = in.size() > 2 ? dense(in[2], kt) : Tensor();
+  Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
+  if (y.numel() > 0)
+    conv2d_forward(p, kt, x.data_ptr(), w.data_ptr(), b.defined() ? b.data_ptr() : nullptr,
+                   y.data_ptr());
+  if (!y.same(out[0])) copy_into(out[0], y);
+}
+
+// Inputs: grad_out, weight; attrs + input_size.
+std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>& in,
+                                        const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  ConvParams p = params_of(xs, in[1].shape(), at, "conv2d_backward_input");
+  TANDEM_CHECK(in[0].shape() == Shape({p.N, p.O, p.OH, p.OW}), ValueError,
+               "conv2d_backward_input: grad_output has shape ", shape_str(in[0].shape()),
+               ", expected ", shape_str({p.N, p.O, p.OH, p.OW}));
+  return {{xs, conv_dtype(in[0], in[1], "conv2d_backward_input")}};
+}
+
+void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                      const Attrs& at) {
+  ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
+  DType kt = kernel_dtype(out[0].dtype());
+  Tensor gy = dense(in[0], kt), w = dense(in[1], kt);
+  Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
+  if (gx.numel() > 0) {
+    if (gy.numel() == 0) copy_into(gx, Tensor::wrap_scalar(Scalar(0.0), kt));
+    else conv2d_backward_data(p, kt, gy.data_ptr(), w.data_ptr(), gx.data_ptr());
+  }
+  if (!gx.same(out[0])) copy_into(out[0], gx);
+}
+
+// Inputs: x, grad_out; attrs + weight_size. Outputs: grad_weight, grad_bias.
+std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>& in,
+                                         const Attrs& at) {
+  const auto& ws = at.get_ints("weight_size");
+  ConvParams p = params_of(in[0].shape(), ws, at, "conv2d_backward_weight");
+  TANDEM_CHECK(in[1].shape() == Shape({p.N, p.O, p.OH, p.OW}), ValueError,
+               "conv2d_backward_weight: grad_output has shape ", shape_str(in[1].shape()),
+               ", expected ", shape_str({p.N, p.O, p.OH, p.OW}));
+  DType dt = conv_dtype(in[0], in[1], "conv2d_backward_weight");
+  return {{ws, dt}, {{p.O}, dt}};
+}
+
+void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                       const Attrs& at) {
+  ConvParams p = params_of(in[0].shape(), at.get_ints("weight_size"), at, "conv2d_backward_weight");
+  DType kt = kernel_dtype(out[0].dtype());
+  Tensor x = dense(in[0], kt), gy = dense(in[1], kt);
+  Tensor gw = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
+  Tensor gb = out[1].dtype() == kt ? out[1] : Tensor::empty(out[1].shape(), kt);
+  if (gy.numel() == 0 || x.numel() == 0) {
+    copy_into(gw, Tensor::wrap_scalar(Scalar(0.0), kt));
+    copy_into(gb, Tensor::wrap_scalar(Scalar(0.0), kt));
+  } else {
+    conv2d_backward_weights(p, kt, x.data_ptr(), gy.data_ptr(), gw.data_ptr(), gb.data_ptr());
+  }
+  if (!gw.same(out[0])) copy_into(out[0], gw);
+  if (!gb.same(out[1])) copy_into(out[1], gb);
+}
+
+OpDef make(const char* name, InferFn i, KernelFn k) {
+  OpDef op;
+  op.name = name;
+  op.infer = i;
+  op.kernel = k;
+  return op;
+}
+const OpDef conv2d_op = make("conv2d", conv2d_infer, conv2d_kernel);
+const OpDef conv2d_bwd_input_op =
+    make("conv2d_backward_input", bwd_input_infer, bwd_input_kernel);
+const OpDef conv2d_bwd_weight_op =
+    make("conv2d_backward_weight", bwd_weight_infer, bwd_weight_kernel);
+TANDEM_REGISTER_OP(conv2d_op)
+TANDEM_REGISTER_OP(conv2d_bwd_input_op)
+TANDEM_REGISTER_OP(conv2d_bwd_weight_op)
+
+}  // namespace
+
+std::vector<int64_t> same_padding(const std::vector<int64_t>& kernel,
+                                  const std::vector<int64_t>& dilation) {
+  std::vector<int64_t> lo, hi;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    int64_t total = dilation[i] * (kernel[i] - 1);
+    lo.push_back(total / 2);
+    hi.push_back(total - total / 2);
+  }
+  lo.insert(lo.end(), hi.begin(), hi.end());
+  return lo;
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& a) {
+  TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError,
+               "conv2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape ",
+               shape_str(x.shape()));
+  bool unbatched = x.dim() == 3;
+  Tensor xb = unbatched ? unsqueeze(x, 0) : x;
+  std::vector<Tensor> in{xb, weight};
+  if (bias.defined()) in.push_back(bias);
+  Tensor y = dispatch1(conv2d_op, in, conv_attrs(a));
+  return unbatched ? squeeze(y, std::vector<int64_t>{0}) : y;
+}
+
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t stride,
+              std::vector<int64_t> padding, int64_t dilation, int64_t groups) {
+  TANDEM_CHECK(x.dim() == 2 || x.dim() == 3, ValueError,
+               "conv1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape ",
+               shape_str(x.shape()));
+  TANDEM_CHECK(weight.dim() == 3, ValueError, "conv1d: expected a 3-D weight (O, C/groups, K), got shape ",
+               shape_str(weight.shape()));
+  TANDEM_CHECK(padding.size() == 2, ValueError, "conv1d: padding needs {left, right}");
+  Conv2dArgs a;
+  a.stride = {1, stride};
+  a.padding = {0, padding[0], 0, padding[1]};
+  a.dilation = {1, dilation};
+  a.groups = groups;
+  Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(weight, 2), bias, a);
+  return squeeze(y, std::vector<int64_t>{-2});
+}
+
+Tensor conv2d_backward_input(const Tensor& grad_out, const Tensor& weight,
+                             const std::vector<int64_t>& input_size, const Conv2dArgs& a) {
+  Attrs at = conv_attrs(a);
+  at.set("input_size", input_size);
+  return dispatch1(conv2d_bwd_input_op, {grad_out, weight}, at);
+}
+
+std::vector<Tensor> conv2d_backward_weight(const Tensor& x, const Tensor& grad_out,
+                                           const std::vector<int64_t>& weight_size,
+                                           const Conv2dArgs& a) {
+  Attrs at = conv_attrs(a);
+  at.set("weight_size", weight_size);
+  return dispatch(conv2d_bwd_weight_op, {x, grad_out}, at);
+}
+
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                        std::vector<int64_t> stride, std::vector<int64_t> padding,
+                        std::vector<int64_t> output_padding, int64_t groups,
+                        std::vector<int64_t> dilation) {
+  TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError,
+               "conv_transpose2d: expected a 3-D or 4-D input, got shape ", shape_str(x.shape()));
+  TANDEM_CHECK(weight.dim() == 4, ValueError,
+               "conv_transpose2d: expected a 4-D weight (C_in, C_out/groups, KH, KW), got ",
+               shape_str(weight.shape()));
+  TANDEM_CHECK(stride.size() == 2 && padding.size() == 2 && output_padding.size() == 2 &&
+                   dilation.size() == 2,
+               ValueError,
+               "conv_transpose2d: stride, padding, output_padding and dilation need 2 values each");
+  bool unbatched = x.dim() == 3;
+  Tensor xb = unbatched ? unsqueeze(x, 0) : x;
+  TANDEM_CHECK(xb.shape()[1] == weight.shape()[0], ValueError,
+               "conv_transpose2d: expected input with ", weight.shape()[0], " channels, got ",
+               xb.shape()[1]);
+  for (int k = 0; k < 2; ++k)
+    TANDEM_CHECK(padding[k] >= 0, ValueError,
+                 "conv_transpose2d: negative padding is not supported, got ", padding[k]);
+  for (int k = 0; k < 2; ++k)
+    TANDEM_CHECK(output_padding[k] >= 0 && output_padding[k] < std::max(stride[k], dilation[k]),
+                 ValueError, "conv_transpose2d: output_padding (", output_padding[k],
+                 ") must be smaller than either stride or dilation");
+  int64_t oh = (xb.shape()[2] - 1) * stride[0] - 2 * padding[0] +
+               dilation[0] * (weight.shape()[2] - 1) + output_padding[0] + 1;
+  int64_t ow = (xb.shape()[3] - 1) * stride[1] - 2 * padding[1] +
+               dilation[1] * (weight.shape()[3] - 1) + output_padding[1] + 1;
+  TANDEM_CHECK(oh > 0 && ow > 0, ValueError, "conv_transpose2d: output size (", oh, ", ", ow,
+               ") is not positive; reduce padding");
+  // The input gradient of a conv2d whose input is oh x ow and whose output is x. The extra
+  // output_padding rows / cols are covered by shrinking that conv's bottom / right padding;
+  // those beyond it (output_padding > padding) are reached by no window, so they are computed
+  // on a smaller input and zero-filled after. (Keeping the full size and symmetric padding
+  // breaks when output_padding >= stride, which dilation > stride allows.)
+  int64_t cut_h = std::max<int64_t>(output_padding[0] - padding[0], 0);
+  int64_t cut_w = std::max<int64_t>(output_padding[1] - padding[1], 0);
+  Conv2dArgs a;
+  a.stride = stride;
+  a.padding = {padding[0], padding[1], std::max<int64_t>(padding[0] - output_padding[0], 0),
+               std::max<int64_t>(padding[1] - output_padding[1], 0)};
+  a.dilation = dilation;
+  a.groups = groups;
+  int64_t cout = weight.shape()[1] * groups;
+  Tensor y = conv2d_backward_input(xb, weight, {xb.shape()[0], cout, oh - cut_h, ow - cut_w}, a);
+  if (cut_h || cut_w) y = pad(y, {0, cut_w, 0, cut_h});
+  if (bias.defined()) y = add(y, reshape(bias, {1, cout, 1, 1}));
+  return unbatched ? squeeze(y, std::vector<int64_t>{0}) : y;
+}
+
+}  // namespace tandem

@@ -1,0 +1,304 @@
+// The matmul OpDef (batched, broadcasting) and the linear-algebra composites built on it.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/gemm.h"
+#include "tandem/ops/creation.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/elementwise_def.h"
+#include "tandem/ops/linalg.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+namespace {
+
+DType matmul_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  DType t = promote_types(a.dtype(), b.dtype());
+  TANDEM_CHECK(t != DType::Bool, TypeError, op, ": not implemented for Bool tensors");
+  return t;
+}
+
+std::vector<TensorMeta> matmul_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
+  const Tensor &a = in[0], &b = in[1];
+  TANDEM_CHECK(a.dim() >= 2 && b.dim() >= 2, ValueError,
+               "matmul: internal op expects >= 2-D operands");
+  int64_t M = a.shape()[a.dim() - 2], K = a.shape().back();
+  int64_t K2 = b.shape()[b.dim() - 2], N = b.shape().back();
+  TANDEM_CHECK(K == K2, ValueError, "matmul: shapes ", shape_str(a.shape()), " and ",
+               shape_str(b.shape()), " don't match: ", K, " != ", K2,
+               " (the last dim of the first must equal the second-to-last of the second)");
+  Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
+  Shape out = broadcast_shapes(ba, bb, "matmul");
+  out.push_back(M);
+  out.push_back(N);
+  return {{out, matmul_dtype(a, b, "matmul")}};
+}
+
+// A matrix operand for gemm: pointer, leading dim and transpose flag, copying when neither
+// of the last two dims has unit stride.
+struct Panel {
+  Tensor t;  // keeps a copy alive
+  bool trans;
+  int64_t ld;
+};
+
+Panel panel_of(const Tensor& x) {
+  int64_t r = x.dim() - 2;
+  int64_t s0 = x.strides()[r], s1 = x.strides()[r + 1];
+  int64_t rows = x.shape()[r], cols = x.shape()[r + 1];
+  if ((s1 == 1 || cols == 1) && (s0 >= cols || rows == 1))
+    return {x, false, std::max<int64_t>(s0, cols)};
+  if ((s0 == 1 || rows == 1) && (s1 >= rows || cols == 1))
+    return {x, true, std::max<int64_t>(s1, rows)};
+  Tensor c = x.contiguous();
+  return {c, false, cols};
+}
+
+void matmul_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const Attrs&) {
+  Tensor out0 = out[0];
+  DType dt = out0.dtype();
+  DType kt = (dt == DType::Float16 || dt == DType::BFloat16) ? DType::Float32 : dt;
+  Tensor a = in[0].dtype() == kt ? in[0] : to_dtype(in[0], kt);
+  Tensor b = in[1].dtype() == kt ? in[1] : to_dtype(in[1], kt);
+  Tensor c = kt == dt ? out0 : Tensor::empty(out0.shape(), kt);
+  int64_t M = a.shape()[a.dim() - 2], K = a.shape().back(), N = b.shape().back();
+  Shape batch(c.shape().begin(), c.shape().end() - 2);
+  Shape sa = batch, sb = batch;
+  sa.insert(sa.end(), {M, K});
+  sb.insert(sb.end(), {K, N});
+  a = expand(a, sa);
+  b = expand(b, sb);
+  // Element offsets of each batch matrix, from the (possibly 0) batch strides.
+  int64_t nb = numel_of(batch);
+  Panel pa = panel_of(a), pb = panel_of(b);
+  size_t isz = itemsize(kt);
+  std::vector<int64_t> idx(batch.size(), 0);
+  for (int64_t i = 0; i < nb; ++i) {
+    int64_t oa = 0, ob = 0;
+    for (size_t d = 0; d < batch.size(); ++d) {
+      oa += idx[d] * pa.t.strides()[d];
+      ob += idx[d] * pb.t.strides()[d];
+    }
+    const char* ap = static_cast<const char*>(pa.t.data_ptr()) + oa * int64_t(isz);
+    const char* bp = static_cast<const char*>(pb.t.data_ptr()) + ob * int64_t(isz);
+    char* cp = static_cast<char*>(c.data_ptr()) + i * M * N * int64_t(isz);
+    gemm(kt, pa.trans, pb.trans, M, N, K, 1.0, ap, pa.ld, bp, pb.ld, 0.0, cp, N);
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (!c.same(out0)) copy_into(out0, c);
+}
+
+const OpDef matmul_op = [] {
+  OpDef op;
+  op.name = "matmul";
+  op.infer = matmul_infer;
+  op.kernel = matmul_kernel;
+  return op;
+}();
+TANDEM_REGISTER_OP(matmul_op)
+
+// beta * input + alpha * p. With beta == 0 the input only contributes its shape and dtype
+// (PyTorch: nan / inf in it are not propagated), so it is replaced by zeros.
+Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alpha) {
+  if (alpha.to_double() != 1.0) p = mul(p, scalar_tensor(alpha));
+  if (beta.to_double() == 0.0) return add(p, zeros(input.shape(), input.dtype()));
+  return add(p, input, beta);
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() > 0 && b.dim() > 0, ValueError,
+               "matmul: both arguments need at least 1 dimension, got ", a.dim(), "-d and ",
+               b.dim(), "-d");
+  // Checked here, not in the OpDef, so messages name the user's shapes rather than the
+  // promoted 2-D ones.
+  int64_t K = a.shape().back(), K2 = b.dim() == 1 ? b.shape()[0] : b.shape()[b.dim() - 2];
+  TANDEM_CHECK(
+      K == K2, ValueError, "matmul: shapes ", shape_str(a.shape()), " and ", shape_str(b.shape()),
+      " don't match: ", K, " != ", K2, " (the last dim of the first must equal ",
+      b.dim() == 1 ? "the size of the 1-D second" : "the second-to-last of the second", ")");
+  if (a.dim() > 2 && b.dim() > 2) {
+    Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
+    for (size_t i = 1; i <= std::min(ba.size(), bb.size()); ++i) {
+      int64_t da = ba[ba.size() - i], db = bb[bb.size() - i];
+      TANDEM_CHECK(da == db || da == 1 || db == 1, ValueError, "matmul: shapes ",
+                   shape_str(a.shape()), " and ", shape_str(b.shape()),
+                   " have batch dims that cannot be broadcast: ", da, " vs ", db);
+    }
+  }
+  Tensor x = a.dim() == 1 ? unsqueeze(a, 0) : a;
+  Tensor y = b.dim() == 1 ? unsqueeze(b, 1) : b;
+  Tensor r = dispatch1(matmul_op, {x, y});
+  if (a.dim() == 1) r = squeeze(r, std::vector<int64_t>{-2});
+  if (b.dim() == 1) r = squeeze(r, std::vector<int64_t>{-1});
+  return r;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "mm: expects 2-D tensors, got ",
+               a.dim(), "-d and ", b.dim(), "-d");
+  return matmul(a, b);
+}
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() == 3 && b.dim() == 3, ValueError, "bmm: expects 3-D tensors, got ",
+               a.dim(), "-d and ", b.dim(), "-d");
+  TANDEM_CHECK(a.shape()[0] == b.shape()[0], ValueError, "bmm: batch sizes differ: ",
+               a.shape()[0], " vs ", b.shape()[0]);
+  return matmul(a, b);
+}
+Tensor mv(const Tensor& a, const Tensor& v) {
+  TANDEM_CHECK(a.dim() == 2 && v.dim() == 1, ValueError, "mv: expects a 2-D matrix and a 1-D vector, got ",
+               a.dim(), "-d and ", v.dim(), "-d");
+  return matmul(a, v);
+}
+Tensor dot(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "dot: expects 1-D tensors, got ",
+               a.dim(), "-d and ", b.dim(), "-d");
+  return matmul(a, b);
+}
+Tensor outer(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "outer: expects 1-D tensors, got ",
+               a.dim(), "-d and ", b.dim(), "-d");
+  return mul(unsqueeze(a, 1), unsqueeze(b, 0));
+}
+
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) {
+  return add_scaled_product(input, mm(m1, m2), beta, alpha);
+}
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta,
+               Scalar alpha) {
+  return add_scaled_product(input, bmm(b1, b2), beta, alpha);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  TANDEM_CHECK(weight.dim() == 2 || weight.dim() == 1, ValueError,
+               "linear: weight must be 1-D or 2-D, got shape ", shape_str(weight.shape()));
+  Tensor y = matmul(x, weight.dim() == 2 ? t(weight) : weight);
+  return bias.defined() ? add(y, bias) : y;
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& da,
+                 const std::vector<int64_t>& db) {
+  TANDEM_CHECK(da.size() == db.size(), ValueError, "tensordot: both dim lists need the same length (",
+               da.size(), " vs ", db.size(), ")");
+  std::vector<int64_t> ca, cb;
+  for (size_t i = 0; i < da.size(); ++i) {
+    int64_t x = wrap_dim(da[i], a.dim(), "tensordot"), y = wrap_dim(db[i], b.dim(), "tensordot");
+    TANDEM_CHECK(a.shape()[x] == b.shape()[y], ValueError, "tensordot: contracted dims differ: ",
+                 a.shape()[x], " (dim ", x, " of a) vs ", b.shape()[y], " (dim ", y, " of b)");
+    ca.push_back(x);
+    cb.push_back(y);
+  }
+  std::vector<int64_t> fa, fb;
+  Shape out;
+  int64_t K = 1, M = 1, N = 1;
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (std::find(ca.begin(), ca.end(), d) == ca.end()) {
+      fa.push_back(d);
+      out.push_back(a.shape()[d]);
+      M *= a.shape()[d];
+    }
+  for (int64_t d = 0; d < b.dim(); ++d)
+    if (std::find(cb.begin(), cb.end(), d) == cb.end()) {
+      fb.push_back(d);
+      out.push_back(b.shape()[d]);
+      N *= b.shape()[d];
+    }
+  for (int64_t d : ca) K *= a.shape()[d];
+  std::vector<int64_t> pa = fa, pb = cb;
+  pa.insert(pa.end(), ca.begin(), ca.end());
+  pb.insert(pb.end(), fb.begin(), fb.end());
+  Tensor am = reshape(permute(a, pa), {M, K}), bm = reshape(permute(b, pb), {K, N});
+  return reshape(matmul(am, bm), out);
+}
+
+Tensor trace(const Tensor& x) {
+  TANDEM_CHECK(x.dim() == 2, ValueError, "trace: expects a 2-D matrix, got ", x.dim(), "-d");
+  return sum(diagonal(x, 0, 0, 1));
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  Shape s = broadcast_shapes(a.shape(), b.shape(), "cross");
+  Tensor x = expand(a, s), y = expand(b, s);
+  int64_t d = wrap_dim(dim, int64_t(s.size()), "cross");
+  TANDEM_CHECK(s[d] == 3, ValueError, "cross: dimension ", d, " must have size 3, got ", s[d]);
+  auto c = [&](const Tensor& t, int64_t i) { return select(t, d, i); };
+  Tensor r0 = sub(mul(c(x, 1), c(y, 2)), mul(c(x, 2), c(y, 1)));
+  Tensor r1 = sub(mul(c(x, 2), c(y, 0)), mul(c(x, 0), c(y, 2)));
+  Tensor r2 = sub(mul(c(x, 0), c(y, 1)), mul(c(x, 1), c(y, 0)));
+  Shape os = s;
+  Tensor out = Tensor::empty(os, r0.dtype());
+  copy_(select(out, d, 0), r0);
+  copy_(select(out, d, 1), r1);
+  copy_(select(out, d, 2), r2);
+  return out;
+}
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
+  TANDEM_CHECK(x1.dim() >= 2 && x2.dim() >= 2, ValueError, "cdist: expects at least 2-D inputs");
+  TANDEM_CHECK(x1.shape().back() == x2.shape().back(), ValueError,
+               "cdist: X1 and X2 must have the same number of columns: ", x1.shape().back(),
+               " vs ", x2.shape().back());
+  TANDEM_CHECK(p >= 0, ValueError, "cdist: p must be non-negative, got ", p);
+  Tensor d = sub(unsqueeze(x1, -2), unsqueeze(x2, -3));  // (.., P, R, M)
+  return norm(d, p, std::vector<int64_t>{-1}, false);
+}
+
+Tensor inv(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 2 && x.shape()[x.dim() - 1] == x.shape()[x.dim() - 2], ValueError,
+               "inv: expects square matrices (..., n, n), got ", shape_str(x.shape()));
+  TANDEM_CHECK(is_floating(x.dtype()), TypeError, "inv: expects a floating point tensor, got ",
+               dtype_name(x.dtype()));
+  int64_t n = x.shape().back();
+  Tensor a = to_dtype(x, DType::Float64, true).contiguous();
+  int64_t nb = a.numel() / std::max<int64_t>(n * n, 1);
+  Tensor out = Tensor::empty(a.shape(), DType::Float64);
+  double* ap = a.data<double>();
+  double* op = out.data<double>();
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    double* m = ap + bi * n * n;
+    double* r = op + bi * n * n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) r[i * n + j] = i == j ? 1.0 : 0.0;
+    for (int64_t col = 0; col < n; ++col) {
+      int64_t piv = col;
+      for (int64_t i = col + 1; i < n; ++i)
+        if (std::fabs(m[i * n + col]) > std::fabs(m[piv * n + col])) piv = i;
+      TANDEM_CHECK(m[piv * n + col] != 0.0, ValueError,
+                   "inv: the matrix is singular (pivot ", col, " is zero); it has no inverse");
+      if (piv != col)
+        for (int64_t j = 0; j < n; ++j) {
+          std::swap(m[col * n + j], m[piv * n + j]);
+          std::swap(r[col * n + j], r[piv * n + j]);
+        }
+      double d = m[col * n + col];
+      for (int64_t j = 0; j < n; ++j) {
+        m[col * n + j] /= d;
+        r[col * n + j] /= d;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (i == col) continue;
+        double f = m[i * n + col];
+        if (f == 0.0) continue;
+        for (int64_t j = 0; j < n; ++j) {
+          m[i * n + j] -= f * m[col * n + j];
+          r[i * n + j] -= f * r[col * n + j];
+        }
+      }
+    }
+  }
+  return to_dtype(out, x.dtype());
+}
+
+}  // namespace tandem

@@ -1,0 +1,220 @@
+// Losses written with tandem ops: each is a short, numerically stable formula.
+#include <cmath>
+
+#include "tandem/core/error.h"
+#include "tandem/ops/creation.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/index_ops.h"
+#include "tandem/ops/loss.h"
+#include "tandem/ops/nn.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+namespace {
+
+Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+
+void check_reduction(const std::string& r, const char* op, bool batchmean = false) {
+  TANDEM_CHECK(r == "none" || r == "mean" || r == "sum" || (batchmean && r == "batchmean"),
+               ValueError, op, ": reduction must be 'none', 'mean' or 'sum'",
+               batchmean ? " (or 'batchmean')" : "", ", got '", r, "'");
+}
+
+Tensor reduce(const Tensor& l, const std::string& r) {
+  if (r == "none") return l;
+  if (r == "sum") return sum(l);
+  return mean(l);
+}
+
+void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
+  TANDEM_CHECK(a.shape() == b.shape(), ValueError, op, ": target size ", shape_str(b.shape()),
+               " must be the same as input size ", shape_str(a.shape()));
+}
+
+Tensor as_float(const Tensor& t, const Tensor& like) {
+  return t.dtype() == like.dtype() ? t : to_dtype(t, like.dtype());
+}
+
+// (N, C, d...) -> (N, d..., C); a 1-D (C) input becomes (1, C).
+Tensor classes_last(const Tensor& x) {
+  if (x.dim() <= 2) return x;
+  std::vector<int64_t> p{0};
+  for (int64_t d = 2; d < x.dim(); ++d) p.push_back(d);
+  p.push_back(1);
+  return permute(x, p);
+}
+
+}  // namespace
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                int64_t ignore_index, const std::string& reduction) {
+  check_reduction(reduction, "nll_loss");
+  TANDEM_CHECK(input.dim() >= 1, ValueError, "nll_loss: input must have at least 1 dim");
+  TANDEM_CHECK(is_integral(target.dtype()), TypeError,
+               "nll_loss: target must hold class indices (int64), got ", dtype_name(target.dtype()),
+               "; for class probabilities use cross_entropy");
+  bool unbatched = input.dim() == 1;
+  Tensor x = unbatched ? unsqueeze(input, 0) : input;
+  Tensor t = unbatched ? unsqueeze(target, 0) : target;
+  int64_t C = x.shape()[1];
+  Shape expect = x.shape();
+  expect.erase(expect.begin() + 1);
+  TANDEM_CHECK(t.shape() == expect, ValueError, "nll_loss: expected target of shape ",
+               shape_str(expect), " for input of shape ", shape_str(x.shape()), ", got ",
+               shape_str(t.shape()));
+  if (weight.defined())
+    TANDEM_CHECK(weight.dim() == 1 && weight.shape()[0] == C, ValueError,
+                 "nll_loss: weight must have shape (", C, "), got ", shape_str(weight.shape()));
+  t = to_dtype(t, DType::Int64);
+  Tensor valid = ne(t, scalar_tensor(Scalar(ignore_index)));
+  Tensor safe = where(valid, t, scalar_tensor(Scalar(int64_t(0))));
+  if (safe.numel() > 0) {
+    int64_t lo = amin(safe).item().to_int(), hi = amax(safe).item().to_int();
+    TANDEM_CHECK(lo >= 0 && hi < C, IndexError, "nll_loss: target ", lo < 0 ? lo : hi,
+                 " is out of bounds for ", C, " classes");
+  }
+  Tensor picked = squeeze(gather(classes_last(x), -1, unsqueeze(safe, -1)),
+                          std::vector<int64_t>{-1});
+  Tensor w = weight.defined() ? index_select(as_float(weight, x), 0, reshape(safe, {-1}))
+                              : ones({safe.numel()}, x.dtype());
+  w = mul(reshape(w, safe.shape()), to_dtype(valid, x.dtype()));
+  // where, not a multiply by the zero weight: an ignored target's stand-in class 0 may have
+  // log-probability -inf, and -inf * 0 would be nan.
+  Tensor loss = where(valid, neg(mul(picked, w)), scalar_tensor(Scalar(0.0)));
+  if (reduction == "none") return unbatched ? squeeze(loss, std::vector<int64_t>{0}) : loss;
+  if (reduction == "sum") return sum(loss);
+  return div(sum(loss), sum(w));  // nan when every target is ignored, as in PyTorch
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+  check_reduction(reduction, "cross_entropy");
+  TANDEM_CHECK(label_smoothing >= 0 && label_smoothing <= 1, ValueError,
+               "cross_entropy: label_smoothing must be in [0, 1], got ", label_smoothing);
+  TANDEM_CHECK(is_floating(input.dtype()), TypeError,
+               "cross_entropy: input must hold floating-point logits, got ",
+               dtype_name(input.dtype()));
+  TANDEM_CHECK(input.dim() >= 1, ValueError,
+               "cross_entropy: input must be (C) or (N, C, d1...) logits, got a 0-d tensor");
+  int64_t cdim = input.dim() == 1 ? 0 : 1;
+  int64_t C = input.shape()[cdim];
+  Tensor logp = log_softmax(input, cdim);
+  Shape wshape(size_t(input.dim()), 1);
+  wshape[cdim] = C;
+  if (is_floating(target.dtype())) {  // class probabilities
+    check_same_shape(input, target, "cross_entropy");
+    Tensor tp = as_float(target, input);
+    if (label_smoothing > 0)
+      tp = add(mul(tp, num(1 - label_smoothing)), num(label_smoothing / double(C)));
+    Tensor prod = mul(logp, tp);
+    if (weight.defined()) prod = mul(prod, reshape(as_float(weight, input), wshape));
+    Tensor loss = neg(sum(prod, std::vector<int64_t>{cdim}));
+    if (reduction == "mean" && input.dim() > 1)
+      return div(sum(loss), num(double(input.numel() / C)));
+    return reduce(loss, reduction);
+  }
+  Tensor nll = nll_loss(logp, target, weight, ignore_index, reduction);
+  if (label_smoothing == 0) return nll;
+  Tensor t = to_dtype(target, DType::Int64);
+  Tensor valid = to_dtype(ne(t, scalar_tensor(Scalar(ignore_index))), input.dtype());
+  Tensor terms = weight.defined() ? mul(logp, reshape(as_float(weight, input), wshape)) : logp;
+  Tensor smooth = where(ne(t, scalar_tensor(Scalar(ignore_index))),
+                        neg(sum(terms, std::vector<int64_t>{cdim})), scalar_tensor(Scalar(0.0)));
+  Tensor s;
+  if (reduction == "none") {
+    s = smooth;
+  } else if (reduction == "sum") {
+    s = sum(smooth);
+  } else if (weight.defined()) {
+    Tensor safe = where(ne(t, scalar_tensor(Scalar(ignore_index))), t, scalar_tensor(Scalar(int64_t(0))));
+    Tensor wsum = sum(mul(reshape(index_select(as_float(weight, input), 0, reshape(safe, {-1})),
+                                  safe.shape()), valid));
+    s = div(sum(smooth), wsum);
+  } else {
+    s = div(sum(smooth), sum(valid));
+  }
+  return add(mul(nll, num(1 - label_smoothing)), mul(s, num(label_smoothing / double(C))));
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  check_reduction(reduction, "mse_loss");
+  Tensor d = sub(input, target);
+  return reduce(mul(d, d), reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  check_reduction(reduction, "l1_loss");
+  return reduce(abs(sub(input, target)), reduction);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+                      double beta) {
+  check_reduction(reduction, "smooth_l1_loss");
+  TANDEM_CHECK(beta >= 0, ValueError, "smooth_l1_loss: beta must be non-negative, got ", beta);
+  Tensor d = abs(sub(input, target));
+  if (beta == 0) return reduce(d, reduction);
+  Tensor quad = div(mul(mul(d, d), num(0.5)), num(beta));
+  Tensor lin = sub(d, num(0.5 * beta));
+  return reduce(where(lt(d, num(beta)), quad, lin), reduction);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+                  double delta) {
+  check_reduction(reduction, "huber_loss");
+  TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
+  Tensor d = abs(sub(input, target));
+  Tensor quad = mul(mul(d, d), num(0.5));
+  Tensor lin = mul(sub(d, num(0.5 * delta)), num(delta));
+  return reduce(where(lt(d, num(delta)), quad, lin), reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const std::string& reduction) {
+  check_reduction(reduction, "binary_cross_entropy");
+  check_same_shape(input, target, "binary_cross_entropy");
+  if (input.numel() > 0) {
+    double lo = amin(input).item_double(), hi = amax(input).item_double();
+    TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
+                 "binary_cross_entropy: all elements of input should be between 0 and 1, got ",
+                 lo, "..", hi, "; use binary_cross_entropy_with_logits for logits");
+  }
+  Tensor t = as_float(target, input);
+  Tensor lx = clamp(log(input), Scalar(-100.0), std::nullopt);
+  Tensor l1x = clamp(log(sub(num(1.0), input)), Scalar(-100.0), std::nullopt);
+  Tensor loss = neg(add(mul(t, lx), mul(sub(num(1.0), t), l1x)));
+  if (weight.defined()) loss = mul(loss, weight);
+  return reduce(loss, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, const Tensor& pos_weight,
+                                        const std::string& reduction) {
+  check_reduction(reduction, "binary_cross_entropy_with_logits");
+  check_same_shape(input, target, "binary_cross_entropy_with_logits");
+  Tensor t = as_float(target, input);
+  // log(1 + exp(-x)) computed stably as max(-x, 0) + log1p(exp(-|x|)).
+  Tensor softplus_neg = add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
+  Tensor loss;
+  if (pos_weight.defined()) {
+    Tensor lw = add(num(1.0), mul(sub(pos_weight, num(1.0)), t));
+    loss = add(mul(sub(num(1.0), t), input), mul(lw, softplus_neg));
+  } else {
+    loss = add(mul(sub(num(1.0), t), input), softplus_neg);
+  }
+  if (weight.defined()) loss = mul(loss, weight);
+  return reduce(loss, reduction);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
+              bool log_target) {
+  check_reduction(reduction, "kl_div", true);
+  Tensor loss = log_target ? mul(exp(target), sub(target, input))
+                           : where(gt(target, num(0.0)), mul(target, sub(log(target), input)),
+                                   mul(target, num(0.0)));
+  if (reduction == "batchmean")
+    return input.dim() == 0 ? sum(loss) : div(sum(loss), num(double(input.shape()[0])));
+  return reduce(loss, reduction);
+}
+
+}  // namespace tandem

@@ -1,0 +1,551 @@
+// Normalization OpDefs: batch_norm, layer_norm and group_norm forward (output + saved
+// statistics) and backward; the running-stat update and instance_norm are composites.
+//
+// Optional inputs (weight, bias) are left out of the input list and flagged by the
+// has_weight / has_bias attributes, so the input order is fixed for each flag combination.
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/norm_kernels.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/norm.h"
+#include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+namespace {
+
+// Statistics and kernels run in float64 for float64 input, float32 otherwise.
+DType kernel_dtype(DType t) {
+  return t == DType::Float64 ? t : DType::Float32;
+}
+
+Tensor dense(const Tensor& t, DType kt) {
+  return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous();
+}
+
+// The buffer a kernel writes for output `out`: out itself when it has the kernel dtype.
+Tensor out_buf(const Tensor& out, DType kt) {
+  return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
+}
+void finish(const Tensor& out, const Tensor& buf) {
+  if (!buf.same(out)) copy_into(out, buf);
+}
+
+template <typename T>
+const T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+// The next input if the attribute flag says it is present, else an undefined tensor.
+Tensor take(const std::vector<Tensor>& in, size_t& k, bool present) {
+  return present ? in.at(k++) : Tensor();
+}
+
+void check_floating(const Tensor& t, const char* op, const char* name) {
+  TANDEM_CHECK(is_floating(t.dtype()), TypeError, op, ": expected a floating-point ", name,
+               ", got dtype ", dtype_name(t.dtype()));
+}
+
+// A per-channel parameter (weight, bias, running stat) must hold one value per channel.
+void check_per_channel(const Tensor& t, int64_t C, const Shape& xs, const char* op,
+                       const char* name) {
+  if (!t.defined()) return;
+  check_floating(t, op, name);
+  TANDEM_CHECK(t.numel() == C, ValueError, op, ": ", name, " should contain ", C,
+               " elements (one per channel of input shape ", shape_str(xs), "), got ", t.numel(),
+               " (shape ", shape_str(t.shape()), ")");
+}
+
+// Input (N, C, *) checks shared by batch and group norm; returns C.
+int64_t check_nc_input(const Tensor& x, const char* op) {
+  check_floating(x, op, "input");
+  TANDEM_CHECK(x.dim() >= 2, ValueError, op, ": expected an input of shape (N, C, *) with at ",
+               "least 2 dims, got shape ", shape_str(x.shape()));
+  return x.shape()[1];
+}
+
+// Elements per channel of an (N, C, *) shape: N * prod(*).
+int64_t per_channel_count(const Shape& s) {
+  int64_t m = s[0];
+  for (size_t i = 2; i < s.size(); ++i) m *= s[i];
+  return m;
+}
+int64_t spatial_size(const Shape& s) {
+  int64_t m = 1;
+  for (size_t i = 2; i < s.size(); ++i) m *= s[i];
+  return m;
+}
+
+void check_grad_shape(const Tensor& gy, const Tensor& x, const char* op) {
+  check_floating(gy, op, "grad_output");
+  TANDEM_CHECK(gy.shape() == x.shape(), ValueError, op, ": grad_output has shape ",
+               shape_str(gy.shape()), " but input has shape ", shape_str(x.shape()));
+}
+
+void check_stat(const Tensor& t, int64_t n, const char* op, const char* name) {
+  check_floating(t, op, name);
+  TANDEM_CHECK(t.numel() == n, ValueError, op, ": ", name, " should contain ", n, " elements, got ",
+               t.numel(), " (shape ", shape_str(t.shape()), ")");
+}
+
+// Calls f(tag) with tag's type float or double per kernel dtype.
+template <typename F>
+void by_kernel_dtype(DType kt, F f) {
+  if (kt == DType::Float64)
+    f(double{});
+  else
+    f(float{});
+}
+
+// --- batch_norm ------------------------------------------------------------------------------
+// Inputs: input, [weight], [bias], [running_mean, running_var] (eval mode only).
+std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const Tensor& x = in[0];
+  const int64_t C = check_nc_input(x, "batch_norm");
+  size_t k = 1;
+  check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "batch_norm", "weight");
+  check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "batch_norm", "bias");
+  if (at.get_bool("training")) {
+    TANDEM_CHECK(per_channel_count(x.shape()) != 1, ValueError,
+                 "batch_norm: Expected more than 1 value per channel when training, got input "
+                 "size ",
+                 shape_str(x.shape()));
+  } else {
+    TANDEM_CHECK(in.size() == k + 2, ValueError,
+                 "batch_norm: running_mean and running_var must be defined in evaluation mode "
+                 "(training=False)");
+    check_per_channel(in[k], C, x.shape(), "batch_norm", "running_mean");
+    check_per_channel(in[k + 1], C, x.shape(), "batch_norm", "running_var");
+  }
+  const DType st = kernel_dtype(x.dtype());
+  return {{x.shape(), x.dtype()}, {{C}, st}, {{C}, st}};
+}
+
+void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+               const Attrs& at) {
+  const DType kt = kernel_dtype(out[0].dtype());
+  const Shape& xs = in[0].shape();
+  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
+  size_t k = 1;
+  Tensor x = dense(in[0], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
+  if (w.defined()) w = dense(w, kt);
+  if (b.defined()) b = dense(b, kt);
+  const bool training = at.get_bool("training");
+  const double eps = at.get_float("eps");
+  Tensor y = out_buf(out[0], kt);
+  Tensor rv = training ? Tensor() : dense(in[k + 1], kt);
+  if (!training) copy_into(out[1], reshape(in[k], {C}));
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    T *mean = out[1].data<T>(), *invstd = out[2].data<T>();
+    if (training)
+      norm_cpu::batch_norm_stats(x.data<T>(), N, C, S, eps, mean, invstd);
+    else
+      norm_cpu::invstd_from_var(rv.data<T>(), C, eps, invstd);
+    norm_cpu::batch_norm_apply(x.data<T>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
+                               ptr_or_null<T>(b), y.data<T>());
+  });
+  finish(out[0], y);
+}
+
+// Inputs: grad_out, input, [weight], save_mean, save_invstd.
+std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const char* op = "batch_norm_backward";
+  const Tensor& x = in[1];
+  const int64_t C = check_nc_input(x, op);
+  check_grad_shape(in[0], x, op);
+  size_t k = 2;
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  check_per_channel(w, C, x.shape(), op, "weight");
+  TANDEM_CHECK(in.size() == k + 2, ValueError, op, ": expected save_mean and save_invstd");
+  check_stat(in[k], C, op, "save_mean");
+  check_stat(in[k + 1], C, op, "save_invstd");
+  const DType wdt = w.defined() ? w.dtype() : x.dtype();
+  return {{x.shape(), x.dtype()}, {{C}, wdt}, {{C}, wdt}};
+}
+
+void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const Attrs& at) {
+  const DType kt = kernel_dtype(in[1].dtype());
+  const Shape& xs = in[1].shape();
+  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
+  size_t k = 2;
+  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  if (w.defined()) w = dense(w, kt);
+  Tensor mean = dense(in[k], kt), invstd = dense(in[k + 1], kt);
+  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    norm_cpu::batch_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, mean.data<T>(),
+                                  invstd.data<T>(), ptr_or_null<T>(w), at.get_bool("training"),
+                                  gx.data<T>(), gw.data<T>(), gb.data<T>());
+  });
+  finish(out[0], gx);
+  finish(out[1], gw);
+  finish(out[2], gb);
+}
+
+// --- layer_norm ------------------------------------------------------------------------------
+// Rows M and normalized size D of input for normalized_shape; validates the shapes.
+std::pair<int64_t, int64_t> ln_dims(const Tensor& x, const std::vector<int64_t>& ns,
+                                    const char* op) {
+  check_floating(x, op, "input");
+  TANDEM_CHECK(!ns.empty(), ValueError, op,
+               ": expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+               "least one element, but got normalized_shape = []");
+  const int64_t nd = int64_t(ns.size()), xd = x.dim();
+  bool ok = xd >= nd;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = x.shape()[xd - nd + i] == ns[i];
+  TANDEM_CHECK(ok, ValueError, op, ": given normalized_shape=", shape_str(ns),
+               ", expected input with shape [*, ", shape_str(ns).substr(1),
+               " (the trailing dims), but got input of size ", shape_str(x.shape()));
+  int64_t D = 1;
+  for (int64_t v : ns) D *= v;
+  int64_t M = 1;
+  for (int64_t i = 0; i < xd - nd; ++i) M *= x.shape()[i];
+  return {M, D};
+}
+
+void check_ln_param(const Tensor& t, const std::vector<int64_t>& ns, const char* op,
+                    const char* name) {
+  if (!t.defined()) return;
+  check_floating(t, op, name);
+  TANDEM_CHECK(t.shape() == ns, ValueError, op, ": expected ", name,
+               " to be of same shape as normalized_shape, but got ", name, " of shape ",
+               shape_str(t.shape()), " and normalized_shape = ", shape_str(ns));
+}
+
+// mean / rstd shape: input's leading dims, then a 1 per normalized dim.
+Shape ln_stat_shape(const Tensor& x, size_t nd) {
+  Shape s = x.shape();
+  for (size_t i = s.size() - nd; i < s.size(); ++i) s[i] = 1;
+  return s;
+}
+
+// Inputs: input, [weight], [bias].
+std::vector<TensorMeta> ln_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const auto& ns = at.get_ints("normalized_shape");
+  ln_dims(in[0], ns, "layer_norm");
+  size_t k = 1;
+  check_ln_param(take(in, k, at.get_bool("has_weight")), ns, "layer_norm", "weight");
+  check_ln_param(take(in, k, at.get_bool("has_bias")), ns, "layer_norm", "bias");
+  const DType st = kernel_dtype(in[0].dtype());
+  const Shape ss = ln_stat_shape(in[0], ns.size());
+  return {{in[0].shape(), in[0].dtype()}, {ss, st}, {ss, st}};
+}
+
+void ln_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+               const Attrs& at) {
+  const auto [M, D] = ln_dims(in[0], at.get_ints("normalized_shape"), "layer_norm");
+  const DType kt = kernel_dtype(out[0].dtype());
+  size_t k = 1;
+  Tensor x = dense(in[0], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
+  if (w.defined()) w = dense(w, kt);
+  if (b.defined()) b = dense(b, kt);
+  Tensor y = out_buf(out[0], kt);
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    norm_cpu::layer_norm_forward(x.data<T>(), M, D, at.get_float("eps"), ptr_or_null<T>(w),
+                                 ptr_or_null<T>(b), y.data<T>(), out[1].data<T>(),
+                                 out[2].data<T>());
+  });
+  finish(out[0], y);
+}
+
+// Inputs: grad_out, input, mean, rstd, [weight].
+std::vector<TensorMeta> ln_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const char* op = "layer_norm_backward";
+  const auto& ns = at.get_ints("normalized_shape");
+  const auto [M, D] = ln_dims(in[1], ns, op);
+  check_grad_shape(in[0], in[1], op);
+  check_stat(in[2], M, op, "mean");
+  check_stat(in[3], M, op, "rstd");
+  size_t k = 4;
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  check_ln_param(w, ns, op, "weight");
+  const DType wdt = w.defined() ? w.dtype() : in[1].dtype();
+  return {{in[1].shape(), in[1].dtype()}, {ns, wdt}, {ns, wdt}};
+}
+
+void ln_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const Attrs& at) {
+  const auto [M, D] = ln_dims(in[1], at.get_ints("normalized_shape"), "layer_norm_backward");
+  const DType kt = kernel_dtype(in[1].dtype());
+  size_t k = 4;
+  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
+  Tensor mean = dense(in[2], kt), rstd = dense(in[3], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  if (w.defined()) w = dense(w, kt);
+  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    norm_cpu::layer_norm_backward(gy.data<T>(), x.data<T>(), M, D, mean.data<T>(), rstd.data<T>(),
+                                  ptr_or_null<T>(w), gx.data<T>(), gw.data<T>(), gb.data<T>());
+  });
+  finish(out[0], gx);
+  finish(out[1], gw);
+  finish(out[2], gb);
+}
+
+// --- group_norm ------------------------------------------------------------------------------
+int64_t check_groups(const Tensor& x, int64_t G, const char* op) {
+  const int64_t C = check_nc_input(x, op);
+  TANDEM_CHECK(G > 0, ValueError, op, ": num_groups must be positive, got ", G);
+  TANDEM_CHECK(C % G == 0, ValueError, op,
+               ": expected number of channels in input to be divisible by num_groups, but got "
+               "input of shape ",
+               shape_str(x.shape()), " (", C, " channels) and num_groups=", G);
+  return C;
+}
+
+// Inputs: input, [weight], [bias].
+std::vector<TensorMeta> gn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const Tensor& x = in[0];
+  const int64_t G = at.get_int("num_groups"), C = check_groups(x, G, "group_norm");
+  size_t k = 1;
+  check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "group_norm", "weight");
+  check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "group_norm", "bias");
+  const DType st = kernel_dtype(x.dtype());
+  return {{x.shape(), x.dtype()}, {{x.shape()[0], G}, st}, {{x.shape()[0], G}, st}};
+}
+
+void gn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+               const Attrs& at) {
+  const DType kt = kernel_dtype(out[0].dtype());
+  const Shape& xs = in[0].shape();
+  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs), G = at.get_int("num_groups");
+  size_t k = 1;
+  Tensor x = dense(in[0], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
+  if (w.defined()) w = dense(w, kt);
+  if (b.defined()) b = dense(b, kt);
+  Tensor y = out_buf(out[0], kt);
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    norm_cpu::group_norm_forward(x.data<T>(), N, C, S, G, at.get_float("eps"), ptr_or_null<T>(w),
+                                 ptr_or_null<T>(b), y.data<T>(), out[1].data<T>(),
+                                 out[2].data<T>());
+  });
+  finish(out[0], y);
+}
+
+// Inputs: grad_out, input, mean, rstd, [weight].
+std::vector<TensorMeta> gn_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  const char* op = "group_norm_backward";
+  const Tensor& x = in[1];
+  const int64_t G = at.get_int("num_groups"), C = check_groups(x, G, op);
+  check_grad_shape(in[0], x, op);
+  check_stat(in[2], x.shape()[0] * G, op, "mean");
+  check_stat(in[3], x.shape()[0] * G, op, "rstd");
+  size_t k = 4;
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  check_per_channel(w, C, x.shape(), op, "weight");
+  const DType wdt = w.defined() ? w.dtype() : x.dtype();
+  return {{x.shape(), x.dtype()}, {{C}, wdt}, {{C}, wdt}};
+}
+
+void gn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const Attrs& at) {
+  const DType kt = kernel_dtype(in[1].dtype());
+  const Shape& xs = in[1].shape();
+  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs), G = at.get_int("num_groups");
+  size_t k = 4;
+  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
+  Tensor mean = dense(in[2], kt), rstd = dense(in[3], kt);
+  Tensor w = take(in, k, at.get_bool("has_weight"));
+  if (w.defined()) w = dense(w, kt);
+  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  by_kernel_dtype(kt, [&](auto tag) {
+    using T = decltype(tag);
+    norm_cpu::group_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, G, mean.data<T>(),
+                                  rstd.data<T>(), ptr_or_null<T>(w), gx.data<T>(), gw.data<T>(),
+                                  gb.data<T>());
+  });
+  finish(out[0], gx);
+  finish(out[1], gw);
+  finish(out[2], gb);
+}
+
+OpDef make(const char* name, InferFn i, KernelFn k) {
+  OpDef op;
+  op.name = name;
+  op.infer = i;
+  op.kernel = k;
+  return op;
+}
+const OpDef batch_norm_op = make("batch_norm", bn_infer, bn_kernel);
+const OpDef batch_norm_bwd_op = make("batch_norm_backward", bn_bwd_infer, bn_bwd_kernel);
+const OpDef layer_norm_op = make("layer_norm", ln_infer, ln_kernel);
+const OpDef layer_norm_bwd_op = make("layer_norm_backward", ln_bwd_infer, ln_bwd_kernel);
+const OpDef group_norm_op = make("group_norm", gn_infer, gn_kernel);
+const OpDef group_norm_bwd_op = make("group_norm_backward", gn_bwd_infer, gn_bwd_kernel);
+TANDEM_REGISTER_OP(batch_norm_op)
+TANDEM_REGISTER_OP(batch_norm_bwd_op)
+TANDEM_REGISTER_OP(layer_norm_op)
+TANDEM_REGISTER_OP(layer_norm_bwd_op)
+TANDEM_REGISTER_OP(group_norm_op)
+TANDEM_REGISTER_OP(group_norm_bwd_op)
+
+// Appends the defined optional tensors and records which were present.
+void add_optional(std::vector<Tensor>& in, Attrs& at, const Tensor& w, const Tensor& b) {
+  at.set("has_weight", w.defined());
+  at.set("has_bias", b.defined());
+  if (w.defined()) in.push_back(w);
+  if (b.defined()) in.push_back(b);
+}
+
+// running = (1 - momentum) * running + momentum * stat, written in place.
+void update_running(const Tensor& running, const Tensor& stat, double momentum) {
+  Tensor next = add(mul(running, scalar_tensor(1.0 - momentum)),
+                    mul(reshape(stat, running.shape()), scalar_tensor(momentum)));
+  copy_(running, next);
+}
+
+}  // namespace
+
+std::vector<Tensor> batch_norm_forward(const Tensor& input, const Tensor& weight,
+                                       const Tensor& bias, const Tensor& running_mean,
+                                       const Tensor& running_var, bool training, double eps) {
+  std::vector<Tensor> in{input};
+  Attrs at{{"training", training}, {"eps", eps}};
+  add_optional(in, at, weight, bias);
+  if (!training) {
+    TANDEM_CHECK(running_mean.defined() && running_var.defined(), ValueError,
+                 "batch_norm: running_mean and running_var must be defined in evaluation mode "
+                 "(training=False)");
+    in.push_back(running_mean);
+    in.push_back(running_var);
+  }
+  return dispatch(batch_norm_op, in, at);
+}
+
+std::vector<Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                        const Tensor& weight, const Tensor& save_mean,
+                                        const Tensor& save_invstd, bool training) {
+  std::vector<Tensor> in{grad_out, input};
+  Attrs at{{"training", training}};
+  add_optional(in, at, weight, Tensor());
+  in.push_back(save_mean);
+  in.push_back(save_invstd);
+  return dispatch(batch_norm_bwd_op, in, at);
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps) {
+  TANDEM_CHECK(input.defined(), ValueError, "batch_norm: input is None");
+  // Validate the running stats up front: in training they are not op inputs.
+  const int64_t C = check_nc_input(input, "batch_norm");
+  check_per_channel(running_mean, C, input.shape(), "batch_norm", "running_mean");
+  check_per_channel(running_var, C, input.shape(), "batch_norm", "running_var");
+  std::vector<Tensor> r =
+      batch_norm_forward(input, weight, bias, running_mean, running_var, training, eps);
+  if (training) {
+    if (running_mean.defined()) update_running(running_mean, r[1], momentum);
+    if (running_var.defined()) {
+      // The op saves 1 / sqrt(var + eps); recover the biased variance in float64 (clamped at
+      // 0 against rounding) and apply Bessel's correction, as PyTorch's running_var uses the
+      // unbiased variance.
+      const int64_t m = per_channel_count(input.shape());
+      Tensor is = to_dtype(r[2], DType::Float64);
+      Tensor var = clamp(sub(reciprocal(mul(is, is)), scalar_tensor(eps)),
+                         std::optional<Scalar>(Scalar(0.0)), std::nullopt);
+      var = mul(var, scalar_tensor(double(m) / double(m - 1)));
+      update_running(running_var, var, momentum);
+    }
+  }
+  return r[0];
+}
+
+std::vector<Tensor> layer_norm_forward(const Tensor& input,
+                                       const std::vector<int64_t>& normalized_shape,
+                                       const Tensor& weight, const Tensor& bias, double eps) {
+  std::vector<Tensor> in{input};
+  Attrs at{{"normalized_shape", normalized_shape}, {"eps", eps}};
+  add_optional(in, at, weight, bias);
+  return dispatch(layer_norm_op, in, at);
+}
+
+std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                        const std::vector<int64_t>& normalized_shape,
+                                        const Tensor& mean, const Tensor& rstd,
+                                        const Tensor& weight) {
+  std::vector<Tensor> in{grad_out, input, mean, rstd};
+  Attrs at{{"normalized_shape", normalized_shape}};
+  add_optional(in, at, weight, Tensor());
+  return dispatch(layer_norm_bwd_op, in, at);
+}
+
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight, const Tensor& bias, double eps) {
+  return layer_norm_forward(input, normalized_shape, weight, bias, eps)[0];
+}
+
+std::vector<Tensor> group_norm_forward(const Tensor& input, int64_t num_groups,
+                                       const Tensor& weight, const Tensor& bias, double eps) {
+  std::vector<Tensor> in{input};
+  Attrs at{{"num_groups", num_groups}, {"eps", eps}};
+  add_optional(in, at, weight, bias);
+  return dispatch(group_norm_op, in, at);
+}
+
+std::vector<Tensor> group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                        int64_t num_groups, const Tensor& mean, const Tensor& rstd,
+                                        const Tensor& weight) {
+  std::vector<Tensor> in{grad_out, input, mean, rstd};
+  Attrs at{{"num_groups", num_groups}};
+  add_optional(in, at, weight, Tensor());
+  return dispatch(group_norm_bwd_op, in, at);
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return group_norm_forward(input, num_groups, weight, bias, eps)[0];
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                     const Tensor& weight, const Tensor& bias, bool use_input_stats,
+                     double momentum, double eps) {
+  const char* op = "instance_norm";
+  TANDEM_CHECK(input.defined(), ValueError, op, ": input is None");
+  const int64_t C = check_nc_input(input, op), N = input.shape()[0];
+  const std::pair<Tensor, const char*> params[] = {{running_mean, "running_mean"},
+                                                   {running_var, "running_var"},
+                                                   {weight, "weight"},
+                                                   {bias, "bias"}};
+  for (const auto& [t, name] : params) check_per_channel(t, C, input.shape(), op, name);
+  if (use_input_stats) {
+    TANDEM_CHECK(spatial_size(input.shape()) != 1, ValueError, op,
+                 ": Expected more than 1 spatial element when training, got input size ",
+                 shape_str(input.shape()));
+  } else {
+    TANDEM_CHECK(running_mean.defined() && running_var.defined(), ValueError, op,
+                 ": running_mean and running_var must be defined when use_input_stats=False");
+  }
+  // Each (n, c) pair becomes a channel of a batch of one.
+  Shape s = input.shape();
+  s[0] = 1;
+  s[1] = N * C;
+  auto per_instance = [&](const Tensor& t) {
+    return t.defined() ? repeat(reshape(t, {C}), {N}) : Tensor();
+  };
+  Tensor rm = per_instance(running_mean), rv = per_instance(running_var);
+  Tensor y = batch_norm(reshape(input, s), rm, rv, per_instance(weight), per_instance(bias),
+                        use_input_stats, momentum, eps);
+  if (use_input_stats) {
+    // Each running stat takes the mean over the batch of the N per-instance updates.
+    if (running_mean.defined())
+      copy_(running_mean,
+            reshape(mean(reshape(rm, {N, C}), std::vector<int64_t>{0}), running_mean.shape()));
+    if (running_var.defined())
+      copy_(running_var,
+            reshape(mean(reshape(rv, {N, C}), std::vector<int64_t>{0}), running_var.shape()));
+  }
+  return reshape(y, input.shape());
+}
+
+}  // namespace tandem

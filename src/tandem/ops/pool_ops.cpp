@@ -1,0 +1,271 @@
+// Pooling OpDefs: max / avg / adaptive pooling and their backward ops.
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/pool_kernels.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/pool.h"
+#include "tandem/ops/shape_ops.h"
+
+namespace tandem {
+
+int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t eff = d * (k - 1) + 1;
+  int64_t num = in + 2 * p - eff + (ceil_mode ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;  // the last window must start inside
+  return out;
+}
+
+namespace {
+
+Attrs pool_attrs(const Pool2dArgs& a) {
+  return {{"kernel", a.kernel},       {"stride", a.stride},
+          {"padding", a.padding},     {"dilation", a.dilation},
+          {"ceil_mode", a.ceil_mode}, {"count_include_pad", a.count_include_pad},
+          {"divisor_override", a.divisor_override}};
+}
+
+PoolParams params_of(const Shape& x, const Attrs& at, const char* op) {
+  TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
+               shape_str(x));
+  const auto &k = at.get_ints("kernel"), &s = at.get_ints("stride"), &p = at.get_ints("padding"),
+             &d = at.get_ints("dilation");
+  TANDEM_CHECK(k.size() == 2 && s.size() == 2 && p.size() == 2 && d.size() == 2, ValueError, op,
+               ": kernel_size, stride, padding and dilation need 2 values each");
+  for (int i = 0; i < 2; ++i) {
+    TANDEM_CHECK(k[i] > 0 && s[i] > 0 && d[i] > 0, ValueError, op,
+                 ": kernel_size, stride and dilation must be positive, got kernel_size=", k[i],
+                 " stride=", s[i], " dilation=", d[i]);
+    TANDEM_CHECK(p[i] >= 0 && p[i] <= (d[i] * (k[i] - 1) + 1) / 2, ValueError, op,
+                 ": pad should be non-negative and at most half of the effective kernel size, "
+                 "got pad=", p[i], " kernel_size=", k[i]);
+  }
+  PoolParams pp;
+  pp.planes = x[0] * x[1];
+  pp.H = x[2], pp.W = x[3];
+  pp.kh = k[0], pp.kw = k[1], pp.sh = s[0], pp.sw = s[1], pp.ph = p[0], pp.pw = p[1];
+  pp.dh = d[0], pp.dw = d[1];
+  bool ceil = at.get_bool("ceil_mode");
+  pp.OH = pool_output_size(pp.H, pp.kh, pp.sh, pp.ph, pp.dh, ceil);
+  pp.OW = pool_output_size(pp.W, pp.kw, pp.sw, pp.pw, pp.dw, ceil);
+  TANDEM_CHECK(pp.OH > 0 && pp.OW > 0, ValueError, op, ": the output size (", pp.OH, ", ", pp.OW,
+               ") is too small for input ", shape_str(x), " with kernel (", k[0], ", ", k[1], ")");
+  pp.count_include_pad = at.get_bool("count_include_pad");
+  pp.divisor_override = at.get_int("divisor_override");
+  return pp;
+}
+
+DType float_dtype(const Tensor& x, const char* op) {
+  TANDEM_CHECK(is_floating(x.dtype()), TypeError, op, ": expected a floating point input, got ",
+               dtype_name(x.dtype()));
+  return x.dtype();
+}
+DType kdt(DType t) { return t == DType::Float64 ? t : DType::Float32; }
+Tensor dense(const Tensor& t, DType kt) { return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous(); }
+Tensor target(const Tensor& out, DType kt) {
+  return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
+}
+void finish(const Tensor& tmp, const Tensor& out) {
+  if (!tmp.same(out)) copy_into(out, tmp);
+}
+
+std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
+  PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
+  Shape s{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW};
+  return {{s, float_dtype(in[0], "max_pool2d")}, {s, DType::Int64}};
+}
+void maxp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                 const Attrs& at) {
+  PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
+  DType kt = kdt(out[0].dtype());
+  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  if (y.numel()) max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
+  finish(y, out[0]);
+}
+
+// Inputs: grad_out, indices; attrs input_size.
+std::vector<TensorMeta> maxp_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
+                                       const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  TANDEM_CHECK(xs.size() == 4 && in[0].dim() == 4 && in[0].shape() == in[1].shape() &&
+                   in[0].shape()[0] == xs[0] && in[0].shape()[1] == xs[1],
+               ValueError, "max_pool2d_backward: grad_output ", shape_str(in[0].shape()),
+               " and indices ", shape_str(in[1].shape()), " don't fit input size ", shape_str(xs));
+  TANDEM_CHECK(in[1].dtype() == DType::Int64, TypeError, "max_pool2d_backward: indices must be int64");
+  return {{xs, float_dtype(in[0], "max_pool2d_backward")}};
+}
+void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                     const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  PoolParams p{};
+  p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2], p.OW = in[0].shape()[3];
+  DType kt = kdt(out[0].dtype());
+  Tensor gy = dense(in[0], kt), idx = in[1].contiguous(), gx = target(out[0], kt);
+  const int64_t* ip = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ",
+                 ip[i], " out of range for a ", p.H, "x", p.W, " plane");
+  if (gx.numel()) max_pool2d_bwd(p, kt, gy.data_ptr(), ip, gx.data_ptr());
+  finish(gx, out[0]);
+}
+
+std::vector<TensorMeta> avgp_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  PoolParams p = params_of(in[0].shape(), at, "avg_pool2d");
+  return {{{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW}, float_dtype(in[0], "avg_pool2d")}};
+}
+void avgp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                 const Attrs& at) {
+  PoolParams p = params_of(in[0].shape(), at, "avg_pool2d");
+  DType kt = kdt(out[0].dtype());
+  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  if (y.numel()) avg_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr());
+  finish(y, out[0]);
+}
+
+std::vector<TensorMeta> avgp_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
+                                       const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  PoolParams p = params_of(xs, at, "avg_pool2d_backward");
+  TANDEM_CHECK(in[0].shape() == Shape({xs[0], xs[1], p.OH, p.OW}), ValueError,
+               "avg_pool2d_backward: grad_output has shape ", shape_str(in[0].shape()),
+               ", expected ", shape_str({xs[0], xs[1], p.OH, p.OW}));
+  return {{xs, float_dtype(in[0], "avg_pool2d_backward")}};
+}
+void avgp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                     const Attrs& at) {
+  PoolParams p = params_of(at.get_ints("input_size"), at, "avg_pool2d_backward");
+  DType kt = kdt(out[0].dtype());
+  Tensor gy = dense(in[0], kt), gx = target(out[0], kt);
+  if (gx.numel()) avg_pool2d_bwd(p, kt, gy.data_ptr(), gx.data_ptr());
+  finish(gx, out[0]);
+}
+
+PoolParams adaptive_params(const Shape& x, const std::vector<int64_t>& os, const char* op) {
+  TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
+               shape_str(x));
+  TANDEM_CHECK(os.size() == 2 && os[0] > 0 && os[1] > 0, ValueError, op,
+               ": output_size must be two positive ints, got ", shape_str(os));
+  TANDEM_CHECK(x[2] > 0 && x[3] > 0, ValueError, op, ": input spatial size must be positive, got ",
+               shape_str(x));
+  PoolParams p{};
+  p.planes = x[0] * x[1], p.H = x[2], p.W = x[3], p.OH = os[0], p.OW = os[1];
+  return p;
+}
+
+std::vector<TensorMeta> aavg_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_avg_pool2d");
+  return {{{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW},
+           float_dtype(in[0], "adaptive_avg_pool2d")}};
+}
+void aavg_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                 const Attrs& at) {
+  PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_avg_pool2d");
+  DType kt = kdt(out[0].dtype());
+  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  if (y.numel()) adaptive_avg_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr());
+  finish(y, out[0]);
+}
+std::vector<TensorMeta> aavg_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
+                                       const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  TANDEM_CHECK(xs.size() == 4 && in[0].dim() == 4 && in[0].shape()[0] == xs[0] &&
+                   in[0].shape()[1] == xs[1],
+               ValueError, "adaptive_avg_pool2d_backward: grad_output ", shape_str(in[0].shape()),
+               " doesn't fit input size ", shape_str(xs));
+  return {{xs, float_dtype(in[0], "adaptive_avg_pool2d_backward")}};
+}
+void aavg_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                     const Attrs& at) {
+  const auto& xs = at.get_ints("input_size");
+  PoolParams p = adaptive_params(xs, {in[0].shape()[2], in[0].shape()[3]},
+                                 "adaptive_avg_pool2d_backward");
+  DType kt = kdt(out[0].dtype());
+  Tensor gy = dense(in[0], kt), gx = target(out[0], kt);
+  if (gx.numel()) adaptive_avg_pool2d_bwd(p, kt, gy.data_ptr(), gx.data_ptr());
+  finish(gx, out[0]);
+}
+
+std::vector<TensorMeta> amax_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
+  PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_max_pool2d");
+  Shape s{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW};
+  return {{s, float_dtype(in[0], "adaptive_max_pool2d")}, {s, DType::Int64}};
+}
+void amax_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                 const Attrs& at) {
+  PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_max_pool2d");
+  DType kt = kdt(out[0].dtype());
+  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  if (y.numel()) adaptive_max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
+  finish(y, out[0]);
+}
+
+OpDef make(const char* name, InferFn i, KernelFn k) {
+  OpDef op;
+  op.name = name;
+  op.infer = i;
+  op.kernel = k;
+  return op;
+}
+const OpDef max_pool2d_op = make("max_pool2d", maxp_infer, maxp_kernel);
+const OpDef max_pool2d_bwd_op = make("max_pool2d_backward", maxp_bwd_infer, maxp_bwd_kernel);
+const OpDef avg_pool2d_op = make("avg_pool2d", avgp_infer, avgp_kernel);
+const OpDef avg_pool2d_bwd_op = make("avg_pool2d_backward", avgp_bwd_infer, avgp_bwd_kernel);
+const OpDef aavg_op = make("adaptive_avg_pool2d", aavg_infer, aavg_kernel);
+const OpDef aavg_bwd_op = make("adaptive_avg_pool2d_backward", aavg_bwd_infer, aavg_bwd_kernel);
+const OpDef amax_op = make("adaptive_max_pool2d", amax_infer, amax_kernel);
+TANDEM_REGISTER_OP(max_pool2d_op)
+TANDEM_REGISTER_OP(max_pool2d_bwd_op)
+TANDEM_REGISTER_OP(avg_pool2d_op)
+TANDEM_REGISTER_OP(avg_pool2d_bwd_op)
+TANDEM_REGISTER_OP(aavg_op)
+TANDEM_REGISTER_OP(aavg_bwd_op)
+TANDEM_REGISTER_OP(amax_op)
+
+// Runs f on a batched view of x ((C, H, W) gets a leading 1) and strips it again.
+template <typename F>
+auto batched(const Tensor& x, const char* op, F&& f) {
+  TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError, op,
+               ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape ",
+               shape_str(x.shape()));
+  return x.dim() == 3 ? std::forward<F>(f)(unsqueeze(x, 0), true) : std::forward<F>(f)(x, false);
+}
+Tensor unbatch(const Tensor& t, bool u) { return u ? squeeze(t, std::vector<int64_t>{0}) : t; }
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a) {
+  return batched(x, "max_pool2d", [&](const Tensor& xb, bool u) {
+    auto r = dispatch(max_pool2d_op, {xb}, pool_attrs(a));
+    return std::make_pair(unbatch(r[0], u), unbatch(r[1], u));
+  });
+}
+Tensor max_pool2d_backward(const Tensor& gy, const Tensor& idx, const std::vector<int64_t>& xs) {
+  return dispatch1(max_pool2d_bwd_op, {gy, idx}, {{"input_size", xs}});
+}
+Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& a) {
+  return batched(x, "avg_pool2d", [&](const Tensor& xb, bool u) {
+    return unbatch(dispatch1(avg_pool2d_op, {xb}, pool_attrs(a)), u);
+  });
+}
+Tensor avg_pool2d_backward(const Tensor& gy, const std::vector<int64_t>& xs, const Pool2dArgs& a) {
+  Attrs at = pool_attrs(a);
+  at.set("input_size", xs);
+  return dispatch1(avg_pool2d_bwd_op, {gy}, at);
+}
+Tensor adaptive_avg_pool2d(const Tensor& x, const std::vector<int64_t>& os) {
+  return batched(x, "adaptive_avg_pool2d", [&](const Tensor& xb, bool u) {
+    return unbatch(dispatch1(aavg_op, {xb}, {{"output_size", os}}), u);
+  });
+}
+Tensor adaptive_avg_pool2d_backward(const Tensor& gy, const std::vector<int64_t>& xs) {
+  return dispatch1(aavg_bwd_op, {gy}, {{"input_size", xs}});
+}
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const std::vector<int64_t>& os) {
+  return batched(x, "adaptive_max_pool2d", [&](const Tensor& xb, bool u) {
+    auto r = dispatch(amax_op, {xb}, {{"output_size", os}});
+    return std::make_pair(unbatch(r[0], u), unbatch(r[1], u));
+  });
+}
+
+}  // namespace tandem

@@ -1,0 +1,67 @@
+// softmax / log_softmax OpDefs and their backward composites.
+#include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/softmax_kernels.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/nn.h"
+#include "tandem/ops/reduce.h"
+
+namespace tandem {
+namespace {
+
+std::vector<TensorMeta> sm_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
+  wrap_dim(at.get_int("dim"), in[0].dim(), op.name.c_str());
+  DType t = in[0].dtype();
+  return {{in[0].shape(), is_floating(t) ? t : DType::Float32}};
+}
+
+void sm_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+               const Attrs& at) {
+  const Tensor& x = in[0];
+  int64_t d = x.dim() == 0 ? 0 : wrap_dim(at.get_int("dim"), x.dim(), op.name.c_str());
+  DType kt = out[0].dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  Tensor xc = (x.dtype() == kt ? x : to_dtype(x, kt)).contiguous();
+  Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
+  int64_t O = 1, R = x.dim() == 0 ? 1 : x.shape()[d], I = 1;
+  for (int64_t k = 0; k < d; ++k) O *= x.shape()[k];
+  for (int64_t k = d + 1; k < x.dim(); ++k) I *= x.shape()[k];
+  if (y.numel()) softmax_kernel(kt, op.data != nullptr, xc.data_ptr(), y.data_ptr(), O, R, I);
+  if (!y.same(out[0])) copy_into(out[0], y);
+}
+
+OpDef make(const char* name, bool log) {
+  OpDef op;
+  op.name = name;
+  op.infer = sm_infer;
+  op.kernel = sm_kernel;
+  op.data = log ? reinterpret_cast<const void*>(1) : nullptr;
+  return op;
+}
+const OpDef softmax_op = make("softmax", false);
+const OpDef log_softmax_op = make("log_softmax", true);
+TANDEM_REGISTER_OP(softmax_op)
+TANDEM_REGISTER_OP(log_softmax_op)
+
+Tensor cast_opt(const Tensor& x, std::optional<DType> dt) {
+  return dt ? to_dtype(x, *dt) : x;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  return dispatch1(softmax_op, {cast_opt(x, dtype)}, {{"dim", dim}});
+}
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  return dispatch1(log_softmax_op, {cast_opt(x, dtype)}, {{"dim", dim}});
+}
+Tensor softmax_backward(const Tensor& y, const Tensor& grad_out, int64_t dim) {
+  // d softmax: y * (g - sum(g * y, dim))
+  return mul(y, sub(grad_out, sum(mul(grad_out, y), std::vector<int64_t>{dim}, true)));
+}
+Tensor log_softmax_backward(const Tensor& y, const Tensor& grad_out, int64_t dim) {
+  // d log_softmax: g - exp(y) * sum(g, dim)
+  return sub(grad_out, mul(exp(y), sum(grad_out, std::vector<int64_t>{dim}, true)));
+}
+
+}  // namespace tandem
