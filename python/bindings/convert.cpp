@@ -82,9 +82,14 @@ nb::dlpack::dtype to_dl(DType t) {
 
 Tensor from_numpy(nb::handle array, bool copy) {
   nb::ndarray<nb::ro, nb::device::cpu> a;
-  if (!nb::try_cast(array, a, false))
+  if (!nb::try_cast(array, a, false)) {
+    if (PyObject_HasAttrString(array.ptr(), "dtype"))
+      throw_error<TypeError>("from_numpy: unsupported array dtype ",
+                             nb::cast<std::string>(nb::str(nb::object(array.attr("dtype")))),
+                             "; supported: bool, uint8, int8/16/32/64, float16/32/64");
     throw_error<TypeError>("from_numpy: expected a numpy array, got ",
                            nb::type_name(array.type()).c_str());
+  }
   DType dt = from_dl(a.dtype());
   Shape shape(a.ndim());
   Strides strides(a.ndim());
@@ -135,9 +140,20 @@ nb::object to_numpy(const Tensor& t0) {
 
 std::optional<std::vector<int64_t>> as_dims(nb::handle h) {
   if (h.is_none()) return std::nullopt;
-  if (PyLong_Check(h.ptr())) return std::vector<int64_t>{nb::cast<int64_t>(h)};
+  int64_t v;
+  if (PyLong_Check(h.ptr())) {
+    TANDEM_CHECK(nb::try_cast(h, v), TypeError, "dim: integer out of range");
+    return std::vector<int64_t>{v};
+  }
   std::vector<int64_t> out;
-  for (nb::handle e : h) out.push_back(nb::cast<int64_t>(e));
+  TANDEM_CHECK(PyObject_HasAttrString(h.ptr(), "__iter__") && !PyUnicode_Check(h.ptr()), TypeError,
+               "dim must be an int, a sequence of ints or None, got ",
+               nb::type_name(h.type()).c_str());
+  for (nb::handle e : h) {
+    TANDEM_CHECK(PyLong_Check(e.ptr()) && nb::try_cast(e, v), TypeError,
+                 "dim entries must be ints, got ", nb::type_name(e.type()).c_str());
+    out.push_back(v);
+  }
   return out;
 }
 

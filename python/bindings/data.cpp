@@ -44,8 +44,10 @@ class PythonException : public std::exception {
     if (v) {
       std::string note = "raised in " + where;
       PyObject* r = PyObject_CallMethod(v, "add_note", "s", note.c_str());
-      if (r) Py_DECREF(r);
-      else PyErr_Clear();
+      if (r)
+        Py_DECREF(r);
+      else
+        PyErr_Clear();
     }
     value_ = std::shared_ptr<PyObject>(v, drop_ref);
   }
@@ -66,6 +68,11 @@ class PythonException : public std::exception {
 
 // A field of a sample as a tensor. Python floats become float64, as numpy and PyTorch's
 // default_collate make them; everything else goes through tandem.tensor's rules.
+// tandem._convert.to_tensor, looked up on first use. Guarded by the GIL alone: a C++ static
+// (whose initialisation takes a lock) would deadlock when the import releases the GIL and
+// another worker thread then waits on that lock while holding it.
+PyObject* g_to_tensor = nullptr;
+
 Tensor to_tensor_value(nb::handle v) {
   if (nb::isinstance<Tensor>(v)) return nb::cast<Tensor>(v);
   if (PyFloat_CheckExact(v.ptr())) {
@@ -73,9 +80,11 @@ Tensor to_tensor_value(nb::handle v) {
     *t.data<double>() = PyFloat_AsDouble(v.ptr());
     return t;
   }
-  static nb::handle convert =
-      nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
-  return nb::cast<Tensor>(convert(v));
+  if (!g_to_tensor) {
+    nb::object fn = nb::module_::import_("tandem._convert").attr("to_tensor");
+    if (!g_to_tensor) g_to_tensor = fn.release().ptr();  // another thread may have won
+  }
+  return nb::cast<Tensor>(nb::handle(g_to_tensor)(v));
 }
 
 // A Python object with __len__ and __getitem__ returning a tuple (or a single value).
@@ -88,6 +97,7 @@ class PySource : public Source {
   ~PySource() override { drop_ref(obj_.release().ptr()); }
   int64_t size() const override { return n_; }
   int64_t num_columns() const override { return cols_; }
+  PyObject* object() const { return obj_.ptr(); }
   std::vector<Tensor> get(int64_t i) const override {
     nb::gil_scoped_acquire g;
     std::vector<Tensor> out;
@@ -103,8 +113,8 @@ class PySource : public Source {
     } catch (nb::python_error& e) {
       throw PythonException(e, "dataset __getitem__(" + std::to_string(i) + ")");
     }
-    TANDEM_CHECK(int64_t(out.size()) == cols_, ValueError, "dataset item ", i, " has ",
-                 out.size(), " fields, expected ", cols_);
+    TANDEM_CHECK(int64_t(out.size()) == cols_, ValueError, "dataset item ", i, " has ", out.size(),
+                 " fields, expected ", cols_);
     return out;
   }
 
@@ -144,7 +154,26 @@ struct PyLoader {
   }
 };
 
-std::shared_ptr<Transform> mut(TransformPtr t) { return std::const_pointer_cast<Transform>(t); }
+// Lets the cyclic GC see the Loader's reference to a Python dataset (which often refers
+// back to the loader, e.g. through module globals). Transforms are not visited: they may
+// be shared with live Python objects, so their references are not the Loader's alone.
+// Nor is the dataset while workers may still call it: the GC could clear objects it uses
+// (its methods' globals) before the Loader is freed, so such a cycle waits for the epoch
+// to end, or for interpreter exit, which stops every Loader first.
+int loader_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  PyLoader* l = nb::inst_ptr<PyLoader>(self);
+  if (l->impl && !l->impl->busy())
+    if (auto* ps = dynamic_cast<const PySource*>(l->impl->source().get())) Py_VISIT(ps->object());
+  return 0;
+}
+PyType_Slot loader_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(loader_traverse)},
+                              {0, nullptr}};
+
+std::shared_ptr<Transform> mut(TransformPtr t) {
+  return std::const_pointer_cast<Transform>(t);
+}
 
 // torchvision / MindSpore padding: int, (left/right, top/bottom) or (left, top, right, bottom).
 std::vector<int64_t> ltrb(const std::vector<int64_t>& p) {
@@ -185,31 +214,38 @@ void bind_data(nb::module_& m) {
           "Applies the transform to one sample; random ones draw from Rng(seed, stream).")
       .def("__repr__", [](const Transform& t) { return "<tandem._C.Transform " + t.name() + ">"; });
   m.def("t_to_tensor", [] { return mut(to_tensor()); });
-  m.def("t_resize", [](int64_t h, int64_t w, bool hwc) { return mut(resize(h, w, hwc)); },
-        arg("h"), arg("w"), arg("hwc") = false);
-  m.def("t_rescale", [](double s, double t) { return mut(rescale(s, t)); }, arg("scale"),
-        arg("shift"));
-  m.def("t_normalize",
-        [](std::vector<double> m, std::vector<double> s, bool hwc) {
-          return mut(normalize(std::move(m), std::move(s), hwc));
-        },
-        arg("mean"), arg("std"), arg("hwc") = false);
+  m.def(
+      "t_resize", [](int64_t h, int64_t w, bool hwc) { return mut(resize(h, w, hwc)); }, arg("h"),
+      arg("w"), arg("hwc") = false);
+  m.def(
+      "t_rescale", [](double s, double t) { return mut(rescale(s, t)); }, arg("scale"),
+      arg("shift"));
+  m.def(
+      "t_normalize",
+      [](std::vector<double> m, std::vector<double> s, bool hwc) {
+        return mut(normalize(std::move(m), std::move(s), hwc));
+      },
+      arg("mean"), arg("std"), arg("hwc") = false);
   m.def("t_hwc2chw", [] { return mut(hwc2chw()); });
-  m.def("t_type_cast", [](DType d) { return mut(type_cast(d)); }, arg("dtype"));
-  m.def("t_center_crop",
-        [](int64_t h, int64_t w, bool hwc, bool ms) { return mut(center_crop(h, w, hwc, ms)); },
-        arg("h"), arg("w"), arg("hwc") = false, arg("mindspore_style") = false);
-  m.def("t_random_crop",
-        [](int64_t h, int64_t w, nb::handle padding, bool hwc) {
-          std::vector<int64_t> p = nb::isinstance<nb::int_>(padding)
-                                       ? std::vector<int64_t>{nb::cast<int64_t>(padding)}
-                                       : nb::cast<std::vector<int64_t>>(padding);
-          return mut(random_crop(h, w, ltrb(p), hwc));
-        },
-        arg("h"), arg("w"), arg("padding") = 0, arg("hwc") = false);
-  m.def("t_random_horizontal_flip",
-        [](double p, bool hwc) { return mut(random_horizontal_flip(p, hwc)); }, arg("p") = 0.5,
-        arg("hwc") = false);
+  m.def(
+      "t_type_cast", [](DType d) { return mut(type_cast(d)); }, arg("dtype"));
+  m.def(
+      "t_center_crop",
+      [](int64_t h, int64_t w, bool hwc, bool ms) { return mut(center_crop(h, w, hwc, ms)); },
+      arg("h"), arg("w"), arg("hwc") = false, arg("mindspore_style") = false);
+  m.def(
+      "t_random_crop",
+      [](int64_t h, int64_t w, nb::handle padding, bool hwc) {
+        std::vector<int64_t> p = nb::isinstance<nb::int_>(padding)
+                                     ? std::vector<int64_t>{nb::cast<int64_t>(padding)}
+                                     : nb::cast<std::vector<int64_t>>(padding);
+        return mut(random_crop(h, w, ltrb(p), hwc));
+      },
+      arg("h"), arg("w"), arg("padding") = 0, arg("hwc") = false);
+  m.def(
+      "t_random_horizontal_flip",
+      [](double p, bool hwc) { return mut(random_horizontal_flip(p, hwc)); }, arg("p") = 0.5,
+      arg("hwc") = false);
   m.def(
       "t_python",
       [](nb::object fn, std::string name) {
@@ -217,7 +253,7 @@ void bind_data(nb::module_& m) {
       },
       arg("fn"), arg("name"));
 
-  nb::class_<PyLoader>(m, "Loader", nb::is_weak_referenceable())
+  nb::class_<PyLoader>(m, "Loader", nb::is_weak_referenceable(), nb::type_slots(loader_slots))
       .def(
           "__init__",
           [](PyLoader* self, nb::object source, int64_t columns,
@@ -236,8 +272,9 @@ void bind_data(nb::module_& m) {
             }
             std::vector<std::vector<TransformPtr>> tr;
             for (auto& col : transforms) tr.emplace_back(col.begin(), col.end());
-            TANDEM_CHECK(int64_t(tr.size()) <= src->num_columns(), ValueError, "Loader: ",
-                         tr.size(), " transform lists for ", src->num_columns(), " columns");
+            TANDEM_CHECK(int64_t(tr.size()) <= src->num_columns(), ValueError,
+                         "Loader: ", tr.size(), " transform lists for ", src->num_columns(),
+                         " columns");
             LoaderOptions o;
             o.batch_size = batch_size, o.shuffle = shuffle, o.drop_last = drop_last;
             o.num_workers = num_workers, o.seed = seed, o.prefetch_per_worker = prefetch;

@@ -67,8 +67,11 @@ def _to(self, *args, **kwargs):
             target = a
         elif isinstance(a, Tensor):
             target = a.dtype
-        elif isinstance(a, str) and a not in ("cpu",):
-            raise ValueError(f"to: unknown device {a!r}; tandem runs on 'cpu'")
+        elif isinstance(a, str):
+            if a != "cpu":
+                raise ValueError(f"to: unknown device {a!r}; tandem runs on 'cpu'")
+        else:
+            raise TypeError(f"to: expected a dtype, a tensor or a device, got {type(a).__name__}")
     if target is None or target == self.dtype:
         return _C.clone(self) if copy else self  # same dtype: self, as PyTorch returns
     return _C.to_dtype(self, target, copy)

@@ -495,3 +495,35 @@ def test_generator_dataset_sources():
     ra = mds.GeneratorDataset(Squares(12), ["img", "sq"], num_samples=5)
     got = [int(r[1]) for r in ra.create_tuple_iterator(output_numpy=True)]
     assert len(got) == 5 and set(got) <= {i * i for i in range(12)} and len(set(got)) == 5
+
+
+def test_cycles_are_collected_and_exit_with_live_workers_is_clean(tmp_path):
+    import gc
+    import subprocess
+    import sys
+    import weakref
+
+    d = Squares(10)
+    d.loader = DataLoader(d, batch_size=3, num_workers=2)  # dataset <-> loader cycle
+    assert len(list(d.loader)) == 4
+    w = weakref.ref(d)
+    del d
+    gc.collect()
+    assert w() is None
+    # A fresh interpreter whose workers first convert numpy values (importing
+    # tandem._convert on a worker thread) and that exits mid-epoch must neither hang nor
+    # leak (nanobind reports leaked instances on stderr).
+    script = tmp_path / "live.py"
+    script.write_text(
+        "import numpy as np, tandem\n"
+        "from tandem.utils.data import DataLoader, Dataset\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 100000\n"
+        "    def __getitem__(self, i): return np.ones(3), i\n"
+        "dl = DataLoader(D(), batch_size=8, num_workers=2)\n"
+        "it = iter(dl); b = next(it)\n"
+        "print('ok', tuple(b[0].shape))\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ))
+    assert r.returncode == 0 and r.stdout.strip() == "ok (8, 3)", r.stderr
+    assert "leaked" not in r.stderr

@@ -867,7 +867,13 @@ def test_pow_scalar_base_and_exponent(dt):
 
 def test_pow_integer_edge_cases():
     base = mint.tensor([2, -2, 1, -1, 0, 3])
-    check(base ** mint.tensor([-1, -1, -5, -3, 0, 0]), [0, 0, 1, -1, 1, 1], T.int64)
+    check(base ** mint.tensor([1, 3, 5, 3, 0, 0]), [2, -8, 1, -1, 1, 1], T.int64)
+    # PyTorch: "Integers to negative integer powers are not allowed."
+    with pytest.raises(ValueError, match="negative integer powers"):
+        base ** mint.tensor([-1, -1, -5, -3, 0, 0])
+    x = mint.tensor([2, 3])
+    with pytest.raises(ValueError, match="negative integer powers"):
+        x **= -1
     check(mint.tensor([3], dtype=T.int8) ** 5, np.array([3], dtype=np.int8) ** 5, T.int8)  # wraps
     with pytest.raises(TypeError):  # no bool pow kernel, as in PyTorch
         mint.tensor([True, False]) ** mint.tensor([False, True])

@@ -5,7 +5,7 @@
 namespace tandem {
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, DeviceType device) {
-  std::shared_ptr<Storage> s(new Storage());
+  auto s = std::make_shared<Storage>(Private{});
   s->data_ = cpu_allocate(nbytes);
   s->nbytes_ = nbytes;
   s->device_ = device;
@@ -13,7 +13,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, DeviceType device) {
 }
 
 std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_ptr<void> owner) {
-  std::shared_ptr<Storage> s(new Storage());
+  auto s = std::make_shared<Storage>(Private{});
   s->data_ = data;
   s->nbytes_ = nbytes;
   s->owner_ = std::move(owner);

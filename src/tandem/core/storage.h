@@ -13,6 +13,8 @@ class Storage {
   static std::shared_ptr<Storage> allocate(size_t nbytes, DeviceType device = DeviceType::CPU);
   // Wraps memory owned elsewhere (a numpy array); `owner` keeps it alive.
   static std::shared_ptr<Storage> borrow(void* data, size_t nbytes, std::shared_ptr<void> owner);
+  struct Private {};  // lets make_shared construct one (a single allocation) from inside
+  explicit Storage(Private) {}
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -22,7 +24,6 @@ class Storage {
   DeviceType device() const { return device_; }
 
  private:
-  Storage() = default;
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   DeviceType device_ = DeviceType::CPU;

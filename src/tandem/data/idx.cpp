@@ -45,18 +45,32 @@ Tensor read_idx(const std::string& path) {
   int type = bytes[2], ndim = bytes[3];
   DType dt;
   switch (type) {
-    case 0x08: dt = DType::UInt8; break;
-    case 0x09: dt = DType::Int8; break;
-    case 0x0B: dt = DType::Int16; break;
-    case 0x0C: dt = DType::Int32; break;
-    case 0x0D: dt = DType::Float32; break;
-    case 0x0E: dt = DType::Float64; break;
-    default: throw_error<ValueError>("read_idx: '", path, "' has unknown element type 0x", std::hex, type);
+    case 0x08:
+      dt = DType::UInt8;
+      break;
+    case 0x09:
+      dt = DType::Int8;
+      break;
+    case 0x0B:
+      dt = DType::Int16;
+      break;
+    case 0x0C:
+      dt = DType::Int32;
+      break;
+    case 0x0D:
+      dt = DType::Float32;
+      break;
+    case 0x0E:
+      dt = DType::Float64;
+      break;
+    default:
+      throw_error<ValueError>("read_idx: '", path, "' has unknown element type 0x", std::hex, type);
   }
   TANDEM_CHECK(ndim >= 1 && ndim <= 4, ValueError, "read_idx: '", path, "' declares ", ndim,
                " dims (expected 1 to 4)");
   size_t header = 4 + 4 * size_t(ndim);
-  TANDEM_CHECK(bytes.size() >= header, ValueError, "read_idx: '", path, "' is truncated in its header");
+  TANDEM_CHECK(bytes.size() >= header, ValueError, "read_idx: '", path,
+               "' is truncated in its header");
   Shape shape;
   size_t count = 1;
   for (int d = 0; d < ndim; ++d) {
@@ -71,8 +85,8 @@ Tensor read_idx(const std::string& path) {
   }
   size_t isz = itemsize(dt);
   TANDEM_CHECK(bytes.size() - header == count * isz, ValueError, "read_idx: '", path, "' holds ",
-               bytes.size() - header, " bytes of data but its header ", shape_str(shape),
-               " needs ", count * isz, " (truncated or corrupt file)");
+               bytes.size() - header, " bytes of data but its header ", shape_str(shape), " needs ",
+               count * isz, " (truncated or corrupt file)");
   Tensor t = Tensor::empty(shape, dt);
   unsigned char* dst = static_cast<unsigned char*>(t.data_ptr());
   const unsigned char* src = bytes.data() + header;

@@ -24,7 +24,8 @@ Tensor Source::gather(int64_t column, const std::vector<int64_t>& indices) const
 TensorSource::TensorSource(std::vector<Tensor> columns) : columns_(std::move(columns)) {
   TANDEM_CHECK(!columns_.empty(), ValueError, "TensorDataset: needs at least one tensor");
   for (auto& c : columns_)
-    TANDEM_CHECK(c.dim() >= 1, ValueError, "TensorDataset: tensors need a sample dim, got a 0-d tensor");
+    TANDEM_CHECK(c.dim() >= 1, ValueError,
+                 "TensorDataset: tensors need a sample dim, got a 0-d tensor");
   n_ = columns_[0].shape()[0];
   for (size_t i = 1; i < columns_.size(); ++i)
     TANDEM_CHECK(columns_[i].shape()[0] == n_, ValueError,
@@ -53,9 +54,9 @@ Tensor stack_samples(const std::vector<Tensor>& samples, const char* what) {
   shape.insert(shape.begin(), int64_t(samples.size()));
   Tensor out = Tensor::empty(shape, s0.dtype());
   for (size_t i = 0; i < samples.size(); ++i) {
-    TANDEM_CHECK(samples[i].shape() == s0.shape(), ValueError, what, ": sample ", i,
-                 " has shape ", shape_str(samples[i].shape()), " but sample 0 has ",
-                 shape_str(s0.shape()), "; resize or crop the samples to one size");
+    TANDEM_CHECK(samples[i].shape() == s0.shape(), ValueError, what, ": sample ", i, " has shape ",
+                 shape_str(samples[i].shape()), " but sample 0 has ", shape_str(s0.shape()),
+                 "; resize or crop the samples to one size");
     copy_into(select(out, 0, int64_t(i)), samples[i]);
   }
   return out;
@@ -72,7 +73,9 @@ Loader::Loader(std::shared_ptr<const Source> source,
   transforms_.resize(size_t(source_->num_columns()));
 }
 
-Loader::~Loader() { stop(); }
+Loader::~Loader() {
+  stop();
+}
 
 int64_t Loader::num_batches() const {
   int64_t n = epoch_ >= 0 ? int64_t(order_.size()) : source_->size(), b = opt_.batch_size;
@@ -116,6 +119,7 @@ void Loader::start_epoch(std::optional<std::vector<int64_t>> order) {
       std::swap(order_[size_t(i)], order_[size_t(j)]);
     }
   }
+  running_ = opt_.num_workers;
   for (int w = 0; w < opt_.num_workers; ++w) workers_.emplace_back(&Loader::worker_loop, this, w);
 }
 
@@ -153,6 +157,10 @@ std::vector<Tensor> Loader::build(int64_t b) const {
 }
 
 void Loader::worker_loop(int w) {
+  struct Done {
+    std::atomic<int>& n;
+    ~Done() { --n; }
+  } done{running_};
   omp_set_num_threads(1);  // workers run in parallel with each other, not inside ops
   int64_t total = num_batches();
   int64_t window = int64_t(opt_.num_workers) * opt_.prefetch_per_worker;
@@ -173,8 +181,10 @@ void Loader::worker_loop(int w) {
     }
     {
       std::lock_guard<std::mutex> g(mu_);
-      if (err) errors_[b] = err;
-      else ready_[b] = std::move(batch);
+      if (err)
+        errors_[b] = err;
+      else
+        ready_[b] = std::move(batch);
     }
     cv_.notify_all();
   }

@@ -2,6 +2,7 @@
 // applies per-sample transforms, stacks batches, and prefetches them on C++ worker threads
 // into a bounded window so training never waits on data and memory stays bounded.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -47,7 +48,7 @@ struct LoaderOptions {
   int64_t batch_size = 1;
   bool shuffle = false;
   bool drop_last = false;
-  int num_workers = 0;       // 0: batches are built on the calling thread
+  int num_workers = 0;  // 0: batches are built on the calling thread
   int prefetch_per_worker = 2;
   uint64_t seed = 0;
 };
@@ -66,6 +67,7 @@ class Loader {
   // Batches in the current epoch (before the first one: of the source in its own order).
   int64_t num_batches() const;
   int64_t num_samples() const { return source_->size(); }
+  const std::shared_ptr<const Source>& source() const { return source_; }
   // Starts the next epoch and its workers. The samples come in `order` (source indices, may
   // repeat or leave some out) when given, else in a fresh permutation seeded by (seed, epoch
   // number) when shuffling, else in source order. Random transforms draw from a generator
@@ -77,6 +79,8 @@ class Loader {
   int64_t epoch() const { return epoch_; }
   // Ends the current epoch early: stops and joins the workers, drops prefetched batches.
   void stop();
+  // True while worker threads may still read the source (this epoch is not fully built).
+  bool busy() const { return running_.load() > 0; }
 
  private:
   std::vector<Tensor> build(int64_t b) const;
@@ -94,6 +98,7 @@ class Loader {
   std::map<int64_t, std::exception_ptr> errors_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
+  std::atomic<int> running_{0};
 };
 
 }  // namespace tandem::data

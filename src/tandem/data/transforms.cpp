@@ -3,8 +3,8 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/image_kernels.h"
 #include "tandem/kernels/cpu/philox.h"
-#include "tandem/ops/dispatch.h"
 #include "tandem/ops/creation.h"
+#include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/nn.h"
 #include "tandem/ops/shape_ops.h"
@@ -22,15 +22,17 @@ int64_t Rng::randint(int64_t lo, int64_t hi) {
 
 namespace {
 
-Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+Tensor num(double v) {
+  return scalar_tensor(Scalar(v));
+}
 
 // Runs f on x viewed as CHW (an HW image gets a channel dim, an HWC one is permuted) and
 // returns its result in x's layout, contiguous. f may return a view.
 template <typename F>
 Tensor on_chw(const Tensor& x, bool hwc, const char* op, F&& f) {
   TANDEM_CHECK(x.dim() == 2 || x.dim() == 3, ValueError, op,
-               ": expected an image of shape (H, W) or ", hwc ? "(H, W, C)" : "(C, H, W)",
-               ", got ", shape_str(x.shape()));
+               ": expected an image of shape (H, W) or ", hwc ? "(H, W, C)" : "(C, H, W)", ", got ",
+               shape_str(x.shape()));
   if (x.dim() == 2) return squeeze(f(unsqueeze(x, 0)), std::vector<int64_t>{0}).contiguous();
   if (hwc) return permute(f(permute(x, {2, 0, 1})), {1, 2, 0}).contiguous();
   return f(x).contiguous();
@@ -92,8 +94,10 @@ struct Resize : Transform {
       if (w <= 0) {  // shorter edge to h; the longer one truncated like torchvision's int()
         TANDEM_CHECK(H > 0 && W > 0, ValueError, "Resize: cannot resize an empty image ",
                      shape_str(x.shape()));
-        if (W <= H) ow = h, oh = h * H / W;
-        else oh = h, ow = h * W / H;
+        if (W <= H)
+          ow = h, oh = h * H / W;
+        else
+          oh = h, ow = h * W / H;
       }
       DType dt = chw.dtype();
       Attrs at{{"size", std::vector<int64_t>{oh, ow}}};
@@ -232,22 +236,29 @@ void check_size(int64_t h, int64_t w, const char* op) {
 
 }  // namespace
 
-TransformPtr to_tensor() { return std::make_shared<ToTensor>(); }
+TransformPtr to_tensor() {
+  return std::make_shared<ToTensor>();
+}
 TransformPtr resize(int64_t h, int64_t w, bool hwc) {
   TANDEM_CHECK(h > 0, ValueError, "Resize: size must be positive, got (", h, ", ", w, ")");
   return std::make_shared<Resize>(h, w, hwc);
 }
-TransformPtr rescale(double scale, double shift) { return std::make_shared<Rescale>(scale, shift); }
+TransformPtr rescale(double scale, double shift) {
+  return std::make_shared<Rescale>(scale, shift);
+}
 TransformPtr normalize(std::vector<double> mean, std::vector<double> std, bool hwc) {
   TANDEM_CHECK(!mean.empty() && mean.size() == std.size(), ValueError,
-               "Normalize: mean and std need the same non-zero length, got ", mean.size(),
-               " and ", std.size());
-  for (double s : std)
-    TANDEM_CHECK(s != 0, ValueError, "Normalize: std must be non-zero, got ", s);
+               "Normalize: mean and std need the same non-zero length, got ", mean.size(), " and ",
+               std.size());
+  for (double s : std) TANDEM_CHECK(s != 0, ValueError, "Normalize: std must be non-zero, got ", s);
   return std::make_shared<Normalize>(std::move(mean), std::move(std), hwc);
 }
-TransformPtr hwc2chw() { return std::make_shared<Hwc2Chw>(); }
-TransformPtr type_cast(DType dtype) { return std::make_shared<TypeCast>(dtype); }
+TransformPtr hwc2chw() {
+  return std::make_shared<Hwc2Chw>();
+}
+TransformPtr type_cast(DType dtype) {
+  return std::make_shared<TypeCast>(dtype);
+}
 TransformPtr center_crop(int64_t h, int64_t w, bool hwc, bool mindspore_style) {
   check_size(h, w, "CenterCrop");
   return std::make_shared<CenterCrop>(h, w, hwc, mindspore_style);

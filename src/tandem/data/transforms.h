@@ -14,7 +14,7 @@ namespace tandem::data {
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t stream) : seed_(seed), counter_(stream << 20) {}
-  double uniform();                    // [0, 1)
+  double uniform();                         // [0, 1)
   int64_t randint(int64_t lo, int64_t hi);  // [lo, hi)
  private:
   uint64_t seed_, counter_;

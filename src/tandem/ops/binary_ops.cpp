@@ -76,6 +76,16 @@ void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
                ": ZeroDivisionError (integer division by zero)");
 }
 
+// PyTorch rejects integer bases raised to negative integer powers (the result is 0 or 1).
+void check_int_pow(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || !is_integral(result_type({a, b})) ||
+      !is_integral(b.dtype()) || !is_signed(b.dtype()) || b.numel() == 0)
+    return;
+  TANDEM_CHECK(!any(lt(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError,
+               "pow: integers to negative integer powers are not allowed; convert the base to "
+               "float first");
+}
+
 // PyTorch's alpha_check: the kernel would silently truncate a float alpha on integers.
 void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
   if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
@@ -101,11 +111,17 @@ Tensor scalar_tensor(Scalar s) {
   return Tensor::wrap_scalar(s, s.is_float() ? DType::Float64 : s.default_dtype());
 }
 
+// alpha == 1 (the common case) passes no attribute: the kernel defaults it to 1, and the
+// call skips building Attrs, which is measurable in per-op overhead.
+bool is_one(Scalar s) { return !s.is_float() ? s.to_int() == 1 : s.to_double() == 1.0; }
+
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(add_op, {a, b});
   check_alpha("add", a, b, alpha);
   return dispatch1(add_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(sub_op, {a, b});
   check_alpha("sub", a, b, alpha);
   return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
@@ -135,7 +151,10 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
 
 #define TANDEM_DEFINE_BINARY_FN(name) \
   Tensor name(const Tensor& a, const Tensor& b) { return dispatch1(name##_op, {a, b}); }
-TANDEM_DEFINE_BINARY_FN(pow)
+Tensor pow(const Tensor& a, const Tensor& b) {
+  check_int_pow(a, b);
+  return dispatch1(pow_op, {a, b});
+}
 TANDEM_DEFINE_BINARY_FN(atan2)
 TANDEM_DEFINE_BINARY_FN(hypot)
 TANDEM_DEFINE_BINARY_FN(copysign)
@@ -195,6 +214,7 @@ const Tensor& apply_inplace(const char* op_name, const Tensor& self, const Tenso
   std::string name = op_name;
   if (name == "floor_divide" || name == "remainder" || name == "fmod")
     check_int_divisor(op_name, self, other);
+  if (name == "pow") check_int_pow(self, other);
   Attrs attrs;
   if (name == "add" || name == "sub") {
     check_alpha(op_name, self, other, alpha);

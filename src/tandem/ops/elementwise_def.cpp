@@ -114,7 +114,7 @@ void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<T
     call.in_dtypes[i] = int(i) < info.promote_from ? DType::Bool : kt;
   double params[3] = {0, 0, 0};
   for (int k = 0; k < 3; ++k)
-    if (info.params[k]) params[k] = attrs.get_float(info.params[k]);
+    if (info.params[k]) params[k] = attrs.get_float_or(info.params[k], 1.0);  // absent: alpha = 1
   call.params = params;
   run_elementwise(call, outputs[0], inputs);
 }

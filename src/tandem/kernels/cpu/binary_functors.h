@@ -32,9 +32,23 @@ using namespace simd;
 template <typename T>
 constexpr bool fp = std::is_floating_point_v<T>;
 
-TANDEM_BINARY_FN_S(Add, T, T(a + T(p.a) * b))
-TANDEM_BINARY_FN_S(Sub, T, T(a - T(p.a) * b))
-TANDEM_BINARY_FN_S(Mul, T, T(a * b))
+// Signed integers wrap (two's complement) like numpy and PyTorch instead of overflowing,
+// which would be undefined behaviour: compute them in the unsigned type of the same width.
+template <typename T>
+struct WrapOf {
+  using type = T;
+};
+template <typename T>
+  requires(std::is_integral_v<T> && std::is_signed_v<T>)
+struct WrapOf<T> {
+  using type = std::make_unsigned_t<T>;
+};
+template <typename T>
+using Wr = typename WrapOf<T>::type;
+
+TANDEM_BINARY_FN_S(Add, T, T(Wr<T>(a) + Wr<T>(T(p.a)) * Wr<T>(b)))
+TANDEM_BINARY_FN_S(Sub, T, T(Wr<T>(a) - Wr<T>(T(p.a)) * Wr<T>(b)))
+TANDEM_BINARY_FN_S(Mul, T, T(Wr<T>(a) * Wr<T>(b)))
 TANDEM_BINARY_FN(Div, a / b, a / b)
 TANDEM_BINARY_FN(Pow, std::pow(a, b), vpow(a, b))
 TANDEM_BINARY_FN(Atan2, std::atan2(a, b), vatan2(a, b))

@@ -66,6 +66,13 @@ Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector
     for (int k = 0; k < g.nops; ++k) g.strides[k][g.ndim] = st[k][d] * int64_t(itemsize(g.dtype[k]));
     g.ndim++;
   }
+  // A tiny innermost dim (x.expand(n, 2)) would mean one call per couple of elements: walk
+  // the larger of the last two dims innermost instead (order is free for elementwise ops).
+  if (g.ndim >= 2 && g.shape[g.ndim - 1] < 16 && g.shape[g.ndim - 2] > g.shape[g.ndim - 1]) {
+    int a = g.ndim - 2, b = g.ndim - 1;
+    std::swap(g.shape[a], g.shape[b]);
+    for (int k = 0; k < g.nops; ++k) std::swap(g.strides[k][a], g.strides[k][b]);
+  }
   return g;
 }
 

@@ -13,7 +13,8 @@ template <typename Acc>
 struct Taps {
   std::vector<int64_t> i0, i1;
   std::vector<Acc> w0, w1;
-  Taps(int64_t in, int64_t out) : i0(size_t(out)), i1(size_t(out)), w0(size_t(out)), w1(size_t(out)) {
+  Taps(int64_t in, int64_t out)
+      : i0(size_t(out)), i1(size_t(out)), w0(size_t(out)), w1(size_t(out)) {
     double r = double(in) / double(out);
     for (int64_t o = 0; o < out; ++o) {
       double s = std::max(0.0, (double(o) + 0.5) * r - 0.5);
@@ -45,7 +46,8 @@ void resize(const T* src, T* dst, int64_t planes, int64_t H, int64_t W, int64_t 
       const T* in = s + h * W;
       Acc* r = rows.data() + h * OW;
       for (int64_t o = 0; o < OW; ++o)
-        r[o] = tx.w0[size_t(o)] * Acc(in[tx.i0[size_t(o)]]) + tx.w1[size_t(o)] * Acc(in[tx.i1[size_t(o)]]);
+        r[o] = tx.w0[size_t(o)] * Acc(in[tx.i0[size_t(o)]]) +
+               tx.w1[size_t(o)] * Acc(in[tx.i1[size_t(o)]]);
     }
     for (int64_t oh = 0; oh < OH; ++oh) {
       const Acc* r0 = rows.data() + ty.i0[size_t(oh)] * OW;
