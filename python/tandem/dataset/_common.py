@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import atexit
 import weakref
-from typing import Any, Callable, List, Sequence
+from typing import Any, List, Sequence
 
 import numpy as np
 
@@ -124,7 +124,3 @@ def padding_arg(padding, what: str):
     if isinstance(padding, (tuple, list)) and len(padding) in (2, 4):
         return [int(p) for p in padding]
     raise TypeError(f"{what}: padding must be an int or a sequence of 2 or 4 ints, got {padding!r}")
-
-
-def is_callable_op(op: Callable) -> bool:
-    return isinstance(op, (TransformOp, _C.Transform)) or callable(op)

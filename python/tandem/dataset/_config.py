@@ -25,7 +25,8 @@ def set_num_parallel_workers(num: int) -> None:
     """Default number of worker threads per pipeline."""
     global _workers
     if not isinstance(num, int) or num < 1:
-        raise ValueError(f"config.set_num_parallel_workers: num must be a positive int, got {num!r}")
+        raise ValueError(f"config.set_num_parallel_workers: num must be a positive int, "
+                         f"got {num!r}")
     _workers = num
 
 

@@ -69,6 +69,7 @@ class Dataset:
             if c not in cols:
                 raise ValueError(f"map: input column {c!r} not in the dataset's columns {cols}")
         outs = _as_list(output_columns) or list(ins)
+        _map_columns(cols, [None] * len(cols), ins, outs)  # checks for clashing names
         return Dataset(self, "map", ops=ops, ins=ins, outs=outs, workers=num_parallel_workers)
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers=None,
@@ -223,6 +224,8 @@ def _map_columns(cols, npd, ins, outs):
     """MindSpore puts a map's output columns where its first input column was."""
     if len(ins) == 1 and len(outs) == 1:
         i = cols.index(ins[0])
+        if outs[0] != ins[0] and outs[0] in cols:
+            raise ValueError(f"map: output column {outs[0]!r} already exists in {cols}")
         return cols[:i] + outs + cols[i + 1:], npd[:i] + [None] + npd[i + 1:]
     pos = cols.index(ins[0])
     keep = [(c, t) for c, t in zip(cols, npd) if c not in ins]
@@ -450,7 +453,11 @@ def _stream_op(gen, kind: str, a: dict, cols: list, seed: int):
                 yield buf.pop(int(rng.integers(len(buf))))
         return run_shuffle, cols
     if kind == "subset":
-        return (lambda: (r for rows in [list(gen())] for r in (rows[p] for p in a["positions"]))), cols
+        def run_subset():
+            rows = list(gen())
+            for p in a["positions"]:
+                yield rows[p]
+        return run_subset, cols
     raise AssertionError(kind)
 
 

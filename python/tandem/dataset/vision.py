@@ -26,7 +26,8 @@ class Resize(TransformOp):
 
     def __init__(self, size: Union[int, Sequence[int]], interpolation=Inter.LINEAR):
         if interpolation != Inter.BILINEAR:
-            raise NotImplementedError(f"Resize: only Inter.BILINEAR is implemented, got {interpolation!r}")
+            raise NotImplementedError(f"Resize: only Inter.BILINEAR is implemented, "
+                                      f"got {interpolation!r}")
         self.size = size
         self._hw = resize_args(size, "Resize")
 

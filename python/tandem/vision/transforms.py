@@ -70,7 +70,8 @@ class Resize(TransformOp):
     def __init__(self, size: Union[int, Sequence[int]], interpolation=InterpolationMode.BILINEAR,
                  max_size=None, antialias=None):
         if interpolation != InterpolationMode.BILINEAR:
-            raise NotImplementedError(f"Resize: only bilinear interpolation is implemented, got {interpolation!r}")
+            raise NotImplementedError(f"Resize: only bilinear interpolation is implemented, "
+                                      f"got {interpolation!r}")
         if max_size is not None:
             raise NotImplementedError("Resize: max_size is not implemented")
         self.size = size

@@ -8,6 +8,7 @@
 #include "tandem/ops/conv.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/float_kernel.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -66,12 +67,6 @@ DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
   return x.dtype();
 }
 
-DType kernel_dtype(DType t) { return t == DType::Float64 ? t : DType::Float32; }
-
-// Dense tensor in the kernel dtype (float32 for 16-bit floats).
-Tensor dense(const Tensor& t, DType kt) {
-  return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous();
-}
 
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
@@ -85,9 +80,9 @@ std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in
 void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
-  DType kt = kernel_dtype(out[0].dtype());
-  Tensor x = dense(in[0], kt), w = dense(in[1], kt);
-  Tensor b = in.size() > 2 ? dense(in[2], kt) : Tensor();
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), w = dense_as(in[1], kt);
+  Tensor b = in.size() > 2 ? dense_as(in[2], kt) : Tensor();
   Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   if (y.numel() > 0)
     conv2d_forward(p, kt, x.data_ptr(), w.data_ptr(), b.defined() ? b.data_ptr() : nullptr,
@@ -109,8 +104,8 @@ std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>&
 void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& at) {
   ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
-  DType kt = kernel_dtype(out[0].dtype());
-  Tensor gy = dense(in[0], kt), w = dense(in[1], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   if (gx.numel() > 0) {
     if (gy.numel() == 0) copy_into(gx, Tensor::wrap_scalar(Scalar(0.0), kt));
@@ -134,8 +129,8 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
 void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), at.get_ints("weight_size"), at, "conv2d_backward_weight");
-  DType kt = kernel_dtype(out[0].dtype());
-  Tensor x = dense(in[0], kt), gy = dense(in[1], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), gy = dense_as(in[1], kt);
   Tensor gw = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   Tensor gb = out[1].dtype() == kt ? out[1] : Tensor::empty(out[1].shape(), kt);
   if (gy.numel() == 0 || x.numel() == 0) {
@@ -148,18 +143,11 @@ void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<
   if (!gb.same(out[1])) copy_into(out[1], gb);
 }
 
-OpDef make(const char* name, InferFn i, KernelFn k) {
-  OpDef op;
-  op.name = name;
-  op.infer = i;
-  op.kernel = k;
-  return op;
-}
-const OpDef conv2d_op = make("conv2d", conv2d_infer, conv2d_kernel);
+const OpDef conv2d_op = make_op("conv2d", conv2d_infer, conv2d_kernel);
 const OpDef conv2d_bwd_input_op =
-    make("conv2d_backward_input", bwd_input_infer, bwd_input_kernel);
+    make_op("conv2d_backward_input", bwd_input_infer, bwd_input_kernel);
 const OpDef conv2d_bwd_weight_op =
-    make("conv2d_backward_weight", bwd_weight_infer, bwd_weight_kernel);
+    make_op("conv2d_backward_weight", bwd_weight_infer, bwd_weight_kernel);
 TANDEM_REGISTER_OP(conv2d_op)
 TANDEM_REGISTER_OP(conv2d_bwd_input_op)
 TANDEM_REGISTER_OP(conv2d_bwd_weight_op)

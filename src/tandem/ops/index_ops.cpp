@@ -252,14 +252,6 @@ std::vector<TensorMeta> nonzero_infer(const OpDef&, const std::vector<Tensor>& i
       "nonzero: the output shape depends on the data, so it cannot be inferred symbolically");
 }
 
-OpDef make_op(const char* name, InferFn inf, KernelFn k, bool any_out = false) {
-  OpDef op;
-  op.name = name;
-  op.infer = inf;
-  op.kernel = k;
-  op.kernel_writes_any_out = any_out;
-  return op;
-}
 const OpDef index_op = make_op("index", index_infer, index_kernel);
 const OpDef index_put_op = make_op("index_put", index_put_infer, index_put_kernel, true);
 const OpDef gather_op = make_op("gather", gather_infer, gather_run);

@@ -386,13 +386,6 @@ void pad_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
 
 // ---- registration ---------------------------------------------------------------------------
 
-OpDef make_op(const char* name, InferFn inf, KernelFn k) {
-  OpDef op;
-  op.name = name;
-  op.infer = inf;
-  op.kernel = k;
-  return op;
-}
 const OpDef cat_op = make_op("cat", cat_infer, cat_kernel);
 const OpDef roll_op = make_op("roll", roll_infer, roll_kernel);
 const OpDef tril_op = make_op("tril", tri_infer, tri_kernel);

@@ -8,6 +8,7 @@
 #include "tandem/kernels/cpu/norm_kernels.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/float_kernel.h"
 #include "tandem/ops/norm.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -15,22 +16,6 @@
 namespace tandem {
 namespace {
 
-// Statistics and kernels run in float64 for float64 input, float32 otherwise.
-DType kernel_dtype(DType t) {
-  return t == DType::Float64 ? t : DType::Float32;
-}
-
-Tensor dense(const Tensor& t, DType kt) {
-  return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous();
-}
-
-// The buffer a kernel writes for output `out`: out itself when it has the kernel dtype.
-Tensor out_buf(const Tensor& out, DType kt) {
-  return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
-}
-void finish(const Tensor& out, const Tensor& buf) {
-  if (!buf.same(out)) copy_into(out, buf);
-}
 
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
@@ -118,24 +103,24 @@ std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, co
     check_per_channel(in[k], C, x.shape(), "batch_norm", "running_mean");
     check_per_channel(in[k + 1], C, x.shape(), "batch_norm", "running_var");
   }
-  const DType st = kernel_dtype(x.dtype());
+  const DType st = float_kernel_dtype(x.dtype());
   return {{x.shape(), x.dtype()}, {{C}, st}, {{C}, st}};
 }
 
 void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
-  const DType kt = kernel_dtype(out[0].dtype());
+  const DType kt = float_kernel_dtype(out[0].dtype());
   const Shape& xs = in[0].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
   size_t k = 1;
-  Tensor x = dense(in[0], kt);
+  Tensor x = dense_as(in[0], kt);
   Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
-  if (w.defined()) w = dense(w, kt);
-  if (b.defined()) b = dense(b, kt);
+  if (w.defined()) w = dense_as(w, kt);
+  if (b.defined()) b = dense_as(b, kt);
   const bool training = at.get_bool("training");
   const double eps = at.get_float("eps");
-  Tensor y = out_buf(out[0], kt);
-  Tensor rv = training ? Tensor() : dense(in[k + 1], kt);
+  Tensor y = kernel_buffer(out[0], kt);
+  Tensor rv = training ? Tensor() : dense_as(in[k + 1], kt);
   if (!training) copy_into(out[1], reshape(in[k], {C}));
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
@@ -147,7 +132,7 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
     norm_cpu::batch_norm_apply(x.data<T>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
                                ptr_or_null<T>(b), y.data<T>());
   });
-  finish(out[0], y);
+  copy_back(y, out[0]);
 }
 
 // Inputs: grad_out, input, [weight], save_mean, save_invstd.
@@ -168,24 +153,24 @@ std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in
 
 void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  const DType kt = kernel_dtype(in[1].dtype());
+  const DType kt = float_kernel_dtype(in[1].dtype());
   const Shape& xs = in[1].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
   size_t k = 2;
-  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
+  Tensor gy = dense_as(in[0], kt), x = dense_as(in[1], kt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
-  if (w.defined()) w = dense(w, kt);
-  Tensor mean = dense(in[k], kt), invstd = dense(in[k + 1], kt);
-  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  if (w.defined()) w = dense_as(w, kt);
+  Tensor mean = dense_as(in[k], kt), invstd = dense_as(in[k + 1], kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::batch_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, mean.data<T>(),
                                   invstd.data<T>(), ptr_or_null<T>(w), at.get_bool("training"),
                                   gx.data<T>(), gw.data<T>(), gb.data<T>());
   });
-  finish(out[0], gx);
-  finish(out[1], gw);
-  finish(out[2], gb);
+  copy_back(gx, out[0]);
+  copy_back(gw, out[1]);
+  copy_back(gb, out[2]);
 }
 
 // --- layer_norm ------------------------------------------------------------------------------
@@ -232,7 +217,7 @@ std::vector<TensorMeta> ln_infer(const OpDef&, const std::vector<Tensor>& in, co
   size_t k = 1;
   check_ln_param(take(in, k, at.get_bool("has_weight")), ns, "layer_norm", "weight");
   check_ln_param(take(in, k, at.get_bool("has_bias")), ns, "layer_norm", "bias");
-  const DType st = kernel_dtype(in[0].dtype());
+  const DType st = float_kernel_dtype(in[0].dtype());
   const Shape ss = ln_stat_shape(in[0], ns.size());
   return {{in[0].shape(), in[0].dtype()}, {ss, st}, {ss, st}};
 }
@@ -240,20 +225,20 @@ std::vector<TensorMeta> ln_infer(const OpDef&, const std::vector<Tensor>& in, co
 void ln_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
   const auto [M, D] = ln_dims(in[0], at.get_ints("normalized_shape"), "layer_norm");
-  const DType kt = kernel_dtype(out[0].dtype());
+  const DType kt = float_kernel_dtype(out[0].dtype());
   size_t k = 1;
-  Tensor x = dense(in[0], kt);
+  Tensor x = dense_as(in[0], kt);
   Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
-  if (w.defined()) w = dense(w, kt);
-  if (b.defined()) b = dense(b, kt);
-  Tensor y = out_buf(out[0], kt);
+  if (w.defined()) w = dense_as(w, kt);
+  if (b.defined()) b = dense_as(b, kt);
+  Tensor y = kernel_buffer(out[0], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::layer_norm_forward(x.data<T>(), M, D, at.get_float("eps"), ptr_or_null<T>(w),
                                  ptr_or_null<T>(b), y.data<T>(), out[1].data<T>(),
                                  out[2].data<T>());
   });
-  finish(out[0], y);
+  copy_back(y, out[0]);
 }
 
 // Inputs: grad_out, input, mean, rstd, [weight].
@@ -274,21 +259,21 @@ std::vector<TensorMeta> ln_bwd_infer(const OpDef&, const std::vector<Tensor>& in
 void ln_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
   const auto [M, D] = ln_dims(in[1], at.get_ints("normalized_shape"), "layer_norm_backward");
-  const DType kt = kernel_dtype(in[1].dtype());
+  const DType kt = float_kernel_dtype(in[1].dtype());
   size_t k = 4;
-  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
-  Tensor mean = dense(in[2], kt), rstd = dense(in[3], kt);
+  Tensor gy = dense_as(in[0], kt), x = dense_as(in[1], kt);
+  Tensor mean = dense_as(in[2], kt), rstd = dense_as(in[3], kt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
-  if (w.defined()) w = dense(w, kt);
-  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  if (w.defined()) w = dense_as(w, kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::layer_norm_backward(gy.data<T>(), x.data<T>(), M, D, mean.data<T>(), rstd.data<T>(),
                                   ptr_or_null<T>(w), gx.data<T>(), gw.data<T>(), gb.data<T>());
   });
-  finish(out[0], gx);
-  finish(out[1], gw);
-  finish(out[2], gb);
+  copy_back(gx, out[0]);
+  copy_back(gw, out[1]);
+  copy_back(gb, out[2]);
 }
 
 // --- group_norm ------------------------------------------------------------------------------
@@ -309,28 +294,28 @@ std::vector<TensorMeta> gn_infer(const OpDef&, const std::vector<Tensor>& in, co
   size_t k = 1;
   check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "group_norm", "weight");
   check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "group_norm", "bias");
-  const DType st = kernel_dtype(x.dtype());
+  const DType st = float_kernel_dtype(x.dtype());
   return {{x.shape(), x.dtype()}, {{x.shape()[0], G}, st}, {{x.shape()[0], G}, st}};
 }
 
 void gn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
-  const DType kt = kernel_dtype(out[0].dtype());
+  const DType kt = float_kernel_dtype(out[0].dtype());
   const Shape& xs = in[0].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs), G = at.get_int("num_groups");
   size_t k = 1;
-  Tensor x = dense(in[0], kt);
+  Tensor x = dense_as(in[0], kt);
   Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
-  if (w.defined()) w = dense(w, kt);
-  if (b.defined()) b = dense(b, kt);
-  Tensor y = out_buf(out[0], kt);
+  if (w.defined()) w = dense_as(w, kt);
+  if (b.defined()) b = dense_as(b, kt);
+  Tensor y = kernel_buffer(out[0], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::group_norm_forward(x.data<T>(), N, C, S, G, at.get_float("eps"), ptr_or_null<T>(w),
                                  ptr_or_null<T>(b), y.data<T>(), out[1].data<T>(),
                                  out[2].data<T>());
   });
-  finish(out[0], y);
+  copy_back(y, out[0]);
 }
 
 // Inputs: grad_out, input, mean, rstd, [weight].
@@ -350,39 +335,32 @@ std::vector<TensorMeta> gn_bwd_infer(const OpDef&, const std::vector<Tensor>& in
 
 void gn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  const DType kt = kernel_dtype(in[1].dtype());
+  const DType kt = float_kernel_dtype(in[1].dtype());
   const Shape& xs = in[1].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs), G = at.get_int("num_groups");
   size_t k = 4;
-  Tensor gy = dense(in[0], kt), x = dense(in[1], kt);
-  Tensor mean = dense(in[2], kt), rstd = dense(in[3], kt);
+  Tensor gy = dense_as(in[0], kt), x = dense_as(in[1], kt);
+  Tensor mean = dense_as(in[2], kt), rstd = dense_as(in[3], kt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
-  if (w.defined()) w = dense(w, kt);
-  Tensor gx = out_buf(out[0], kt), gw = out_buf(out[1], kt), gb = out_buf(out[2], kt);
+  if (w.defined()) w = dense_as(w, kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::group_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, G, mean.data<T>(),
                                   rstd.data<T>(), ptr_or_null<T>(w), gx.data<T>(), gw.data<T>(),
                                   gb.data<T>());
   });
-  finish(out[0], gx);
-  finish(out[1], gw);
-  finish(out[2], gb);
+  copy_back(gx, out[0]);
+  copy_back(gw, out[1]);
+  copy_back(gb, out[2]);
 }
 
-OpDef make(const char* name, InferFn i, KernelFn k) {
-  OpDef op;
-  op.name = name;
-  op.infer = i;
-  op.kernel = k;
-  return op;
-}
-const OpDef batch_norm_op = make("batch_norm", bn_infer, bn_kernel);
-const OpDef batch_norm_bwd_op = make("batch_norm_backward", bn_bwd_infer, bn_bwd_kernel);
-const OpDef layer_norm_op = make("layer_norm", ln_infer, ln_kernel);
-const OpDef layer_norm_bwd_op = make("layer_norm_backward", ln_bwd_infer, ln_bwd_kernel);
-const OpDef group_norm_op = make("group_norm", gn_infer, gn_kernel);
-const OpDef group_norm_bwd_op = make("group_norm_backward", gn_bwd_infer, gn_bwd_kernel);
+const OpDef batch_norm_op = make_op("batch_norm", bn_infer, bn_kernel);
+const OpDef batch_norm_bwd_op = make_op("batch_norm_backward", bn_bwd_infer, bn_bwd_kernel);
+const OpDef layer_norm_op = make_op("layer_norm", ln_infer, ln_kernel);
+const OpDef layer_norm_bwd_op = make_op("layer_norm_backward", ln_bwd_infer, ln_bwd_kernel);
+const OpDef group_norm_op = make_op("group_norm", gn_infer, gn_kernel);
+const OpDef group_norm_bwd_op = make_op("group_norm_backward", gn_bwd_infer, gn_bwd_kernel);
 TANDEM_REGISTER_OP(batch_norm_op)
 TANDEM_REGISTER_OP(batch_norm_bwd_op)
 TANDEM_REGISTER_OP(layer_norm_op)

@@ -40,6 +40,18 @@ struct OpDef {
   const void* vjp = nullptr;
 };
 
+// An OpDef with the given infer and kernel; `data` is the op-family table, if any.
+inline OpDef make_op(const char* name, InferFn infer, KernelFn kernel,
+                     bool kernel_writes_any_out = false, const void* data = nullptr) {
+  OpDef op;
+  op.name = name;
+  op.infer = infer;
+  op.kernel = kernel;
+  op.kernel_writes_any_out = kernel_writes_any_out;
+  op.data = data;
+  return op;
+}
+
 // Registry by name, for graph deserialization and introspection.
 void register_op(const OpDef* op);
 const OpDef* find_op(const std::string& name);

@@ -4,6 +4,7 @@
 #include "tandem/kernels/cpu/pool_kernels.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/float_kernel.h"
 #include "tandem/ops/pool.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -61,14 +62,6 @@ DType float_dtype(const Tensor& x, const char* op) {
                dtype_name(x.dtype()));
   return x.dtype();
 }
-DType kdt(DType t) { return t == DType::Float64 ? t : DType::Float32; }
-Tensor dense(const Tensor& t, DType kt) { return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous(); }
-Tensor target(const Tensor& out, DType kt) {
-  return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
-}
-void finish(const Tensor& tmp, const Tensor& out) {
-  if (!tmp.same(out)) copy_into(out, tmp);
-}
 
 std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
@@ -78,10 +71,10 @@ std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& i
 void maxp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
 // Inputs: grad_out, indices; attrs input_size.
@@ -100,14 +93,14 @@ void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Te
   const auto& xs = at.get_ints("input_size");
   PoolParams p{};
   p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2], p.OW = in[0].shape()[3];
-  DType kt = kdt(out[0].dtype());
-  Tensor gy = dense(in[0], kt), idx = in[1].contiguous(), gx = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor gy = dense_as(in[0], kt), idx = in[1].contiguous(), gx = kernel_buffer(out[0], kt);
   const int64_t* ip = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ",
                  ip[i], " out of range for a ", p.H, "x", p.W, " plane");
   if (gx.numel()) max_pool2d_bwd(p, kt, gy.data_ptr(), ip, gx.data_ptr());
-  finish(gx, out[0]);
+  copy_back(gx, out[0]);
 }
 
 std::vector<TensorMeta> avgp_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
@@ -117,10 +110,10 @@ std::vector<TensorMeta> avgp_infer(const OpDef&, const std::vector<Tensor>& in, 
 void avgp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "avg_pool2d");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) avg_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr());
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
 std::vector<TensorMeta> avgp_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
@@ -135,10 +128,10 @@ std::vector<TensorMeta> avgp_bwd_infer(const OpDef&, const std::vector<Tensor>& 
 void avgp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                      const Attrs& at) {
   PoolParams p = params_of(at.get_ints("input_size"), at, "avg_pool2d_backward");
-  DType kt = kdt(out[0].dtype());
-  Tensor gy = dense(in[0], kt), gx = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor gy = dense_as(in[0], kt), gx = kernel_buffer(out[0], kt);
   if (gx.numel()) avg_pool2d_bwd(p, kt, gy.data_ptr(), gx.data_ptr());
-  finish(gx, out[0]);
+  copy_back(gx, out[0]);
 }
 
 PoolParams adaptive_params(const Shape& x, const std::vector<int64_t>& os, const char* op) {
@@ -161,10 +154,10 @@ std::vector<TensorMeta> aavg_infer(const OpDef&, const std::vector<Tensor>& in, 
 void aavg_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_avg_pool2d");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) adaptive_avg_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr());
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 std::vector<TensorMeta> aavg_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
                                        const Attrs& at) {
@@ -180,10 +173,10 @@ void aavg_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Te
   const auto& xs = at.get_ints("input_size");
   PoolParams p = adaptive_params(xs, {in[0].shape()[2], in[0].shape()[3]},
                                  "adaptive_avg_pool2d_backward");
-  DType kt = kdt(out[0].dtype());
-  Tensor gy = dense(in[0], kt), gx = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor gy = dense_as(in[0], kt), gx = kernel_buffer(out[0], kt);
   if (gx.numel()) adaptive_avg_pool2d_bwd(p, kt, gy.data_ptr(), gx.data_ptr());
-  finish(gx, out[0]);
+  copy_back(gx, out[0]);
 }
 
 std::vector<TensorMeta> amax_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
@@ -194,26 +187,19 @@ std::vector<TensorMeta> amax_infer(const OpDef&, const std::vector<Tensor>& in, 
 void amax_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   PoolParams p = adaptive_params(in[0].shape(), at.get_ints("output_size"), "adaptive_max_pool2d");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) adaptive_max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
-OpDef make(const char* name, InferFn i, KernelFn k) {
-  OpDef op;
-  op.name = name;
-  op.infer = i;
-  op.kernel = k;
-  return op;
-}
-const OpDef max_pool2d_op = make("max_pool2d", maxp_infer, maxp_kernel);
-const OpDef max_pool2d_bwd_op = make("max_pool2d_backward", maxp_bwd_infer, maxp_bwd_kernel);
-const OpDef avg_pool2d_op = make("avg_pool2d", avgp_infer, avgp_kernel);
-const OpDef avg_pool2d_bwd_op = make("avg_pool2d_backward", avgp_bwd_infer, avgp_bwd_kernel);
-const OpDef aavg_op = make("adaptive_avg_pool2d", aavg_infer, aavg_kernel);
-const OpDef aavg_bwd_op = make("adaptive_avg_pool2d_backward", aavg_bwd_infer, aavg_bwd_kernel);
-const OpDef amax_op = make("adaptive_max_pool2d", amax_infer, amax_kernel);
+const OpDef max_pool2d_op = make_op("max_pool2d", maxp_infer, maxp_kernel);
+const OpDef max_pool2d_bwd_op = make_op("max_pool2d_backward", maxp_bwd_infer, maxp_bwd_kernel);
+const OpDef avg_pool2d_op = make_op("avg_pool2d", avgp_infer, avgp_kernel);
+const OpDef avg_pool2d_bwd_op = make_op("avg_pool2d_backward", avgp_bwd_infer, avgp_bwd_kernel);
+const OpDef aavg_op = make_op("adaptive_avg_pool2d", aavg_infer, aavg_kernel);
+const OpDef aavg_bwd_op = make_op("adaptive_avg_pool2d_backward", aavg_bwd_infer, aavg_bwd_kernel);
+const OpDef amax_op = make_op("adaptive_max_pool2d", amax_infer, amax_kernel);
 TANDEM_REGISTER_OP(max_pool2d_op)
 TANDEM_REGISTER_OP(max_pool2d_bwd_op)
 TANDEM_REGISTER_OP(avg_pool2d_op)

@@ -5,19 +5,12 @@
 #include "tandem/kernels/cpu/resize_kernels.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/float_kernel.h"
 #include "tandem/ops/nn.h"
 
 namespace tandem {
 namespace {
 
-DType kdt(DType t) { return t == DType::Float64 ? t : DType::Float32; }
-Tensor dense(const Tensor& t, DType kt) { return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous(); }
-Tensor target(const Tensor& out, DType kt) {
-  return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
-}
-void finish(const Tensor& tmp, const Tensor& out) {
-  if (!tmp.same(out)) copy_into(out, tmp);
-}
 bool bilinear(const OpDef& op) { return op.name.find("bilinear") != std::string::npos; }
 
 ResizeParams resize_params(const Shape& x, const Shape& y, const Attrs& at) {
@@ -44,11 +37,11 @@ std::vector<TensorMeta> resize_infer(const OpDef& op, const std::vector<Tensor>&
 }
 void resize_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   ResizeParams p = resize_params(x.shape(), y.shape(), at);
   if (y.numel()) (bilinear(op) ? resize_bilinear : resize_nearest)(p, kt, x.data_ptr(), y.data_ptr());
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
 // Input: grad_out (N, C, OH, OW); attrs input_size.
@@ -63,13 +56,13 @@ std::vector<TensorMeta> resize_bwd_infer(const OpDef& op, const std::vector<Tens
 }
 void resize_bwd_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
-  DType kt = kdt(out[0].dtype());
-  Tensor gy = dense(in[0], kt), gx = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor gy = dense_as(in[0], kt), gx = kernel_buffer(out[0], kt);
   ResizeParams p = resize_params(gx.shape(), gy.shape(), at);
   if (gx.numel())
     (bilinear(op) ? resize_bilinear_backward : resize_nearest_backward)(p, kt, gy.data_ptr(),
                                                                         gx.data_ptr());
-  finish(gx, out[0]);
+  copy_back(gx, out[0]);
 }
 
 ConvParams im2col_params(const Shape& x, const Attrs& at, const char* op) {
@@ -104,8 +97,8 @@ std::vector<TensorMeta> unfold_infer(const OpDef&, const std::vector<Tensor>& in
 void unfold_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
   ConvParams p = im2col_params(in[0].shape(), at, "unfold");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   int64_t per_in = p.C * p.H * p.W, per_out = p.C * p.KH * p.KW * p.OH * p.OW;
   for (int64_t n = 0; n < p.N; ++n) {
     if (kt == DType::Float32)
@@ -113,7 +106,7 @@ void unfold_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     else
       conv_ref::im2col(p, x.data<double>() + n * per_in, p.C, y.data<double>() + n * per_out);
   }
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
 std::vector<TensorMeta> fold_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
@@ -135,8 +128,8 @@ std::vector<TensorMeta> fold_infer(const OpDef&, const std::vector<Tensor>& in, 
 void fold_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   ConvParams p = im2col_params(out[0].shape(), at, "fold");
-  DType kt = kdt(out[0].dtype());
-  Tensor x = dense(in[0], kt), y = target(out[0], kt);
+  DType kt = float_kernel_dtype(out[0].dtype());
+  Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   copy_into(y, Tensor::wrap_scalar(Scalar(0.0), kt));
   int64_t per_out = p.C * p.H * p.W, per_in = p.C * p.KH * p.KW * p.OH * p.OW;
   for (int64_t n = 0; n < p.N; ++n) {
@@ -145,22 +138,15 @@ void fold_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
     else
       conv_ref::col2im(p, x.data<double>() + n * per_in, p.C, y.data<double>() + n * per_out);
   }
-  finish(y, out[0]);
+  copy_back(y, out[0]);
 }
 
-OpDef make(const char* name, InferFn i, KernelFn k) {
-  OpDef op;
-  op.name = name;
-  op.infer = i;
-  op.kernel = k;
-  return op;
-}
-const OpDef nearest_op = make("upsample_nearest2d", resize_infer, resize_kernel);
-const OpDef bilinear_op = make("upsample_bilinear2d", resize_infer, resize_kernel);
-const OpDef nearest_bwd_op = make("upsample_nearest2d_backward", resize_bwd_infer, resize_bwd_kernel);
-const OpDef bilinear_bwd_op = make("upsample_bilinear2d_backward", resize_bwd_infer, resize_bwd_kernel);
-const OpDef unfold_op = make("unfold", unfold_infer, unfold_kernel);
-const OpDef fold_op = make("fold", fold_infer, fold_kernel);
+const OpDef nearest_op = make_op("upsample_nearest2d", resize_infer, resize_kernel);
+const OpDef bilinear_op = make_op("upsample_bilinear2d", resize_infer, resize_kernel);
+const OpDef nearest_bwd_op = make_op("upsample_nearest2d_backward", resize_bwd_infer, resize_bwd_kernel);
+const OpDef bilinear_bwd_op = make_op("upsample_bilinear2d_backward", resize_bwd_infer, resize_bwd_kernel);
+const OpDef unfold_op = make_op("unfold", unfold_infer, unfold_kernel);
+const OpDef fold_op = make_op("fold", fold_infer, fold_kernel);
 TANDEM_REGISTER_OP(nearest_op)
 TANDEM_REGISTER_OP(bilinear_op)
 TANDEM_REGISTER_OP(nearest_bwd_op)

@@ -47,7 +47,8 @@ def default_collate(batch: List[Any]):
     if isinstance(elem, (tuple, list)):
         n = len(elem)
         if any(len(b) != n for b in batch):
-            raise RuntimeError("default_collate: each element in list of batch should be of equal size")
+            raise RuntimeError("default_collate: each element in list of batch should be of "
+                               "equal size")
         return [default_collate(list(s)) for s in zip(*batch)]
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
                     f"or lists; found {type(elem).__name__}")
@@ -137,7 +138,8 @@ class DataLoader:
             self._keys = list(sample.keys())
             source, ncols = _Rows(ds, self._keys), len(self._keys)
         elif isinstance(sample, (tuple, list)):
-            source, ncols = (ds if isinstance(sample, tuple) else _Rows(ds, None)), max(len(sample), 1)
+            source = ds if isinstance(sample, tuple) else _Rows(ds, None)
+            ncols = max(len(sample), 1)
         else:
             source, ncols, self._single = ds, 1, True
         self._loader = new_loader(source, ncols, [], num_workers=self.num_workers, **common)
@@ -166,8 +168,9 @@ class DataLoader:
         return _Iter(self)
 
     def __repr__(self) -> str:
-        return (f"DataLoader(dataset={type(self.dataset).__name__}, batch_size={self.batch_size}, "
-                f"shuffle={self.shuffle}, num_workers={self.num_workers}, drop_last={self.drop_last})")
+        return (f"DataLoader(dataset={type(self.dataset).__name__}, "
+                f"batch_size={self.batch_size}, shuffle={self.shuffle}, "
+                f"num_workers={self.num_workers}, drop_last={self.drop_last})")
 
 
 class _Iter:

@@ -91,7 +91,8 @@ def random_split(dataset: Dataset, lengths: Sequence, generator=None) -> List[Su
     fractions summing to 1, remainders spread round-robin as PyTorch does); the permutation
     comes from tandem's global generator."""
     if generator is not None:
-        raise NotImplementedError("random_split: generator is not supported; use tandem.manual_seed")
+        raise NotImplementedError("random_split: generator is not supported; seed with "
+                                  "tandem.manual_seed")
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
