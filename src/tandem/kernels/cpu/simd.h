@@ -104,6 +104,9 @@ TANDEM_SLEEF_UNARY(vlog2, Sleef_log2f16_u10, Sleef_log2d8_u10)
 TANDEM_SLEEF_UNARY(vlog10, Sleef_log10f16_u10, Sleef_log10d8_u10)
 TANDEM_SLEEF_UNARY(verfc, Sleef_erfcf16_u15, Sleef_erfcd8_u15)
 #undef TANDEM_SLEEF_UNARY
+// Round half to even.
+inline VF vround(VF a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
+inline VD vround(VD a) { return {_mm512_roundscale_pd(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
 inline VF vpow(VF a, VF b) { return {Sleef_powf16_u10(a.v, b.v)}; }
 inline VD vpow(VD a, VD b) { return {Sleef_powd8_u10(a.v, b.v)}; }
 inline VF vatan2(VF a, VF b) { return {Sleef_atan2f16_u10(a.v, b.v)}; }
@@ -164,6 +167,7 @@ TANDEM_STD_UNARY(vlog10, log10)
 TANDEM_STD_UNARY(verfc, erfc)
 #undef TANDEM_STD_UNARY
 template <typename S> VS<S> vpow(VS<S> a, VS<S> b) { return {std::pow(a.v, b.v)}; }
+template <typename S> VS<S> vround(VS<S> a) { return {__builtin_roundeven(a.v)}; }
 template <typename S> VS<S> vatan2(VS<S> a, VS<S> b) { return {std::atan2(a.v, b.v)}; }
 using VF = VS<float>;
 using VD = VS<double>;

@@ -17,17 +17,32 @@ template <typename T>
 void row(bool log, const T* x, T* y, int64_t R) {
   using V = typename simd::VecOf<T>::type;
   constexpr int W = V::W;
-  T m = -std::numeric_limits<T>::infinity();
-  for (int64_t r = 0; r < R; ++r) m = (x[r] > m || std::isnan(x[r])) ? x[r] : m;
+  // Row max with SIMD; a NaN anywhere makes the row NaN (tracked apart: vmax drops NaN).
+  V vmx = V::set1(-std::numeric_limits<T>::infinity());
+  unsigned nan = 0;
+  int64_t r = 0;
+  for (; r + W <= R; r += W) {
+    V v = V::load(x + r);
+    vmx = simd::vmax(vmx, v);
+    nan |= unsigned(simd::isnan_mask(v));
+  }
+  alignas(64) T lanes[W];
+  vmx.store(lanes);
+  T m = lanes[0];
+  for (int k = 1; k < W; ++k) m = lanes[k] > m ? lanes[k] : m;
+  for (; r < R; ++r) {
+    m = x[r] > m ? x[r] : m;
+    nan |= unsigned(std::isnan(x[r]));
+  }
+  if (nan) m = std::numeric_limits<T>::quiet_NaN();
   if (std::isinf(m) && m < 0) m = 0;  // all -inf: exp gives 0s, result nan like PyTorch
   V vm = V::set1(m), acc = V::set1(T(0));
-  int64_t r = 0;
+  r = 0;
   for (; r + W <= R; r += W) {
     V e = simd::vexp(V::load(x + r) - vm);
     if (!log) e.store(y + r);
     acc = acc + e;
   }
-  alignas(64) T lanes[W];
   acc.store(lanes);
   T s = 0;
   for (int k = 0; k < W; ++k) s += lanes[k];

@@ -56,11 +56,22 @@ struct Round {
       return __builtin_roundeven(x * scale) / scale;
     }
   }
+  template <typename V>
+  static V v(V x, const EwP& p) {
+    using T = typename V::T;
+    if (p.a == 0) return vround(x);
+    V scale = V::set1(T(std::pow(10.0, p.a)));
+    return vround(x * scale) / scale;
+  }
 };
 // min(max(x, lo), hi): when lo > hi every element becomes hi, as in PyTorch and numpy.
-TANDEM_UNARY_FN_S(Clamp, T(std::isnan(double(x)) ? x : std::min(std::max(x, T(p.a)), T(p.b))))
-TANDEM_UNARY_FN_S(ClampMin, T(std::isnan(double(x)) ? x : (x < T(p.a) ? T(p.a) : x)))
-TANDEM_UNARY_FN_S(ClampMax, T(std::isnan(double(x)) ? x : (x > T(p.a) ? T(p.a) : x)))
+// NaN passes through (the SIMD max/min would replace it, so it is selected back).
+TANDEM_UNARY_FN(Clamp, T(std::isnan(double(x)) ? x : std::min(std::max(x, T(p.a)), T(p.b))),
+                select(isnan_mask(x), x, vmin(vmax(x, V::set1(T(p.a))), V::set1(T(p.b)))))
+TANDEM_UNARY_FN(ClampMin, T(std::isnan(double(x)) ? x : (x < T(p.a) ? T(p.a) : x)),
+                select(isnan_mask(x), x, vmax(x, V::set1(T(p.a)))))
+TANDEM_UNARY_FN(ClampMax, T(std::isnan(double(x)) ? x : (x > T(p.a) ? T(p.a) : x)),
+                select(isnan_mask(x), x, vmin(x, V::set1(T(p.a)))))
 
 TANDEM_UNARY_FN(Sqrt, std::sqrt(x), vsqrt(x))
 TANDEM_UNARY_FN(Rsqrt, T(1) / std::sqrt(x), V::set1(T(1)) / vsqrt(x))
