@@ -78,6 +78,20 @@ def measure(lib: str, quick: bool) -> dict:
             y, idx = F.max_pool2d(x, 3, 2, 1, return_indices=True)
             C.max_pool2d_backward(T.ones_like(y), idx, list(x.shape))
     res["max_pool2d 32x64x56x56 fwd+bwd"] = {"s": median_time(pool, reps=5)}
+    xb = T.randn(32, 64, 56, 56)
+    wb, bb = T.ones(64), T.zeros(64)
+    rm, rv = T.zeros(64), T.ones(64)
+    if lib == "torch":
+        xb.requires_grad_(True), wb.requires_grad_(True), bb.requires_grad_(True)
+
+        def bn():
+            y = F.batch_norm(xb, rm, rv, wb, bb, training=True)
+            y.backward(torch.ones_like(y))
+    else:
+        def bn():
+            y, mean, invstd = C.batch_norm_forward(xb, wb, bb, rm, rv, True, 1e-5)
+            C.batch_norm_backward(T.ones_like(y), xb, wb, mean, invstd, True)
+    res["batch_norm 32x64x56x56 fwd+bwd"] = {"s": median_time(bn, reps=5)}
     z = T.randn(4096, 1000)
     res["softmax 4096x1000"] = {"s": median_time(lambda: F.softmax(z, dim=1), reps=7)}
     res["log_softmax 4096x1000"] = {"s": median_time(lambda: F.log_softmax(z, dim=1), reps=7)}
@@ -89,13 +103,34 @@ def measure(lib: str, quick: bool) -> dict:
             loss = F.cross_entropy(zz, tgt)
             loss.backward()
     else:
-        onehot = F.one_hot(tgt, 1000).float() if hasattr(F, "one_hot") else T.one_hot(tgt, 1000).float()
+        # What autograd will run: log_softmax, nll (gather), nll's backward (scatter of
+        # -1/N at the targets) and the fused log_softmax backward.
+        idx = tgt.unsqueeze(1)
 
         def ce():
             logp = F.log_softmax(z, dim=1)
-            loss = -(logp * onehot).sum() / 4096
-            C.log_softmax_backward(logp, onehot * (-1.0 / 4096), 1)
+            F.nll_loss(logp, tgt)
+            g = T.zeros_like(z).scatter(1, idx, -1.0 / 4096)
+            C.log_softmax_backward(logp, g, 1)
     res["cross_entropy 4096x1000 fwd+bwd"] = {"s": median_time(ce, reps=7)}
+    return res
+
+
+def numpy_gemm(quick: bool) -> dict:
+    """numpy's bundled OpenBLAS on the GEMM rows: the BLAS alternative to oneDNN."""
+    import numpy as np
+    try:
+        from threadpoolctl import threadpool_limits
+        limit = threadpool_limits(THREADS)
+    except ImportError:
+        limit = None
+    res = {}
+    for (m, n, k) in (GEMM[:2] if quick else GEMM):
+        a = np.random.randn(m, k).astype(np.float32)
+        b = np.random.randn(k, n).astype(np.float32)
+        t = median_time(lambda: a @ b, reps=7 if m < 2048 else 5)
+        res[f"gemm {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
+    del limit
     return res
 
 
@@ -120,6 +155,7 @@ def main() -> None:
     rows = {"tandem": measure("tandem", args.quick)}
     if not args.quick:
         rows["torch 2.13"] = run_peer(Path(__file__).resolve(), "torch")
+    rows["numpy (OpenBLAS)"] = numpy_gemm(args.quick)
     peak = max(peak, fma_peak())
     print(f"# kernels ({machine()}; fp32 FMA peak {peak:.0f} GFLOP/s)\n")
     names = list(rows["tandem"])
@@ -134,9 +170,12 @@ def main() -> None:
                 continue
             if "error" in r:
                 cells.append(r["error"])
+            elif name not in r:
+                cells.append("-")
             else:
                 cells.append(_fmt(r[name], peak))
-                peer_times.append(r[name]["s"])
+                if not k.startswith("numpy"):
+                    peer_times.append(r[name]["s"])
         ratio = f"{t['s'] / min(peer_times):.2f}x time" if peer_times else "n/a"
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio} |")
     out = Path(__file__).resolve().parent / "results"

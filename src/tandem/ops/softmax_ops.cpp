@@ -43,6 +43,44 @@ const OpDef log_softmax_op = make("log_softmax", true);
 TANDEM_REGISTER_OP(softmax_op)
 TANDEM_REGISTER_OP(log_softmax_op)
 
+// Backward ops: inputs (y, grad_out). Rows along the last dim run one fused pass; other
+// layouts use the same formula written with ops.
+std::vector<TensorMeta> smb_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
+  TANDEM_CHECK(in[0].shape() == in[1].shape(), ValueError, op.name, ": output ",
+               shape_str(in[0].shape()), " and grad_output ", shape_str(in[1].shape()),
+               " must have the same shape");
+  TANDEM_CHECK(is_floating(in[0].dtype()), TypeError, op.name, ": expected a floating output");
+  wrap_dim(at.get_int("dim"), in[0].dim(), op.name.c_str());
+  return {{in[0].shape(), in[0].dtype()}};
+}
+
+void smb_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const Attrs& at) {
+  bool log = op.data != nullptr;
+  const Tensor &y = in[0], &gy = in[1];
+  int64_t d = y.dim() == 0 ? 0 : wrap_dim(at.get_int("dim"), y.dim(), op.name.c_str());
+  DType dt = out[0].dtype();
+  if ((dt == DType::Float32 || dt == DType::Float64) && y.dim() > 0 && d == y.dim() - 1 &&
+      gy.dtype() == dt) {
+    Tensor yc = y.contiguous(), gc = gy.contiguous();
+    int64_t R = y.shape()[d];
+    if (out[0].numel())
+      softmax_backward_rows(dt, log, yc.data_ptr(), gc.data_ptr(), out[0].data_ptr(),
+                            out[0].numel() / R, R);
+    return;
+  }
+  std::vector<int64_t> dims{d};
+  Tensor r = log ? sub(gy, mul(exp(y), sum(gy, dims, true)))
+                 : mul(y, sub(gy, sum(mul(gy, y), dims, true)));
+  copy_into(out[0], r);
+}
+
+const OpDef softmax_bwd_op = make_op("softmax_backward", smb_infer, smb_kernel);
+const OpDef log_softmax_bwd_op =
+    make_op("log_softmax_backward", smb_infer, smb_kernel, false, reinterpret_cast<const void*>(1));
+TANDEM_REGISTER_OP(softmax_bwd_op)
+TANDEM_REGISTER_OP(log_softmax_bwd_op)
+
 Tensor cast_opt(const Tensor& x, std::optional<DType> dt) {
   return dt ? to_dtype(x, *dt) : x;
 }
@@ -56,12 +94,10 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   return dispatch1(log_softmax_op, {cast_opt(x, dtype)}, {{"dim", dim}});
 }
 Tensor softmax_backward(const Tensor& y, const Tensor& grad_out, int64_t dim) {
-  // d softmax: y * (g - sum(g * y, dim))
-  return mul(y, sub(grad_out, sum(mul(grad_out, y), std::vector<int64_t>{dim}, true)));
+  return dispatch1(softmax_bwd_op, {y, grad_out}, {{"dim", dim}});
 }
 Tensor log_softmax_backward(const Tensor& y, const Tensor& grad_out, int64_t dim) {
-  // d log_softmax: g - exp(y) * sum(g, dim)
-  return sub(grad_out, mul(exp(y), sum(grad_out, std::vector<int64_t>{dim}, true)));
+  return dispatch1(log_softmax_bwd_op, {y, grad_out}, {{"dim", dim}});
 }
 
 }  // namespace tandem

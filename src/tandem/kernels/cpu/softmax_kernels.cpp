@@ -127,3 +127,52 @@ void softmax_kernel(DType dt, bool log, const void* x, void* y, int64_t O, int64
 }
 
 }  // namespace tandem
+
+namespace tandem {
+namespace {
+
+template <typename T>
+void backward_rows(bool log, const T* y, const T* gy, T* gx, int64_t rows, int64_t R) {
+  using V = typename simd::VecOf<T>::type;
+  constexpr int W = V::W;
+  int nt = parallel_threads(rows * R, 1 << 14);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t o = 0; o < rows; ++o) {
+    const T* yr = y + o * R;
+    const T* gr = gy + o * R;
+    T* xr = gx + o * R;
+    V acc = V::set1(T(0));
+    int64_t r = 0;
+    for (; r + W <= R; r += W) {
+      V g = V::load(gr + r);
+      acc = acc + (log ? g : g * V::load(yr + r));
+    }
+    alignas(64) T lanes[W];
+    acc.store(lanes);
+    T s = 0;
+    for (int k = 0; k < W; ++k) s += lanes[k];
+    for (; r < R; ++r) s += log ? gr[r] : gr[r] * yr[r];
+    V vs = V::set1(s);
+    r = 0;
+    for (; r + W <= R; r += W) {
+      V yv = V::load(yr + r), g = V::load(gr + r);
+      (log ? g - simd::vexp(yv) * vs : yv * (g - vs)).store(xr + r);
+    }
+    for (; r < R; ++r) xr[r] = log ? gr[r] - std::exp(yr[r]) * s : yr[r] * (gr[r] - s);
+  }
+}
+
+}  // namespace
+
+void softmax_backward_rows(DType dt, bool log, const void* y, const void* gy, void* gx,
+                           int64_t rows, int64_t R) {
+  if (dt == DType::Float32)
+    return backward_rows<float>(log, static_cast<const float*>(y), static_cast<const float*>(gy),
+                                static_cast<float*>(gx), rows, R);
+  if (dt == DType::Float64)
+    return backward_rows<double>(log, static_cast<const double*>(y),
+                                 static_cast<const double*>(gy), static_cast<double*>(gx), rows, R);
+  throw_error<TypeError>("softmax_backward: expected float32 or float64, got ", dtype_name(dt));
+}
+
+}  // namespace tandem
