@@ -200,8 +200,18 @@ void bind_tensor(nb::module_& m) {
       },
       nb::arg("op"), nb::arg("other"), nb::arg("alpha").none() = nb::none());
   // Rebinds this Python object to another tensor's data (used by Parameter.set_data).
-  cls.def("_set_impl", [](Tensor& self, const Tensor& other) { self = other; });
+  cls.def("_set_impl", [](Tensor& self, const Tensor& other) {
+    // Points this tensor at other's data, keeping its own autograd state (x.data = y).
+    TensorImpl* s = self.impl();
+    const TensorImpl* o = other.impl();
+    s->shape = o->shape;
+    s->strides = o->strides;
+    s->offset = o->offset;
+    s->dtype = o->dtype;
+    s->storage = o->storage;
+  });
   bind_indexing(cls);
+  bind_autograd(m, cls);
 }
 
 }  // namespace tandem::py

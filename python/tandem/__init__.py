@@ -56,6 +56,9 @@ def memory_stats() -> dict:
     return _C.memory_stats()
 
 
+from . import autograd  # noqa: E402,F401
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
+from ._functional_grad import grad, value_and_grad, vjp, jvp  # noqa: E402,F401
 from . import mint, ops  # noqa: E402,F401
 from . import dataset, utils, vision  # noqa: E402,F401
 

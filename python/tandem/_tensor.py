@@ -148,7 +148,6 @@ def install() -> None:
         "byte": _cast(dtype.uint8),
         "bool": _cast(dtype.bool),
         "clone": lambda self: _C.clone(self),
-        "detach": _alias,
         "copy_": _copy_,
         "fill_": _fill_,
         "zero_": _zero_,
@@ -164,12 +163,48 @@ def install() -> None:
         "mT": property(lambda self: _C.transpose(self, -2, -1)),
         "device": property(lambda self: "cpu"),
         "is_cuda": property(lambda self: False),
-        "data": property(_alias),
+        "data": property(lambda self: self.detach(), _set_data),
+        "backward": _backward,
+        "grad_fn": property(_grad_fn),
     }
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name, fn in extra.items():
         setattr(Tensor, name, fn)
+
+
+class GradFn:
+    """The op that produced a tensor, for printing (PyTorch's grad_fn)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{''.join(p.capitalize() for p in self._name.split('_'))}Backward>"
+
+
+def _grad_fn(self):
+    name = self._grad_fn_name
+    return GradFn(name) if name else None
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False):
+    """Accumulates the gradient of this tensor into the .grad of the leaves it depends on.
+
+    Works inside no_grad() too (D2L's Trainer calls it there)."""
+    if gradient is not None and not isinstance(gradient, Tensor):
+        gradient = Tensor(gradient)
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    self._backward(gradient, retain, bool(create_graph))
+
+
+def _set_data(self, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+    self._set_impl(value.detach())
 
 
 def _alias(self):

@@ -6,5 +6,5 @@ globals().update(_PUBLIC)
 
 
 def stop_gradient(x):
-    """Returns x detached from gradient recording (before autodiff lands: an alias)."""
+    """x without gradient history: gradients do not flow through it."""
     return x.detach()

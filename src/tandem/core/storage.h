@@ -1,6 +1,7 @@
 // A reference-counted block of memory on a device. Views share one Storage.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace tandem {
@@ -20,6 +21,10 @@ class Storage {
   Storage& operator=(const Storage&) = delete;
 
   void* data() const { return data_; }
+  // Bumped by every in-place write through any view, so autodiff can tell when a tensor it
+  // saved for backward was modified afterwards.
+  uint64_t version() const { return version_; }
+  void bump_version() { ++version_; }
   size_t nbytes() const { return nbytes_; }
   DeviceType device() const { return device_; }
 
@@ -31,6 +36,7 @@ class Storage {
   // Borrowed memory is never returned to the allocator, whatever owner_ holds (a
   // shared_ptr with a custom deleter may hold a null pointer and still own something).
   bool borrowed_ = false;
+  uint64_t version_ = 0;
 };
 
 }  // namespace tandem

@@ -11,6 +11,8 @@
 
 namespace tandem {
 
+struct AutogradMeta;  // tandem/autograd/meta.h
+
 struct TensorImpl {
   Shape shape;
   Strides strides;
@@ -19,6 +21,8 @@ struct TensorImpl {
   std::shared_ptr<Storage> storage;
   // A tensor made from a Python number: promotes like a scalar, not like a tensor.
   bool wrapped_number = false;
+  // requires_grad, .grad and the node that produced it; null for plain tensors.
+  std::shared_ptr<AutogradMeta> autograd;
 };
 
 class Tensor {
@@ -46,6 +50,7 @@ class Tensor {
   bool is_wrapped_number() const { return impl_->wrapped_number; }
   const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
   TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_shared() const { return impl_; }
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
 
   // Address of element 0 (storage base + offset).

@@ -1,4 +1,5 @@
 // Binary and ternary elementwise OpDefs: arithmetic, comparisons, logical, bitwise.
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/binary_functors.h"
 #include "tandem/ops/dispatch.h"
@@ -102,6 +103,47 @@ const OpDef& binary_op(const std::string& name) {
   TANDEM_CHECK(op, Error, "internal: unknown op ", name);
   return *op;
 }
+
+// --- backward rules (written with ops; broadcasting is undone by the engine's sum_to) ----
+Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+
+std::vector<Tensor> add_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  double alpha = c.attrs.get_float_or("alpha", 1.0);
+  return {g[0], alpha == 1.0 ? g[0] : mul(g[0], num(alpha))};
+}
+std::vector<Tensor> sub_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  double alpha = c.attrs.get_float_or("alpha", 1.0);
+  return {g[0], mul(g[0], num(-alpha))};
+}
+std::vector<Tensor> mul_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {c.needs_grad[0] ? mul(g[0], c.inputs[1]) : Tensor(),
+          c.needs_grad[1] ? mul(g[0], c.inputs[0]) : Tensor()};
+}
+std::vector<Tensor> div_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor ga = c.needs_grad[0] || c.needs_grad[1] ? div(g[0], b) : Tensor();
+  return {ga, c.needs_grad[1] ? neg(mul(ga, div(a, b))) : Tensor()};
+}
+TANDEM_DEFINE_VJP(add_op, add_vjp)
+TANDEM_DEFINE_VJP(sub_op, sub_vjp)
+TANDEM_DEFINE_VJP(mul_op, mul_vjp)
+TANDEM_DEFINE_VJP(div_op, div_vjp)
+// Comparisons and logical / bitwise ops produce no gradient.
+TANDEM_NOT_DIFFERENTIABLE(eq_op)
+TANDEM_NOT_DIFFERENTIABLE(ne_op)
+TANDEM_NOT_DIFFERENTIABLE(lt_op)
+TANDEM_NOT_DIFFERENTIABLE(le_op)
+TANDEM_NOT_DIFFERENTIABLE(gt_op)
+TANDEM_NOT_DIFFERENTIABLE(ge_op)
+TANDEM_NOT_DIFFERENTIABLE(isclose_op)
+TANDEM_NOT_DIFFERENTIABLE(logical_and_op)
+TANDEM_NOT_DIFFERENTIABLE(logical_or_op)
+TANDEM_NOT_DIFFERENTIABLE(logical_xor_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_and_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_or_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_xor_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_left_shift_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_right_shift_op)
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 // Dtype conversion and copies: cast (an OpDef, so graphs see conversions), clone, copy_, fill_.
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
@@ -24,6 +25,10 @@ const OpDef cast_op = [] {
   return op;
 }();
 TANDEM_REGISTER_OP(cast_op)
+
+// A cast's gradient is cast back by the engine to the input's dtype.
+std::vector<Tensor> cast_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+TANDEM_DEFINE_VJP(cast_op, cast_vjp)
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
@@ -48,22 +49,31 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
                              const Attrs& attrs) {
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
-  if (op.view) return {op.view(op, inputs, attrs)};
-  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
   std::vector<Tensor> outs;
-  outs.reserve(metas.size());
-  for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
-  op.kernel(op, inputs, outs, attrs);
+  if (op.view) {
+    outs.push_back(op.view(op, inputs, attrs));
+  } else {
+    std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+    outs.reserve(metas.size());
+    for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
+    op.kernel(op, inputs, outs, attrs);
+  }
+  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
   return outs;
 }
 
 Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
-  if (op.view) return op.view(op, inputs, attrs);
-  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
-  std::vector<Tensor> outs{Tensor::empty(metas[0].shape, metas[0].dtype)};
-  op.kernel(op, inputs, outs, attrs);
+  std::vector<Tensor> outs;
+  if (op.view) {
+    outs.push_back(op.view(op, inputs, attrs));
+  } else {
+    std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+    outs.push_back(Tensor::empty(metas[0].shape, metas[0].dtype));
+    op.kernel(op, inputs, outs, attrs);
+  }
+  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
   return std::move(outs[0]);
 }
 
@@ -81,15 +91,18 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
   TANDEM_CHECK(can_cast(metas[0].dtype, out.dtype()), TypeError, op.name, ": result type ",
                dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
                dtype_name(out.dtype()));
+  Tensor old = autograd::prepare_inplace(op, out, inputs);
   if (op.kernel_writes_any_out ||
       (out.dtype() == metas[0].dtype && out.is_contiguous() && !aliases_any(out, inputs))) {
     std::vector<Tensor> outs{out};
     op.kernel(op, inputs, outs, attrs);
-    return;
+  } else {
+    std::vector<Tensor> outs{Tensor::empty(metas[0].shape, metas[0].dtype)};
+    op.kernel(op, inputs, outs, attrs);
+    copy_into(out, outs[0]);
   }
-  std::vector<Tensor> outs{Tensor::empty(metas[0].shape, metas[0].dtype)};
-  op.kernel(op, inputs, outs, attrs);
-  copy_into(out, outs[0]);
+  if (out.storage()) out.storage()->bump_version();
+  if (old.defined()) autograd::record_inplace(op, inputs, attrs, out, old);
 }
 
 }  // namespace tandem

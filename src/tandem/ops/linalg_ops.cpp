@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
@@ -114,6 +115,14 @@ Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alp
   if (beta.to_double() == 0.0) return add(p, zeros(input.shape(), input.dtype()));
   return add(p, input, beta);
 }
+
+// d(a @ b): ga = g @ b^T, gb = a^T @ g (batch broadcasting is summed away by the engine).
+std::vector<Tensor> matmul_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return {c.needs_grad[0] ? matmul(g[0], transpose(b, -1, -2)) : Tensor(),
+          c.needs_grad[1] ? matmul(transpose(a, -1, -2), g[0]) : Tensor()};
+}
+TANDEM_DEFINE_VJP(matmul_op, matmul_vjp)
 
 }  // namespace
 

@@ -26,6 +26,20 @@ using KernelFn = void (*)(const OpDef& op, const std::vector<Tensor>& inputs,
 // For view ops: the output as a view of inputs[0] (may fall back to a copy, as reshape does).
 using ViewFn = Tensor (*)(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
 
+// What a backward rule sees: the forward call's inputs, outputs and attributes, and which
+// inputs need a gradient.
+struct VjpCtx {
+  const OpDef& op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;
+  const std::vector<Tensor>& outputs;
+  const std::vector<bool>& needs_grad;
+};
+// Gradients of the inputs (undefined where not needed or not differentiable) from the
+// gradients of the outputs (undefined for outputs that received none). Written with tandem
+// ops, so it traces in graph mode and differentiates again for higher-order gradients.
+using VjpFn = std::vector<Tensor> (*)(const VjpCtx& ctx, const std::vector<Tensor>& grads);
+
 struct OpDef {
   std::string name;
   InferFn infer = nullptr;
@@ -35,9 +49,11 @@ struct OpDef {
   // The kernel writes any output strides and dtypes itself (elementwise ops); otherwise
   // dispatch_out computes into a dense temporary and copies.
   bool kernel_writes_any_out = false;
-  // Backward rule; installed by the autodiff module (tandem/autograd), which writes rules with
-  // ops so they trace. Opaque here to keep this header free of autograd types.
-  const void* vjp = nullptr;
+  // Backward rule, set next to the op's definition with TANDEM_DEFINE_VJP (mutable so the
+  // rule can follow the const definition in the same file).
+  mutable VjpFn vjp = nullptr;
+  // Outputs carry no gradient (comparisons, argmax, random draws): never recorded.
+  mutable bool non_differentiable = false;
 };
 
 // An OpDef with the given infer and kernel; `data` is the op-family table, if any.
@@ -58,6 +74,19 @@ const OpDef* find_op(const std::string& name);
 std::vector<const OpDef*> all_ops();
 
 }  // namespace tandem
+
+// Attaches a backward rule to an OpDef defined earlier in the same file.
+#define TANDEM_DEFINE_VJP(var, fn)                \
+  static const int var##_vjp_set = [] {           \
+    (var).vjp = (fn);                             \
+    return 0;                                     \
+  }();
+// Marks an OpDef whose outputs never carry gradients.
+#define TANDEM_NOT_DIFFERENTIABLE(var)            \
+  static const int var##_nondiff_set = [] {       \
+    (var).non_differentiable = true;              \
+    return 0;                                     \
+  }();
 
 // Defines and registers an OpDef at static-initialisation time.
 #define TANDEM_REGISTER_OP(var)                                 \

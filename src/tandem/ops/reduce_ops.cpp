@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/reduce.h"
@@ -183,6 +184,24 @@ TANDEM_REGISTER_OP(amax_op)
 TANDEM_REGISTER_OP(amin_op)
 TANDEM_REGISTER_OP(all_op)
 TANDEM_REGISTER_OP(any_op)
+
+// The gradient of a reduction output, broadcast back over the reduced dims.
+Tensor expand_reduced(const Tensor& g, const Tensor& x, const Attrs& a) {
+  std::vector<int64_t> dims = normalize_dims(a.get_ints("dims"), x.dim(), "sum");
+  return expand(reshape(g, reduced_shape(x.shape(), dims, true)), x.shape());
+}
+std::vector<Tensor> sum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {expand_reduced(g[0], c.inputs[0], c.attrs)};
+}
+std::vector<Tensor> mean_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  int64_t n = x.numel() / std::max<int64_t>(c.outputs[0].numel(), 1);
+  return {div(expand_reduced(g[0], x, c.attrs), scalar_tensor(Scalar(double(n))))};
+}
+TANDEM_DEFINE_VJP(sum_op, sum_vjp)
+TANDEM_DEFINE_VJP(mean_op, mean_vjp)
+TANDEM_NOT_DIFFERENTIABLE(all_op)
+TANDEM_NOT_DIFFERENTIABLE(any_op)
 
 // max/min along one dim with indices: outputs (values, int64 indices).
 std::vector<TensorMeta> arg_infer(const OpDef& op, const std::vector<Tensor>& in,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/unary_functors.h"
 #include "tandem/ops/dispatch.h"
@@ -101,6 +102,40 @@ double saturate_bound(double v, DType t) {
   }
   return std::min(std::max(v, lo), hi);
 }
+
+// --- backward rules --------------------------------------------------------------------
+std::vector<Tensor> neg_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {neg(g[0])}; }
+std::vector<Tensor> exp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], c.outputs[0])};
+}
+std::vector<Tensor> log_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], c.inputs[0])};
+}
+std::vector<Tensor> tanh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {mul(g[0], sub(scalar_tensor(Scalar(1.0)), mul(y, y)))};
+}
+std::vector<Tensor> sigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {mul(g[0], mul(y, sub(scalar_tensor(Scalar(1.0)), y)))};
+}
+std::vector<Tensor> relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], to_dtype(gt(c.inputs[0], scalar_tensor(Scalar(int64_t(0)))), g[0].dtype()))};
+}
+TANDEM_DEFINE_VJP(neg_op, neg_vjp)
+TANDEM_DEFINE_VJP(exp_op, exp_vjp)
+TANDEM_DEFINE_VJP(log_op, log_vjp)
+TANDEM_DEFINE_VJP(tanh_op, tanh_vjp)
+TANDEM_DEFINE_VJP(sigmoid_op, sigmoid_vjp)
+TANDEM_DEFINE_VJP(relu_op, relu_vjp)
+TANDEM_NOT_DIFFERENTIABLE(isnan_op)
+TANDEM_NOT_DIFFERENTIABLE(isinf_op)
+TANDEM_NOT_DIFFERENTIABLE(isfinite_op)
+TANDEM_NOT_DIFFERENTIABLE(isposinf_op)
+TANDEM_NOT_DIFFERENTIABLE(isneginf_op)
+TANDEM_NOT_DIFFERENTIABLE(signbit_op)
+TANDEM_NOT_DIFFERENTIABLE(logical_not_op)
+TANDEM_NOT_DIFFERENTIABLE(bitwise_not_op)
 
 }  // namespace
 

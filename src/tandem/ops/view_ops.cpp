@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tandem/autograd/autograd.h"
+#include "tandem/autograd/view_scatter.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/shape_ops.h"
@@ -290,6 +292,30 @@ TANDEM_REGISTER_OP(slice_op)
 TANDEM_REGISTER_OP(select_op)
 TANDEM_REGISTER_OP(diagonal_op)
 TANDEM_REGISTER_OP(as_strided_op)
+
+// --- backward rules ----------------------------------------------------------------------
+std::vector<Tensor> reshape_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {reshape(g[0], c.inputs[0].shape())};
+}
+std::vector<Tensor> permute_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const auto& dims = c.attrs.get_ints("dims");
+  std::vector<int64_t> inv(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    inv[size_t(wrap_dim(dims[i], int64_t(dims.size()), "permute"))] = int64_t(i);
+  return {permute(g[0], inv)};
+}
+// expand: the engine sums the gradient back to the input's shape.
+std::vector<Tensor> expand_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+TANDEM_DEFINE_VJP(reshape_op, reshape_vjp)
+TANDEM_DEFINE_VJP(view_op, reshape_vjp)
+TANDEM_DEFINE_VJP(squeeze_op, reshape_vjp)
+TANDEM_DEFINE_VJP(unsqueeze_op, reshape_vjp)
+TANDEM_DEFINE_VJP(permute_op, permute_vjp)
+TANDEM_DEFINE_VJP(expand_op, expand_vjp)
+TANDEM_DEFINE_VJP(slice_op, view_vjp)
+TANDEM_DEFINE_VJP(select_op, view_vjp)
+TANDEM_DEFINE_VJP(diagonal_op, view_vjp)
+TANDEM_DEFINE_VJP(as_strided_op, view_vjp)
 
 }  // namespace
 

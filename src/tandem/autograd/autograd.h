@@ -1,0 +1,82 @@
+// Reverse-mode automatic differentiation. dispatch records a Node per op call when grad mode
+// is on and an input requires grad; backward walks the recorded graph and calls each op's
+// vjp rule (written with tandem ops, so gradients of gradients work).
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tandem/ops/op_def.h"
+
+namespace tandem {
+
+// --- grad mode ---------------------------------------------------------------------------
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+// Sets grad mode for a scope (no_grad: GradModeGuard g(false)).
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : prev_(is_grad_enabled()) { set_grad_enabled(enabled); }
+  ~GradModeGuard() { set_grad_enabled(prev_); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+// --- per-tensor state ----------------------------------------------------------------------
+bool requires_grad(const Tensor& t);
+// Marks a leaf tensor as requiring grad; throws for non-floating dtypes or non-leaves.
+void set_requires_grad(const Tensor& t, bool value);
+bool is_leaf(const Tensor& t);
+// The accumulated gradient of a leaf (undefined until a backward reaches it).
+Tensor grad(const Tensor& t);
+void set_grad(const Tensor& t, const Tensor& g);
+// Name of the op that produced t ("" for leaves), like grad_fn's class in PyTorch.
+std::string grad_fn_name(const Tensor& t);
+// A tensor sharing t's data with no autograd history.
+Tensor detach(const Tensor& t);
+// Drops t's history in place (and requires_grad).
+void detach_(const Tensor& t);
+// Keeps .grad for a non-leaf tensor during backward.
+void retain_grad(const Tensor& t);
+bool retains_grad(const Tensor& t);
+// fn(grad) runs when the gradient of t is computed; a defined return value replaces it.
+using GradHook = std::function<Tensor(const Tensor&)>;
+void register_hook(const Tensor& t, GradHook fn);
+
+// --- backward ------------------------------------------------------------------------------
+// Accumulates d(sum_i roots[i] * grads[i]) / d(leaf) into each leaf's .grad. grads may be
+// empty for scalar roots (then ones).
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads = {},
+              bool retain_graph = false, bool create_graph = false);
+// Returns d(sum_i outputs[i] * grad_outputs[i]) / d(inputs[j]) without touching .grad.
+// An input the outputs don't depend on gives an undefined tensor when allow_unused, else
+// an error.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
+                         bool create_graph = false, bool allow_unused = false);
+
+// --- used by dispatch ----------------------------------------------------------------------
+namespace autograd {
+// Whether dispatch must record this call.
+bool should_record(const OpDef& op, const std::vector<Tensor>& inputs);
+// Records the call: outputs get a grad_fn (and requires_grad) for their floating outputs.
+void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+            const std::vector<Tensor>& outputs);
+// Before an in-place write into `out`: when the write must be recorded, validates it (leaf
+// and view rules) and returns a snapshot of out's old value carrying out's old history;
+// undefined when nothing is recorded.
+Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs);
+// After the write: records the op with `old` standing for out among the inputs and makes
+// it out's new history.
+void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs,
+                    const Tensor& out, const Tensor& old);
+}  // namespace autograd
+
+// Reduces a broadcast gradient back to `shape` (sums the broadcast dims).
+Tensor sum_to(const Tensor& g, const Shape& shape);
+
+}  // namespace tandem

@@ -1,0 +1,101 @@
+// Recording op calls into the graph (called by dispatch), including in-place writes.
+#include <atomic>
+
+#include "tandem/autograd/node.h"
+#include "tandem/core/error.h"
+#include "tandem/ops/elementwise.h"
+
+namespace tandem {
+namespace {
+std::atomic<uint64_t> next_seq{1};
+}  // namespace
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta_if(t);
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  std::shared_ptr<Node> acc = m->accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<Node>();
+    acc->leaf = t.impl_shared();
+    acc->seq = next_seq++;
+    acc->output_meta.push_back({t.shape(), t.dtype()});
+    m->accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+namespace autograd {
+
+bool should_record(const OpDef& op, const std::vector<Tensor>& inputs) {
+  if (!is_grad_enabled() || op.non_differentiable) return false;
+  for (const Tensor& t : inputs)
+    if (requires_grad(t)) return true;
+  return false;
+}
+
+void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+            const std::vector<Tensor>& outputs) {
+  auto node = std::make_shared<Node>();
+  node->op = &op;
+  node->attrs = attrs;
+  node->inputs = inputs;
+  node->seq = next_seq++;
+  for (const Tensor& t : inputs) {
+    node->input_versions.push_back(t.storage() ? t.storage()->version() : 0);
+    bool need = requires_grad(t);
+    node->needs_grad.push_back(need);
+    node->next.push_back(need ? gradient_edge(t) : Edge{});
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor& y = outputs[k];
+    node->outputs.push_back(detach(y));
+    node->output_impls.push_back(y.impl_shared());
+    node->output_versions.push_back(y.storage() ? y.storage()->version() : 0);
+    node->output_meta.push_back({y.shape(), y.dtype()});
+    if (!is_floating(y.dtype())) continue;  // indices and masks carry no gradient
+    AutogradMeta& m = meta_of(y);
+    m.grad_fn = node;
+    m.output_nr = int(k);
+    m.is_view = op.view != nullptr;
+  }
+}
+
+Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs) {
+  if (!is_grad_enabled()) return Tensor();
+  bool any = requires_grad(out);
+  for (const Tensor& t : inputs) any |= requires_grad(t);
+  if (!any) return Tensor();
+  AutogradMeta* m = meta_if(out);
+  TANDEM_CHECK(!(m && m->requires_grad && !m->grad_fn), Error, op.name,
+               "_: a leaf Variable that requires grad is being used in an in-place operation; "
+               "wrap the update in no_grad() or work on a clone");
+  TANDEM_CHECK(!(m && m->is_view), NotImplementedError, op.name,
+               "_: in-place modification of a view of a tensor that requires grad is not "
+               "supported yet; clone the view or use the functional form");
+  TANDEM_CHECK(!op.non_differentiable, Error, op.name,
+               "_: in-place result would require grad but the op is not differentiable");
+  TANDEM_CHECK(is_floating(out.dtype()), Error, op.name,
+               "_: an integer tensor cannot hold a result that requires grad");
+  // The snapshot stands for out's old value: same history, its own copy of the data.
+  Tensor old = clone(detach(out));
+  if (m) {
+    AutogradMeta& om = meta_of(old);
+    om.grad_fn = m->grad_fn;
+    om.output_nr = m->output_nr;
+    om.requires_grad = m->requires_grad;
+  }
+  return old;
+}
+
+void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs,
+                    const Tensor& out, const Tensor& old) {
+  for (Tensor& t : inputs)
+    if (t.same(out)) t = old;
+  record(op, inputs, attrs, {out});
+  meta_of(out).requires_grad = false;  // now a non-leaf: requires grad through grad_fn
+}
+
+}  // namespace autograd
+}  // namespace tandem

@@ -1,0 +1,15 @@
+// The adjoint of view ops, shared by their vjp rules.
+#pragma once
+#include "tandem/ops/op_def.h"
+
+namespace tandem {
+
+// A tensor of base_shape that is zero except where the view (geometry relative to a dense
+// base) holds `grad`.
+Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& view_shape,
+                    const Strides& view_strides, int64_t view_offset);
+// vjp for a non-overlapping view op whose view function only reads metadata (select,
+// slice, diagonal, narrow, as_strided without overlap).
+std::vector<Tensor> view_vjp(const VjpCtx& c, const std::vector<Tensor>& g);
+
+}  // namespace tandem

@@ -1,0 +1,44 @@
+"""Gradcheck cases for the ops whose rules came with the autodiff core."""
+from gradcheck_util import rand
+import tandem
+from tandem import mint
+
+
+def _slice_grad(a):
+    a = a if a.requires_grad else a.detach().requires_grad_()
+    return tandem.autograd.grad((a[1:] * a[1:]).sum(), a, create_graph=True)[0]
+
+
+def bcast(op):
+    return lambda: (op, [rand(3, 4), rand(4)])
+
+
+CASES = {
+    "add": [bcast(lambda a, b: a + b), lambda: (lambda a, b: mint.add(a, b, alpha=2.5), [rand(2, 3), rand(2, 3)])],
+    "sub": [bcast(lambda a, b: a - b), lambda: (lambda a, b: mint.sub(a, b, alpha=-1.5), [rand(2, 3), rand(1, 3)])],
+    "mul": [bcast(lambda a, b: a * b), lambda: (lambda a: a * a.t(), [rand(3, 3)])],
+    "div": [lambda: (lambda a, b: a / b, [rand(3, 4), rand(4, low=0.5, high=2.0)])],
+    "neg": [lambda: (lambda a: -a, [rand(3)])],
+    "exp": [lambda: (mint.exp, [rand(2, 3)])],
+    "log": [lambda: (mint.log, [rand(2, 3, low=0.2, high=2.0)])],
+    "tanh": [lambda: (mint.tanh, [rand(5)])],
+    "sigmoid": [lambda: (mint.sigmoid, [rand(5)])],
+    "relu": [lambda: (mint.relu, [tandem.tensor([-1.0, -0.3, 0.4, 2.0], dtype=tandem.float64)])],
+    "reshape": [lambda: (lambda a: a.t().reshape(-1), [rand(3, 4)])],
+    "view": [lambda: (lambda a: a.view(4, 3), [rand(3, 4)])],
+    "squeeze": [lambda: (lambda a: a.squeeze(1), [rand(3, 1, 2)])],
+    "unsqueeze": [lambda: (lambda a: a.unsqueeze(0), [rand(3, 2)])],
+    "permute": [lambda: (lambda a: a.permute(2, 0, 1), [rand(2, 3, 4)])],
+    "expand": [lambda: (lambda a: a.expand(3, 4), [rand(4)])],
+    "slice": [lambda: (lambda a: a[1:, ::2], [rand(3, 5)]), lambda: (lambda a: a[::-1], [rand(4)])],
+    "select": [lambda: (lambda a: a[1], [rand(3, 2)])],
+    "diagonal": [lambda: (lambda a: a.diagonal(1), [rand(3, 4)])],
+    "as_strided": [lambda: (lambda a: a.as_strided((2, 2), (1, 2)), [rand(6)])],
+    "matmul": [lambda: (lambda a, b: a @ b, [rand(2, 3, 4), rand(4, 5)]),
+               lambda: (lambda a, b: a @ b, [rand(4), rand(4, 2)])],
+    "cast": [lambda: (lambda a: tandem._C.to_dtype(a, tandem.float64, True), [rand(3)])],
+    "sum": [lambda: (lambda a: a.sum(1), [rand(3, 4)]), lambda: (lambda a: a.sum((0, 2), keepdim=True), [rand(2, 3, 4)])],
+    "mean": [lambda: (lambda a: a.mean(0), [rand(3, 4)])],
+    # view_scatter runs in the backward of views; differentiate such a backward.
+    "view_scatter": [lambda: (_slice_grad, [rand(4)])],
+}
