@@ -6,11 +6,19 @@ Signatures and return shapes follow MindSpore 2.x:
   None -> no input gradients (then ``weights`` must be given).
 * ``weights`` (a tensor / Parameter or a sequence of them) -> a tuple of weight gradients;
   with ``grad_position`` too the result is ``(input_grads, weight_grads)``.
-* ``has_aux`` -> only the first output is differentiated; the rest are returned as aux.
+* ``has_aux`` -> only the first output is differentiated; the others come back unchanged
+  (without gradient history): ``grad`` returns ``(grads, aux_tuple)``, ``value_and_grad``
+  returns ``((out, *aux), grads)``.
+* Without ``has_aux`` a function with several outputs is differentiated through the sum
+  of its outputs (each output's sensitivity is ones).
+
+Calls nest: when an argument already carries gradient history (an outer ``grad`` is
+differentiating through this one), the gradients are built with ``create_graph`` so the
+outer differentiation sees through them.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Sequence, Union
 
 from . import _C
 from .autograd import enable_grad, grad as _autograd_grad
@@ -19,80 +27,150 @@ Tensor = _C.Tensor
 
 
 def _positions(grad_position, nargs):
+    """Validated positions, as MindSpore checks them (no negatives, no duplicates)."""
     if grad_position is None:
         return ()
-    single = isinstance(grad_position, int)
-    pos = (grad_position,) if single else tuple(grad_position)
+    if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
+        raise TypeError(f"grad: grad_position must be an int, a tuple of ints or None, got "
+                        f"{type(grad_position).__name__}")
+    pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
+    if not pos:
+        raise ValueError("grad: grad_position is an empty tuple; pass None to differentiate "
+                         "with respect to weights only")
     for p in pos:
-        if not isinstance(p, int) or not -nargs <= p < nargs:
-            raise ValueError(f"grad_position {p} is out of range for a function called with "
-                             f"{nargs} positional arguments")
-    return tuple(p % nargs for p in pos)
+        if isinstance(p, bool) or not isinstance(p, int):
+            raise TypeError(f"grad: the elements of grad_position must be ints, got "
+                            f"{type(p).__name__}")
+        if not 0 <= p < nargs:
+            raise ValueError(f"grad: grad_position {p} is out of range for a function called "
+                             f"with {nargs} positional arguments (valid: 0..{nargs - 1})")
+    if len(set(pos)) != len(pos):
+        raise ValueError(f"grad: grad_position {tuple(pos)} has duplicate positions")
+    return pos
 
 
 def _weights_list(weights):
     if weights is None:
         return []
-    if isinstance(weights, Tensor):
-        return [weights]
-    return list(weights)
+    ws = [weights] if isinstance(weights, Tensor) else list(weights)
+    for i, w in enumerate(ws):
+        if not isinstance(w, Tensor):
+            raise TypeError(f"grad: weights[{i}] must be a Tensor (Parameter), got "
+                            f"{type(w).__name__}")
+        if not w.requires_grad:
+            raise ValueError(f"grad: weights[{i}] does not require grad; call "
+                             f"requires_grad_() on it (trainable parameters do)")
+    return ws
+
+
+def _check_has_aux(has_aux):
+    if not isinstance(has_aux, bool):
+        raise TypeError(f"grad: has_aux must be a bool, got {type(has_aux).__name__}")
+
+
+def _split_outputs(out, has_aux, who):
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if has_aux:
+        if len(outs) < 2:
+            raise ValueError(f"{who}: with has_aux=True the function must return more than "
+                             f"one output (the differentiated one first)")
+        return outs[:1], outs[1:]
+    return outs, ()
+
+
+def _stop(x):
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+def _nested(tensors):
+    """Whether an outer differentiation is recording through these tensors."""
+    return _C.is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
+                                        for t in tensors)
+
+
+def _prepare(args, pos):
+    """args with the differentiated positions made leaves that require grad (or kept as
+    they are when they already carry history, so nesting works)."""
+    args = list(args)
+    for p in pos:
+        a = args[p]
+        if not isinstance(a, Tensor):
+            raise TypeError(f"grad: argument {p} must be a Tensor to be differentiated, got "
+                            f"{type(a).__name__}")
+        if not a.dtype.is_floating_point:
+            raise TypeError(f"grad: argument {p} has dtype {a.dtype}; only floating point "
+                            f"tensors can be differentiated")
+        if not (a.requires_grad and _C.is_grad_enabled()):
+            args[p] = a.detach().requires_grad_(True)
+    return args
+
+
+def _grads_of(targets, inputs, create_graph):
+    """d(sum of targets)/d(inputs), zeros where an input is unused."""
+    needing = [t for t in targets if isinstance(t, Tensor) and t.requires_grad]
+    for t in targets:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad: the function must return tensors, got {type(t).__name__}")
+    if needing and inputs:
+        gs = _autograd_grad(needing, inputs, [_C.full(t.shape, 1, t.dtype) for t in needing],
+                            create_graph=create_graph, allow_unused=True)
+    else:
+        gs = (None,) * len(inputs)
+    return [g if g is not None else _C.full(x.shape, 0, x.dtype) for g, x in zip(gs, inputs)]
 
 
 def _differentiate(fn, args, grad_position, weights, has_aux):
     if grad_position is None and weights is None:
         raise ValueError("grad: grad_position and weights cannot both be None")
-    args = list(args)
+    _check_has_aux(has_aux)
     pos = _positions(grad_position, len(args))
-    for p in pos:
-        if not isinstance(args[p], Tensor):
-            raise TypeError(f"grad: argument {p} must be a Tensor to be differentiated, got "
-                            f"{type(args[p]).__name__}")
-        args[p] = args[p].detach().requires_grad_(True)
     ws = _weights_list(weights)
+    nested = _nested([args[p] for p in pos])
+    args = _prepare(args, pos)
     with enable_grad():
         out = fn(*args)
-    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    if has_aux:
-        targets, aux = outs[:1], outs[1:]
-    else:
-        targets, aux = outs, ()
-    inputs = [args[p] for p in pos] + ws
-    for t in targets:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad: the function must return tensors, got {type(t).__name__}")
-    needing = [t for t in targets if t.requires_grad]
-    if needing and inputs:
-        gs = _autograd_grad(needing, inputs, [_C.full(t.shape, 1, t.dtype) for t in needing],
-                            allow_unused=True)
-    else:
-        gs = (None,) * len(inputs)
-    gs = [g if g is not None else _C.full(x.shape, 0, x.dtype) for g, x in zip(gs, inputs)]
+    targets, aux = _split_outputs(out, has_aux, "grad")
+    gs = _grads_of(targets, [args[p] for p in pos] + ws, nested)
     in_g, w_g = gs[:len(pos)], tuple(gs[len(pos):])
     if grad_position is None:
         result = w_g
     else:
         ig = in_g[0] if isinstance(grad_position, int) else tuple(in_g)
         result = ig if weights is None else (ig, w_g)
-    value = out if not has_aux else (outs[0],) + tuple(aux) if isinstance(out, (tuple, list)) else out
+    aux = tuple(_stop(a) for a in aux)
+    if isinstance(out, (tuple, list)):
+        value = tuple(o if nested else _stop(o) for o in targets) + aux
+    else:
+        value = out if nested else _stop(out)
     return value, result, aux
 
 
 def grad(fn: Callable, grad_position: Union[int, Sequence[int], None] = 0, weights=None,
          has_aux: bool = False, return_ids: bool = False) -> Callable:
-    """A function computing the gradients of fn (MindSpore's mindspore.grad)."""
+    """A function computing the gradients of fn (MindSpore's mindspore.grad).
+
+    With has_aux=True it returns ``(gradients, aux)`` where aux is the tuple of fn's
+    outputs after the first."""
     if return_ids:
         raise NotImplementedError("grad: return_ids=True is not supported")
+    if grad_position is None and weights is None:
+        raise ValueError("grad: grad_position and weights cannot both be None")
 
     def wrapped(*args):
         _, g, aux = _differentiate(fn, args, grad_position, weights, has_aux)
-        return (g, aux if len(aux) != 1 else aux[0]) if has_aux else g
+        return (g, aux) if has_aux else g
 
     return wrapped
 
 
 def value_and_grad(fn: Callable, grad_position: Union[int, Sequence[int], None] = 0,
                    weights=None, has_aux: bool = False) -> Callable:
-    """A function returning (fn's output, its gradients) (MindSpore's value_and_grad)."""
+    """A function returning (fn's output, its gradients) (MindSpore's value_and_grad).
+
+    The output is fn's full output (a tuple when fn returns several); with has_aux=True
+    only the first output is differentiated."""
+    if grad_position is None and weights is None:
+        raise ValueError("value_and_grad: grad_position and weights cannot both be None")
 
     def wrapped(*args):
         value, g, _ = _differentiate(fn, args, grad_position, weights, has_aux)
@@ -101,43 +179,94 @@ def value_and_grad(fn: Callable, grad_position: Union[int, Sequence[int], None] 
     return wrapped
 
 
-def vjp(fn: Callable, *inputs, has_aux: bool = False):
-    """(fn(*inputs), vjp_fn) where vjp_fn(v) returns the vector-Jacobian products."""
-    xs = [x.detach().requires_grad_(True) for x in inputs]
+def _aux_value(aux):
+    return aux[0] if len(aux) == 1 else aux
+
+
+def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
+    """``(fn(*inputs), vjp_fn)`` (plus aux with has_aux) where ``vjp_fn(v)`` returns the
+    tuple of vector-Jacobian products, one per input (``(input_grads, weight_grads)`` when
+    weights are given). vjp_fn can be called several times."""
+    _check_has_aux(has_aux)
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"vjp: input {i} must be a Tensor, got {type(x).__name__}")
+    ws = _weights_list(weights)
+    nested = _nested(inputs)
+    # Integer inputs (indices, labels) pass through and get zero gradients.
+    diff = [i for i, x in enumerate(inputs) if x.dtype.is_floating_point]
+    xs = _prepare(inputs, diff)
     with enable_grad():
         out = fn(*xs)
-    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    targets = outs[:1] if has_aux else outs
+    targets, aux = _split_outputs(out, has_aux, "vjp")
 
     def vjp_fn(*vs):
-        vs = vs[0] if len(vs) == 1 and isinstance(vs[0], (tuple, list)) else vs
-        gs = _autograd_grad(list(targets), xs, list(vs), retain_graph=True, allow_unused=True)
-        gs = tuple(g if g is not None else _C.full(x.shape, 0, x.dtype) for g, x in zip(gs, xs))
-        return gs[0] if len(gs) == 1 else gs
+        vs = tuple(vs[0]) if len(vs) == 1 and isinstance(vs[0], (tuple, list)) else vs
+        if len(vs) != len(targets):
+            raise ValueError(f"vjp: got {len(vs)} vectors for {len(targets)} outputs")
+        vs = [v if isinstance(v, Tensor) else Tensor(v) for v in vs]
+        for k, (v, t) in enumerate(zip(vs, targets)):
+            if tuple(v.shape) != tuple(t.shape):
+                raise ValueError(f"vjp: vector {k} has shape {tuple(v.shape)} but output {k} "
+                                 f"has shape {tuple(t.shape)}")
+        pairs = [(t, v) for t, v in zip(targets, vs) if t.requires_grad]
+        wrt = [xs[i] for i in diff] + ws
+        found = [None] * len(wrt)
+        if pairs and wrt:
+            found = _autograd_grad([t for t, _ in pairs], wrt, [v for _, v in pairs],
+                                   retain_graph=True, create_graph=nested, allow_unused=True)
+        by_input = dict(zip(diff, found[:len(diff)]))
+        gx = tuple(by_input.get(i) for i in range(len(xs)))
+        gs = tuple(g if g is not None else _C.full(x.shape, 0, x.dtype)
+                   for g, x in zip(gx + tuple(found[len(diff):]), list(xs) + ws))
+        return (gs[:len(xs)], gs[len(xs):]) if weights is not None else gs
 
-    primal = (outs[0] if has_aux else out)
+    stop = (lambda o: o) if nested else _stop
     if has_aux:
-        return primal, vjp_fn, outs[1:] if len(outs) > 2 else outs[1]
+        return stop(targets[0]), vjp_fn, _aux_value(tuple(_stop(a) for a in aux))
+    primal = tuple(stop(o) for o in out) if isinstance(out, (tuple, list)) else stop(out)
     return primal, vjp_fn
 
 
 def jvp(fn: Callable, inputs, v, has_aux: bool = False):
-    """(fn(inputs), J v) by forward-over-reverse: the vjp of the vjp (double backward)."""
+    """``(fn(inputs), J v)`` (plus aux with has_aux) by forward-over-reverse: the vjp of the
+    vjp (double backward). inputs and v are a tensor or matching tuples of tensors."""
+    _check_has_aux(has_aux)
     single = isinstance(inputs, Tensor)
     xs = [inputs] if single else list(inputs)
     vs = [v] if isinstance(v, Tensor) else list(v)
-    xs = [x.detach().requires_grad_(True) for x in xs]
+    if len(vs) != len(xs):
+        raise ValueError(f"jvp: got {len(vs)} tangent vectors for {len(xs)} inputs")
+    for k, (x, t) in enumerate(zip(xs, vs)):
+        if not isinstance(x, Tensor) or not isinstance(t, Tensor):
+            raise TypeError(f"jvp: inputs and v must be tensors (or tuples of tensors); "
+                            f"element {k} is {type(x).__name__} / {type(t).__name__}")
+        if tuple(x.shape) != tuple(t.shape):
+            raise ValueError(f"jvp: v[{k}] has shape {tuple(t.shape)} but input {k} has shape "
+                             f"{tuple(x.shape)}")
+    nested = _nested(xs)
+    xs = _prepare(xs, range(len(xs)))
+    vs = [t if t.dtype == x.dtype else t.to(x.dtype) for t, x in zip(vs, xs)]
     with enable_grad():
         out = fn(*xs)
-        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-        targets = list(outs[:1] if has_aux else outs)
-        us = [_C.full(t.shape, 0, t.dtype).requires_grad_(True) for t in targets]
-        gs = _autograd_grad(targets, xs, us, create_graph=True, allow_unused=True)
-        pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
-        jv = _autograd_grad([g for g, _ in pairs], us, [vv for _, vv in pairs], allow_unused=True)
+        targets, aux = _split_outputs(out, has_aux, "jvp")
+        live = [t for t in targets if t.requires_grad]
+        # u: a dummy cotangent; J^T u is linear in u, so d(J^T u . v)/du = J v.
+        us = [_C.full(t.shape, 0, t.dtype).requires_grad_(True) for t in live]
+        jv_live = [None] * len(live)
+        if live:
+            gs = _autograd_grad(live, xs, us, create_graph=True, allow_unused=True)
+            pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None and g.requires_grad]
+            if pairs:
+                jv_live = list(_autograd_grad([g for g, _ in pairs], us,
+                                              [vv for _, vv in pairs],
+                                              create_graph=nested, allow_unused=True))
+    it = iter(jv_live)
+    jv = tuple((next(it) if t.requires_grad else None) for t in targets)
     jv = tuple(j if j is not None else _C.full(t.shape, 0, t.dtype) for j, t in zip(jv, targets))
-    primal = outs[0] if has_aux or len(outs) == 1 else outs
+    stop = (lambda o: o) if nested else _stop
     tangent = jv[0] if len(jv) == 1 else jv
     if has_aux:
-        return primal, tangent, outs[1:] if len(outs) > 2 else outs[1]
+        return stop(targets[0]), tangent, _aux_value(tuple(_stop(a) for a in aux))
+    primal = tuple(stop(o) for o in targets) if isinstance(out, (tuple, list)) else stop(out)
     return primal, tangent

@@ -62,6 +62,11 @@ class set_grad_enabled(_GradMode):
     def __enter__(self):
         return self
 
+    def __call__(self, fn):
+        # As a decorator the mode applies to calls only: undo what __init__ set.
+        _C.set_grad_enabled(self._prev.pop())
+        return super().__call__(fn)
+
 
 def is_grad_enabled() -> bool:
     return _C.is_grad_enabled()

@@ -2,6 +2,7 @@
 // contributions to their outputs have arrived, then accumulates into the leaves.
 #include <algorithm>
 #include <queue>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -37,17 +38,41 @@ void release(Node& n) {
   n.released = true;
 }
 
-void check_versions(const Node& n) {
+// Saved tensors written in place since the forward: (storage, description) pairs.
+std::vector<std::pair<const Storage*, std::string>> stale_saved(const Node& n) {
+  std::vector<std::pair<const Storage*, std::string>> out;
   for (size_t i = 0; i < n.inputs.size(); ++i)
-    TANDEM_CHECK(!n.inputs[i].storage() || n.inputs[i].storage()->version() == n.input_versions[i],
-                 Error, "one of the variables needed for gradient computation has been modified "
-                 "by an inplace operation: input ", i, " of ", n.op->name,
-                 "; clone it before modifying it in place");
+    if (n.inputs[i].storage() && n.inputs[i].storage()->version() != n.input_versions[i])
+      out.push_back({n.inputs[i].storage().get(), "input " + std::to_string(i)});
   for (size_t i = 0; i < n.outputs.size(); ++i)
-    TANDEM_CHECK(!n.outputs[i].storage() || n.outputs[i].storage()->version() == n.output_versions[i],
-                 Error, "one of the variables needed for gradient computation has been modified "
-                 "by an inplace operation: the output of ", n.op->name,
-                 "; clone it before modifying it in place");
+    if (n.outputs[i].storage() && n.outputs[i].storage()->version() != n.output_versions[i])
+      out.push_back({n.outputs[i].storage().get(), "output " + std::to_string(i)});
+  return out;
+}
+
+// Runs n's rule. When saved tensors were modified in place, the rule runs under a read
+// probe and fails only if it actually reads one (PyTorch saves only what a rule needs;
+// here every input and output is saved, so staleness alone proves nothing).
+std::vector<Tensor> call_vjp(const Node& n, const VjpCtx& ctx, const std::vector<Tensor>& grads) {
+  auto stale = stale_saved(n);
+  if (stale.empty()) return n.op->vjp(ctx, grads);
+  autograd::ReadProbe probe;
+  for (auto& s : stale) probe.watched.push_back(s.first);
+  struct Reset {
+    ~Reset() { autograd::set_read_probe(nullptr); }
+  } reset;
+  autograd::set_read_probe(&probe);
+  std::vector<Tensor> r = n.op->vjp(ctx, grads);
+  if (probe.hit) {
+    std::string what;
+    for (auto& s : stale)
+      if (s.first == probe.hit) what = s.second;
+    TANDEM_CHECK(false, Error, "one of the variables needed for gradient computation has been "
+                 "modified by an inplace operation: ", what, " of ", n.op->name,
+                 " (saved for its backward) was written in place after the forward; clone "
+                 "it before modifying it in place");
+  }
+  return r;
 }
 
 // Accumulates into a leaf's .grad: the first gradient is kept if nothing else holds it.
@@ -78,8 +103,7 @@ struct Run {
 void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads,
                 bool retain_graph, bool create_graph, bool accumulate_leaves, Run* run) {
   GradModeGuard mode(create_graph);
-  // Dependencies: how many edges from reachable nodes point at each node.
-  std::unordered_map<const Node*, int> deps;
+  std::vector<std::shared_ptr<Node>> nodes;  // everything reachable from the roots
   std::unordered_set<const Node*> seen;
   std::vector<std::shared_ptr<Node>> stack;
   for (const Edge& e : roots)
@@ -87,12 +111,33 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
   while (!stack.empty()) {
     std::shared_ptr<Node> n = stack.back();
     stack.pop_back();
-    for (const Edge& e : n->next) {
-      if (!e.fn) continue;
-      deps[e.fn.get()]++;
-      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn);
-    }
+    nodes.push_back(n);
+    for (const Edge& e : n->next)
+      if (e.fn && seen.insert(e.fn.get()).second) stack.push_back(e.fn);
   }
+  // The nodes whose rules run: all of them for backward; for grad only those on a path to
+  // a requested input, so that grad neither frees nor needs (a vjp for) the rest of the
+  // graph. A node's inputs come from earlier nodes (smaller seq); accumulators have no
+  // edges, so one ascending pass settles every node after its children.
+  std::unordered_set<const Node*> active;
+  if (!run) {
+    for (auto& n : nodes) active.insert(n.get());
+  } else {
+    std::sort(nodes.begin(), nodes.end(),
+              [](const auto& a, const auto& b) { return a->seq < b->seq; });
+    for (auto& n : nodes)
+      for (const Edge& e : n->next)
+        if (e.fn && (run->capture_slots.count(e.fn.get()) || active.count(e.fn.get()))) {
+          active.insert(n.get());
+          break;
+        }
+  }
+  // Dependencies: how many edges from active nodes point at each node.
+  std::unordered_map<const Node*, int> deps;
+  for (auto& n : nodes)
+    if (active.count(n.get()))
+      for (const Edge& e : n->next)
+        if (e.fn) deps[e.fn.get()]++;
   std::unordered_map<const Node*, std::vector<Tensor>> buffers;
   auto slot_of = [&](const Edge& e) -> Tensor& {
     auto& b = buffers[e.fn.get()];
@@ -120,7 +165,7 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
       Tensor y(impl);
       AutogradMeta* m = meta_if(y);
       grads[k] = apply_hooks(m, grads[k]);
-      if (m && m->retains_grad) m->grad = m->grad.defined() ? add(m->grad, grads[k]) : grads[k];
+      if (m && m->retains_grad && accumulate_leaves) m->grad = m->grad.defined() ? add(m->grad, grads[k]) : grads[k];
     }
     if (run) {
       auto it = run->capture_slots.find(n.get());
@@ -128,9 +173,11 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
         for (auto [slot, idx] : it->second)
           if (grads[size_t(slot)].defined()) add_into(run->captured[idx], grads[size_t(slot)]);
     }
+    if (!active.count(n.get())) continue;  // only captured (grad past the requested inputs)
     std::vector<Tensor> in_grads;
     if (!n->op) {  // a leaf's accumulator
-      if (accumulate_leaves && grads[0].defined()) accumulate(n->leaf, grads[0], create_graph);
+      if (accumulate_leaves && grads[0].defined())
+        accumulate(n->leaf, std::move(grads[0]), create_graph);
     } else {
       bool any = false;
       for (auto& g : grads) any |= g.defined();
@@ -140,7 +187,6 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
                      "tensors after they were freed); pass retain_graph=True the first time");
         TANDEM_CHECK(n->op->vjp, NotImplementedError, "backward is not implemented for op '",
                      n->op->name, "'");
-        check_versions(*n);
         for (size_t k = 0; k < grads.size(); ++k)  // missing gradients of float outputs are 0
           if (!grads[k].defined() && is_floating(n->output_meta[k].dtype))
             grads[k] = zeros(n->output_meta[k].shape, n->output_meta[k].dtype);
@@ -151,7 +197,7 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
           for (size_t k = 0; k < outs.size(); ++k)
             if (auto impl = n->output_impls[k].lock()) outs[k] = Tensor(impl);
         VjpCtx ctx{*n->op, n->attrs, n->inputs, outs, n->needs_grad};
-        in_grads = n->op->vjp(ctx, grads);
+        in_grads = call_vjp(*n, ctx, grads);
         TANDEM_CHECK(in_grads.size() <= n->inputs.size(), Error, "internal: vjp of ", n->op->name,
                      " returned ", in_grads.size(), " gradients for ", n->inputs.size(), " inputs");
       }

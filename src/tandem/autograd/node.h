@@ -50,4 +50,18 @@ inline AutogradMeta* meta_if(const Tensor& t) {
 // Where the gradient of t goes: its grad_fn slot, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
 
+namespace autograd {
+// While a vjp runs with saved tensors that were modified in place since the forward, the
+// engine watches their storages: every op dispatched meanwhile reports its inputs, so a
+// rule that actually reads a stale tensor is caught while one that only saved it (mul's
+// output, say) still runs. Thread-local; null when nothing is watched.
+struct ReadProbe {
+  std::vector<const Storage*> watched;
+  const Storage* hit = nullptr;  // the first watched storage an op read
+};
+void set_read_probe(ReadProbe* probe);
+// Reports an op's inputs to the active probe, if any.
+void note_reads(const std::vector<Tensor>& inputs);
+}  // namespace autograd
+
 }  // namespace tandem

@@ -8,6 +8,7 @@
 namespace tandem {
 namespace {
 std::atomic<uint64_t> next_seq{1};
+thread_local autograd::ReadProbe* read_probe = nullptr;
 }  // namespace
 
 Edge gradient_edge(const Tensor& t) {
@@ -28,7 +29,21 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace autograd {
 
+void set_read_probe(ReadProbe* probe) { read_probe = probe; }
+
+void note_reads(const std::vector<Tensor>& inputs) {
+  if (!read_probe || read_probe->hit) return;
+  for (const Tensor& t : inputs)
+    for (const Storage* s : read_probe->watched)
+      if (t.storage().get() == s) {
+        read_probe->hit = s;
+        return;
+      }
+}
+
 bool should_record(const OpDef& op, const std::vector<Tensor>& inputs) {
+  // dispatch calls this for every op, so it is where a vjp's reads are observed.
+  if (read_probe) note_reads(inputs);
   if (!is_grad_enabled() || op.non_differentiable) return false;
   for (const Tensor& t : inputs)
     if (requires_grad(t)) return true;
@@ -63,6 +78,7 @@ void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& att
 }
 
 Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs) {
+  if (read_probe) note_reads(inputs);
   if (!is_grad_enabled()) return Tensor();
   bool any = requires_grad(out);
   for (const Tensor& t : inputs) any |= requires_grad(t);

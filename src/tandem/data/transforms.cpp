@@ -71,6 +71,7 @@ void image_resize_kernel(const OpDef&, const std::vector<Tensor>& in, std::vecto
 }
 const OpDef image_resize_op{"image_resize_bilinear", image_resize_infer, image_resize_kernel};
 TANDEM_REGISTER_OP(image_resize_op)
+TANDEM_NOT_DIFFERENTIABLE(image_resize_op)
 
 struct ToTensor : Transform {
   Tensor apply(const Tensor& x, Rng&) const override {

@@ -2,6 +2,7 @@
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/binary_functors.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
@@ -124,10 +125,141 @@ std::vector<Tensor> div_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   Tensor ga = c.needs_grad[0] || c.needs_grad[1] ? div(g[0], b) : Tensor();
   return {ga, c.needs_grad[1] ? neg(mul(ga, div(a, b))) : Tensor()};
 }
+
+// A 0/1 tensor of g's dtype from a predicate (gradients through it are zero).
+Tensor mask(const Tensor& cond, const Tensor& g) { return to_dtype(cond, g.dtype()); }
+Tensor zero_grad(const Tensor& g) { return zeros(g.shape(), g.dtype()); }
+// Only the gradients an input needs: fa / fb are evaluated lazily.
+template <typename FA, typename FB>
+std::vector<Tensor> grads2(const VjpCtx& c, FA fa, FB fb) {
+  return {c.needs_grad[0] ? fa() : Tensor(), c.needs_grad[1] ? fb() : Tensor()};
+}
+
+// Rounded quotients are step functions: zero gradient, as in PyTorch.
+std::vector<Tensor> zero2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return grads2(c, [&] { return zero_grad(g[0]); }, [&] { return zero_grad(g[0]); });
+}
+// fmod(a, b) = a - trunc(a / b) b and remainder(a, b) = a - floor(a / b) b.
+std::vector<Tensor> fmod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return grads2(c, [&] { return g[0]; }, [&] { return neg(mul(g[0], div(a, b, "trunc"))); });
+}
+std::vector<Tensor> remainder_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return grads2(c, [&] { return g[0]; }, [&] { return neg(mul(g[0], floor_divide(a, b))); });
+}
+// PyTorch's pow rules: the base gets 0 where the exponent is 0 (even at base 0), the
+// exponent gets 0 where base == 0 and exponent >= 0 (log(0) would make it nan).
+std::vector<Tensor> pow_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return grads2(
+      c,
+      [&] {
+        Tensor d = mul(b, pow(a, sub(b, scalar_tensor(Scalar(int64_t(1))))));
+        return where(eq(b, num(0.0)), num(0.0), mul(g[0], d));
+      },
+      [&] {
+        Tensor at_zero = logical_and(eq(a, num(0.0)), ge(b, num(0.0)));
+        return where(at_zero, num(0.0), mul(g[0], mul(c.outputs[0], log(a))));
+      });
+}
+std::vector<Tensor> atan2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor gd = div(g[0], add(mul(a, a), mul(b, b)));
+  return grads2(c, [&] { return mul(gd, b); }, [&] { return neg(mul(gd, a)); });
+}
+std::vector<Tensor> hypot_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  Tensor gd = div(g[0], c.outputs[0]);
+  return grads2(c, [&] { return mul(gd, c.inputs[0]); }, [&] { return mul(gd, c.inputs[1]); });
+}
+// copysign(a, b) = |a| sgn(b): d/da = sign(a) sgn(b) (0 at a == 0, as PyTorch); b gets 0.
+std::vector<Tensor> copysign_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return grads2(
+      c, [&] { return mul(g[0], mul(sign(a), copysign(num(1.0), b))); },
+      [&] { return zero_grad(g[0]); });
+}
+std::vector<Tensor> logaddexp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  return grads2(c, [&] { return mul(g[0], sigmoid(sub(a, b))); },
+                [&] { return mul(g[0], sigmoid(sub(b, a))); });
+}
+// maximum / minimum: the winner gets the gradient, ties split it half and half; where a
+// nan propagates both operands get it (PyTorch's masks).
+std::vector<Tensor> extremum_vjp(const VjpCtx& c, const Tensor& g, bool is_max) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor half_tie = mul(mask(eq(a, b), g), num(0.5));
+  auto part = [&](const Tensor& loses) {
+    return mul(g, sub(sub(num(1.0), mask(loses, g)), half_tie));
+  };
+  return grads2(c, [&] { return part(is_max ? lt(a, b) : gt(a, b)); },
+                [&] { return part(is_max ? gt(a, b) : lt(a, b)); });
+}
+std::vector<Tensor> maximum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return extremum_vjp(c, g[0], true);
+}
+std::vector<Tensor> minimum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return extremum_vjp(c, g[0], false);
+}
+// fmax / fmin ignore a nan operand: a gets the gradient where it wins or ties or b is nan,
+// b everywhere else (PyTorch's masks).
+std::vector<Tensor> fextremum_vjp(const VjpCtx& c, const Tensor& g, bool is_max) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor to_a = mask(logical_or(is_max ? ge(a, b) : le(a, b), isnan(b)), g);
+  return grads2(c, [&] { return mul(g, to_a); }, [&] { return mul(g, sub(num(1.0), to_a)); });
+}
+std::vector<Tensor> fmax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return fextremum_vjp(c, g[0], true);
+}
+std::vector<Tensor> fmin_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return fextremum_vjp(c, g[0], false);
+}
+// The condition gets no gradient; each branch gets g where it was chosen.
+std::vector<Tensor> where_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& cond = c.inputs[0];
+  return {Tensor(), c.needs_grad[1] ? where(cond, g[0], num(0.0)) : Tensor(),
+          c.needs_grad[2] ? where(cond, num(0.0), g[0]) : Tensor()};
+}
+// lerp = start + weight (end - start).
+std::vector<Tensor> lerp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &s = c.inputs[0], &e = c.inputs[1], &w = c.inputs[2];
+  return {c.needs_grad[0] ? mul(g[0], sub(num(1.0), w)) : Tensor(),
+          c.needs_grad[1] ? mul(g[0], w) : Tensor(),
+          c.needs_grad[2] ? mul(g[0], sub(e, s)) : Tensor()};
+}
+std::vector<Tensor> addcmul_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  Tensor gv = mul(g[0], num(c.attrs.get_float_or("value", 1.0)));
+  return {c.needs_grad[0] ? g[0] : Tensor(), c.needs_grad[1] ? mul(gv, c.inputs[2]) : Tensor(),
+          c.needs_grad[2] ? mul(gv, c.inputs[1]) : Tensor()};
+}
+std::vector<Tensor> addcdiv_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &t1 = c.inputs[1], &t2 = c.inputs[2];
+  Tensor gv = div(mul(g[0], num(c.attrs.get_float_or("value", 1.0))), t2);
+  return {c.needs_grad[0] ? g[0] : Tensor(), c.needs_grad[1] ? gv : Tensor(),
+          c.needs_grad[2] ? neg(mul(gv, div(t1, t2))) : Tensor()};
+}
+
 TANDEM_DEFINE_VJP(add_op, add_vjp)
 TANDEM_DEFINE_VJP(sub_op, sub_vjp)
 TANDEM_DEFINE_VJP(mul_op, mul_vjp)
 TANDEM_DEFINE_VJP(div_op, div_vjp)
+TANDEM_DEFINE_VJP(div_trunc_op, zero2_vjp)
+TANDEM_DEFINE_VJP(floor_divide_op, zero2_vjp)
+TANDEM_DEFINE_VJP(fmod_op, fmod_vjp)
+TANDEM_DEFINE_VJP(remainder_op, remainder_vjp)
+TANDEM_DEFINE_VJP(pow_op, pow_vjp)
+TANDEM_DEFINE_VJP(atan2_op, atan2_vjp)
+TANDEM_DEFINE_VJP(hypot_op, hypot_vjp)
+TANDEM_DEFINE_VJP(copysign_op, copysign_vjp)
+TANDEM_DEFINE_VJP(logaddexp_op, logaddexp_vjp)
+TANDEM_DEFINE_VJP(maximum_op, maximum_vjp)
+TANDEM_DEFINE_VJP(minimum_op, minimum_vjp)
+TANDEM_DEFINE_VJP(fmax_op, fmax_vjp)
+TANDEM_DEFINE_VJP(fmin_op, fmin_vjp)
+TANDEM_DEFINE_VJP(where_op, where_vjp)
+TANDEM_DEFINE_VJP(lerp_op, lerp_vjp)
+TANDEM_DEFINE_VJP(addcmul_op, addcmul_vjp)
+TANDEM_DEFINE_VJP(addcdiv_op, addcdiv_vjp)
 // Comparisons and logical / bitwise ops produce no gradient.
 TANDEM_NOT_DIFFERENTIABLE(eq_op)
 TANDEM_NOT_DIFFERENTIABLE(ne_op)

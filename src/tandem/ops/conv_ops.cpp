@@ -152,6 +152,57 @@ TANDEM_REGISTER_OP(conv2d_op)
 TANDEM_REGISTER_OP(conv2d_bwd_input_op)
 TANDEM_REGISTER_OP(conv2d_bwd_weight_op)
 
+// --- backward rules ------------------------------------------------------------------------
+// conv2d is bilinear in (x, w): with C(x, w) = conv2d(x, w), the backward ops are its
+// adjoints, Bx(gy, w) = C(., w)^T gy and Bw(x, gy) = C(x, .)^T gy. Both are themselves
+// bilinear, so their vjps are again C, Bx and Bw with the arguments swapped.
+Conv2dArgs args_of(const Attrs& at) {
+  Conv2dArgs a;
+  a.stride = at.get_ints("stride");
+  a.padding = at.get_ints("padding");
+  a.dilation = at.get_ints("dilation");
+  a.groups = at.get_int("groups");
+  return a;
+}
+
+Tensor sum_nhw(const Tensor& g) {
+  return sum(g, std::vector<int64_t>{0, 2, 3});
+}
+
+std::vector<Tensor> conv2d_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  Conv2dArgs a = args_of(c.attrs);
+  std::vector<Tensor> r(c.inputs.size());
+  if (c.needs_grad[0]) r[0] = conv2d_backward_input(g[0], w, x.shape(), a);
+  if (c.needs_grad[1]) r[1] = conv2d_backward_weight(x, g[0], w.shape(), a)[0];
+  // The bias gradient as a sum op (rather than the weight op's second output) keeps it
+  // differentiable without routing through conv2d_backward_weight.
+  if (c.inputs.size() > 2 && c.needs_grad[2]) r[2] = sum_nhw(g[0]);
+  return r;
+}
+
+// Bx(gy, w) = C(., w)^T gy: <G, Bx(gy, w)> = <gy, C(G, w)>.
+std::vector<Tensor> conv2d_bwd_input_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &gy = c.inputs[0], &w = c.inputs[1];
+  Conv2dArgs a = args_of(c.attrs);
+  return {c.needs_grad[0] ? conv2d(g[0], w, Tensor(), a) : Tensor(),
+          c.needs_grad[1] ? conv2d_backward_weight(g[0], gy, w.shape(), a)[0] : Tensor()};
+}
+
+// (Bw(x, gy), sum_nhw(gy)): <Gw, Bw(x, gy)> + <Gb, sum_nhw(gy)> = <gy, C(x, Gw) + Gb>, and
+// <Gw, Bw(x, gy)> = <Bx(gy, Gw), x>.
+std::vector<Tensor> conv2d_bwd_weight_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &gy = c.inputs[1];
+  Conv2dArgs a = args_of(c.attrs);
+  Tensor gx, ggy;
+  if (c.needs_grad[0]) gx = conv2d_backward_input(gy, g[0], x.shape(), a);
+  if (c.needs_grad[1]) ggy = conv2d(x, g[0], g[1], a);
+  return {gx, ggy};
+}
+TANDEM_DEFINE_VJP(conv2d_op, conv2d_vjp)
+TANDEM_DEFINE_VJP(conv2d_bwd_input_op, conv2d_bwd_input_vjp)
+TANDEM_DEFINE_VJP(conv2d_bwd_weight_op, conv2d_bwd_weight_vjp)
+
 }  // namespace
 
 std::vector<int64_t> same_padding(const std::vector<int64_t>& kernel,

@@ -71,6 +71,11 @@ TANDEM_REGISTER_OP(full_op)
 TANDEM_REGISTER_OP(arange_op)
 TANDEM_REGISTER_OP(linspace_op)
 TANDEM_REGISTER_OP(eye_op)
+// Constants and random draws carry no gradient.
+TANDEM_NOT_DIFFERENTIABLE(full_op)
+TANDEM_NOT_DIFFERENTIABLE(arange_op)
+TANDEM_NOT_DIFFERENTIABLE(linspace_op)
+TANDEM_NOT_DIFFERENTIABLE(eye_op)
 
 void check_shape(const Shape& s, const char* op) {
   for (int64_t d : s)

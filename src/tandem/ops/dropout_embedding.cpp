@@ -1,5 +1,6 @@
 // dropout and embedding as composites of random, elementwise and indexing ops, so they
 // differentiate and trace through those ops.
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
@@ -44,6 +45,11 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
   }
   Tensor flat = reshape(indices, {-1});
   Tensor rows = index_select(weight, 0, flat);
+  if (padding_idx >= 0 && requires_grad(rows)) {
+    // The padding row's value is returned as is but receives no gradient (PyTorch).
+    Tensor keep = unsqueeze(ne(flat, scalar_tensor(Scalar(padding_idx))), 1);
+    rows = where(keep, rows, detach(rows));
+  }
   Shape s = indices.shape();
   s.push_back(weight.shape()[1]);
   return reshape(rows, s);

@@ -261,6 +261,69 @@ TANDEM_REGISTER_OP(index_put_op)
 TANDEM_REGISTER_OP(gather_op)
 TANDEM_REGISTER_OP(scatter_op)
 
+// --- backward rules ----------------------------------------------------------------------
+Tensor zero_scalar(DType t) {
+  return Tensor::wrap_scalar(Scalar(0.0), t);
+}
+
+// index: every read element gets its gradient; repeated indices accumulate.
+std::vector<Tensor> index_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {index_put(zeros(x.shape(), g[0].dtype()), c.attrs.get_ints("dims"), tail(c.inputs, 1),
+                    g[0], true)};
+}
+// index_put: values get the gradient at the written positions (the engine sums it back over
+// their broadcast); the base keeps its gradient except where it was overwritten.
+std::vector<Tensor> index_put_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const std::vector<int64_t>& dims = c.attrs.get_ints("dims");
+  std::vector<Tensor> idx = tail(c.inputs, 2);
+  std::vector<Tensor> out(2);
+  if (c.needs_grad[0])
+    out[0] = c.attrs.get_bool("accumulate")
+                 ? g[0]
+                 : index_put(g[0], dims, idx, zero_scalar(g[0].dtype()), false);
+  if (c.needs_grad[1]) out[1] = index(g[0], dims, idx);
+  return out;
+}
+// gather: scatter-add the gradient back (an index may be read more than once).
+std::vector<Tensor> gather_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {sum(g[0])};  // every output element reads x itself
+  int64_t dim = wrap_dim(c.attrs.get_int("dim"), x.dim(), "gather");
+  return {scatter(zeros(x.shape(), g[0].dtype()), dim, c.inputs[1], g[0], "add")};
+}
+// The gradient read at the scattered positions, zero-padded to src's shape (src may be
+// larger than index; only its leading block is scattered).
+Tensor src_grad(const Tensor& g, int64_t dim, const Tensor& idx, const Tensor& src) {
+  Tensor r = gather(g, dim, idx);
+  if (src.dim() == 0 || src.shape() == idx.shape()) return r;
+  std::vector<int64_t> pads;
+  for (int64_t d = src.dim() - 1; d >= 0; --d) {
+    pads.push_back(0);
+    pads.push_back(src.shape()[d] - idx.shape()[d]);
+  }
+  return pad(r, pads);
+}
+std::vector<Tensor> scatter_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &idx = c.inputs[1], &src = c.inputs[2];
+  int64_t dim = wrap_dim(c.attrs.get_int("dim"), x.dim(), "scatter");
+  int64_t mode = c.attrs.get_int("mode");
+  static const char* names[] = {"replace", "add", "multiply", "amax", "amin"};
+  TANDEM_CHECK(mode == 0 || mode == 1, NotImplementedError,
+               "scatter: backward is not implemented for reduce='",
+               names[std::clamp<int64_t>(mode, 0, 4)],
+               "'; only the plain (replace) and 'add' modes are differentiable so far");
+  std::vector<Tensor> out(3);
+  if (c.needs_grad[0])
+    out[0] = mode == 1 ? g[0] : scatter(g[0], dim, idx, zero_scalar(g[0].dtype()));
+  if (c.needs_grad[2]) out[2] = src_grad(g[0], dim, idx, src);
+  return out;
+}
+TANDEM_DEFINE_VJP(index_op, index_vjp)
+TANDEM_DEFINE_VJP(index_put_op, index_put_vjp)
+TANDEM_DEFINE_VJP(gather_op, gather_vjp)
+TANDEM_DEFINE_VJP(scatter_op, scatter_vjp)
+
 std::vector<Tensor> with_front(std::vector<Tensor> front, const std::vector<Tensor>& rest) {
   front.insert(front.end(), rest.begin(), rest.end());
   return front;

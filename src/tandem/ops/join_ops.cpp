@@ -9,10 +9,12 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/join_kernels.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
 #include "tandem/ops/index_ops.h"
+#include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 
 namespace tandem {
@@ -401,6 +403,94 @@ TANDEM_REGISTER_OP(triu_op)
 TANDEM_REGISTER_OP(diag_embed_op)
 TANDEM_REGISTER_OP(pad_op)
 TANDEM_REGISTER_OP(repeat_interleave_op)
+
+// ---- backward rules -------------------------------------------------------------------------
+
+// cat: each input gets its slice of the gradient.
+std::vector<Tensor> cat_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  CatPlan p = plan_cat(c.inputs, c.attrs.get_int("dim"), "cat");
+  std::vector<Tensor> out(c.inputs.size());
+  int64_t at = 0;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const Tensor& t = c.inputs[i];
+    if (cat_skipped(t)) continue;  // took no part in the result
+    int64_t n = t.shape()[p.dim];
+    if (c.needs_grad[i]) out[i] = slice(g[0], p.dim, at, at + n);
+    at += n;
+  }
+  return out;
+}
+
+Tensor int64_vector(const std::vector<int64_t>& v) {
+  Tensor t = Tensor::empty({int64_t(v.size())}, DType::Int64);
+  if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(int64_t));
+  return t;
+}
+
+// pad: constant padding's adjoint is the opposite padding (crops what was added, zero-fills
+// what was cropped). The other modes read input position src(j) for output j along each dim
+// in turn, so their adjoint adds the gradient back at those positions one dim at a time.
+std::vector<Tensor> pad_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (c.attrs.get_str("mode") == "constant") {
+    std::vector<int64_t> neg = c.attrs.get_ints("pad");
+    for (int64_t& v : neg) v = -v;
+    return {pad(g[0], neg, "constant", 0.0)};
+  }
+  PadPlan p = plan_pad(x, c.attrs);
+  Tensor r = g[0];
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    int64_t l = p.lo[size_t(d)], h = p.hi[size_t(d)], n = x.shape()[d];
+    if (l == 0 && h == 0) continue;
+    std::vector<int64_t> src(size_t(l + n + h));
+    for (int64_t j = 0; j < l + n + h; ++j) {
+      int64_t t = j - l;
+      if (p.mode == PadMode::Reflect)
+        src[size_t(j)] = t < 0 ? -t : t >= n ? 2 * (n - 1) - t : t;
+      else if (p.mode == PadMode::Replicate)
+        src[size_t(j)] = std::clamp<int64_t>(t, 0, n - 1);
+      else
+        src[size_t(j)] = (t % n + n) % n;
+    }
+    Shape s = r.shape();
+    s[size_t(d)] = n;
+    r = index_add(zeros(s, r.dtype()), d, int64_vector(src), r);
+  }
+  return {r};
+}
+
+std::vector<Tensor> roll_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  std::vector<int64_t> back = c.attrs.get_ints("shifts");
+  for (int64_t& v : back) v = -v;
+  return {roll(g[0], back, c.attrs.get_ints("dims"))};
+}
+
+std::vector<Tensor> tri_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  int64_t k = c.attrs.get_int("diagonal");
+  return {c.op.name == "triu" ? triu(g[0], k) : tril(g[0], k)};
+}
+
+// repeat_interleave: sum the gradient over each element's copies.
+std::vector<Tensor> interleave_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  int64_t d = wrap_dim(c.attrs.get_int("dim"), x.dim(), "repeat_interleave");
+  Shape s = x.shape();
+  s.insert(s.begin() + d + 1, c.attrs.get_int("repeats"));
+  return {sum(reshape(g[0], s), std::vector<int64_t>{d + 1})};
+}
+
+std::vector<Tensor> diag_embed_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  int64_t nd = g[0].dim();
+  return {diagonal(g[0], c.attrs.get_int("offset"), nd - 2, nd - 1)};
+}
+
+TANDEM_DEFINE_VJP(cat_op, cat_vjp)
+TANDEM_DEFINE_VJP(pad_op, pad_vjp)
+TANDEM_DEFINE_VJP(roll_op, roll_vjp)
+TANDEM_DEFINE_VJP(tril_op, tri_vjp)
+TANDEM_DEFINE_VJP(triu_op, tri_vjp)
+TANDEM_DEFINE_VJP(repeat_interleave_op, interleave_vjp)
+TANDEM_DEFINE_VJP(diag_embed_op, diag_embed_vjp)
 
 // numpy's atleast_1d / atleast_2d (1-D (n,) -> (1, n)).
 Tensor at_least(const Tensor& x, int64_t nd) {

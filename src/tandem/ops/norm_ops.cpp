@@ -3,6 +3,7 @@
 //
 // Optional inputs (weight, bias) are left out of the input list and flagged by the
 // has_weight / has_bias attributes, so the input order is fixed for each flag combination.
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/norm_kernels.h"
@@ -368,6 +369,86 @@ TANDEM_REGISTER_OP(layer_norm_bwd_op)
 TANDEM_REGISTER_OP(group_norm_op)
 TANDEM_REGISTER_OP(group_norm_bwd_op)
 
+// --- backward rules ------------------------------------------------------------------------
+// The forward ops' statistics outputs are detached by the *_forward functions, so only y
+// brings a gradient. The *_backward ops have no rule yet (no double backward through norms).
+
+// Positions of the optional weight / bias among a forward op's inputs (SIZE_MAX if absent).
+struct ParamSlots {
+  size_t w = SIZE_MAX, b = SIZE_MAX, next = 1;
+};
+ParamSlots param_slots(const Attrs& at) {
+  ParamSlots s;
+  if (at.get_bool("has_weight")) s.w = s.next++;
+  if (at.get_bool("has_bias")) s.b = s.next++;
+  return s;
+}
+bool wants(const VjpCtx& c, size_t i) {
+  return i < c.inputs.size() && c.needs_grad[i];
+}
+
+// Puts the backward op's {gx, gw, gb} at the input slots that want them.
+std::vector<Tensor> place(const VjpCtx& c, const ParamSlots& s, const std::vector<Tensor>& r) {
+  std::vector<Tensor> out(c.inputs.size());
+  if (c.needs_grad[0]) out[0] = r[0];
+  if (wants(c, s.w)) out[s.w] = reshape(r[1], c.inputs[s.w].shape());
+  if (wants(c, s.b)) out[s.b] = reshape(r[2], c.inputs[s.b].shape());
+  return out;
+}
+
+// A per-channel (C) tensor shaped to broadcast over an (N, C, *) input.
+Tensor per_channel(const Tensor& t, int64_t ndim) {
+  Shape s(size_t(ndim), 1);
+  s[1] = t.numel();
+  return reshape(t, s);
+}
+
+std::vector<Tensor> batch_norm_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  const ParamSlots s = param_slots(c.attrs);
+  const bool training = c.attrs.get_bool("training");
+  const Tensor w = s.w != SIZE_MAX ? c.inputs[s.w] : Tensor();
+  const Tensor &mean = c.outputs[1], &invstd = c.outputs[2];
+  std::vector<Tensor> out(c.inputs.size());
+  if (c.needs_grad[0] || wants(c, s.w) || wants(c, s.b))
+    out = place(c, s, batch_norm_backward(g[0], x, w, mean, invstd, training));
+  if (!training) {
+    // Eval: y = (x - running_mean) * (running_var + eps)^(-1/2) * w + b.
+    const size_t rm = s.next, rv = s.next + 1;
+    std::vector<int64_t> dims{0};
+    for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+    const int64_t nd = x.dim();
+    Tensor scale = w.defined() ? mul(invstd, reshape(w, {-1})) : invstd;
+    if (wants(c, rm)) out[rm] = reshape(neg(mul(sum(g[0], dims), scale)), c.inputs[rm].shape());
+    if (wants(c, rv)) {
+      Tensor centered = sub(x, per_channel(c.inputs[rm], nd));
+      Tensor dvar = mul(sum(mul(g[0], centered), dims),
+                        mul(scale, mul(mul(invstd, invstd), scalar_tensor(Scalar(-0.5)))));
+      out[rv] = reshape(dvar, c.inputs[rv].shape());
+    }
+  }
+  return out;
+}
+
+std::vector<Tensor> layer_norm_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const ParamSlots s = param_slots(c.attrs);
+  const Tensor w = s.w != SIZE_MAX ? c.inputs[s.w] : Tensor();
+  return place(c, s,
+               layer_norm_backward(g[0], c.inputs[0], c.attrs.get_ints("normalized_shape"),
+                                   c.outputs[1], c.outputs[2], w));
+}
+
+std::vector<Tensor> group_norm_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const ParamSlots s = param_slots(c.attrs);
+  const Tensor w = s.w != SIZE_MAX ? c.inputs[s.w] : Tensor();
+  return place(c, s,
+               group_norm_backward(g[0], c.inputs[0], c.attrs.get_int("num_groups"), c.outputs[1],
+                                   c.outputs[2], w));
+}
+TANDEM_DEFINE_VJP(batch_norm_op, batch_norm_vjp)
+TANDEM_DEFINE_VJP(layer_norm_op, layer_norm_vjp)
+TANDEM_DEFINE_VJP(group_norm_op, group_norm_vjp)
+
 // Appends the defined optional tensors and records which were present.
 void add_optional(std::vector<Tensor>& in, Attrs& at, const Tensor& w, const Tensor& b) {
   at.set("has_weight", w.defined());
@@ -381,6 +462,15 @@ void update_running(const Tensor& running, const Tensor& stat, double momentum) 
   Tensor next = add(mul(running, scalar_tensor(1.0 - momentum)),
                     mul(reshape(stat, running.shape()), scalar_tensor(momentum)));
   copy_(running, next);
+}
+
+// The saved statistics are for the backward op, not differentiable outputs: without history
+// a use of them (the running-stat update, user code) neither records nor gets a silently
+// wrong gradient.
+std::vector<Tensor> stats_detached(std::vector<Tensor> r) {
+  detach_(r[1]);
+  detach_(r[2]);
+  return r;
 }
 
 }  // namespace
@@ -398,7 +488,7 @@ std::vector<Tensor> batch_norm_forward(const Tensor& input, const Tensor& weight
     in.push_back(running_mean);
     in.push_back(running_var);
   }
-  return dispatch(batch_norm_op, in, at);
+  return stats_detached(dispatch(batch_norm_op, in, at));
 }
 
 std::vector<Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -445,7 +535,7 @@ std::vector<Tensor> layer_norm_forward(const Tensor& input,
   std::vector<Tensor> in{input};
   Attrs at{{"normalized_shape", normalized_shape}, {"eps", eps}};
   add_optional(in, at, weight, bias);
-  return dispatch(layer_norm_op, in, at);
+  return stats_detached(dispatch(layer_norm_op, in, at));
 }
 
 std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -468,7 +558,7 @@ std::vector<Tensor> group_norm_forward(const Tensor& input, int64_t num_groups,
   std::vector<Tensor> in{input};
   Attrs at{{"num_groups", num_groups}, {"eps", eps}};
   add_optional(in, at, weight, bias);
-  return dispatch(group_norm_op, in, at);
+  return stats_detached(dispatch(group_norm_op, in, at));
 }
 
 std::vector<Tensor> group_norm_backward(const Tensor& grad_out, const Tensor& input,

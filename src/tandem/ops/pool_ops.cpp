@@ -5,6 +5,7 @@
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/float_kernel.h"
+#include "tandem/ops/index_ops.h"
 #include "tandem/ops/pool.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -207,6 +208,66 @@ TANDEM_REGISTER_OP(avg_pool2d_bwd_op)
 TANDEM_REGISTER_OP(aavg_op)
 TANDEM_REGISTER_OP(aavg_bwd_op)
 TANDEM_REGISTER_OP(amax_op)
+
+// --- backward rules ------------------------------------------------------------------------
+// Every backward op here is linear in grad_out and is the adjoint of its forward op, so its
+// vjp is the forward (or, for max pooling, a gather at the saved indices).
+Attrs with_input_size(const Attrs& at, const Shape& xs) {
+  Attrs r = at;
+  r.set("input_size", std::vector<int64_t>(xs.begin(), xs.end()));
+  return r;
+}
+
+// Gradient of the values output of max_pool2d / adaptive_max_pool2d (the indices output is
+// integer and gets none).
+std::vector<Tensor> max_pool_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  return {max_pool2d_backward(g[0], c.outputs[1], c.inputs[0].shape())};
+}
+
+// max_pool2d_backward scatters grad_out into the input plane at the indices; its adjoint
+// gathers G there. Index -1 (an empty window) contributed nothing and gets 0.
+std::vector<Tensor> max_pool2d_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor(), Tensor()};
+  const Tensor& idx = c.inputs[1];
+  const Shape& s = idx.shape();
+  Tensor flat_idx = reshape(idx, {s[0], s[1], -1});
+  Tensor safe = clamp(flat_idx, Scalar(int64_t(0)), std::nullopt);
+  Tensor picked = gather(reshape(g[0], {s[0], s[1], -1}), 2, safe);
+  picked =
+      where(ge(flat_idx, scalar_tensor(Scalar(int64_t(0)))), picked, scalar_tensor(Scalar(0.0)));
+  return {reshape(picked, s), Tensor()};
+}
+
+std::vector<Tensor> avg_pool_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  return {dispatch1(avg_pool2d_bwd_op, {g[0]}, with_input_size(c.attrs, c.inputs[0].shape()))};
+}
+std::vector<Tensor> avg_pool_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  Attrs at;
+  for (const auto& [k, v] : c.attrs.items())
+    if (k != "input_size") at.set(k, v);
+  return {dispatch1(avg_pool2d_op, {g[0]}, at)};
+}
+
+std::vector<Tensor> adaptive_avg_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  const Shape& xs = c.inputs[0].shape();
+  return {adaptive_avg_pool2d_backward(g[0], std::vector<int64_t>(xs.begin(), xs.end()))};
+}
+std::vector<Tensor> adaptive_avg_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  const Shape& gs = c.inputs[0].shape();
+  return {adaptive_avg_pool2d(g[0], {gs[2], gs[3]})};
+}
+TANDEM_DEFINE_VJP(max_pool2d_op, max_pool_vjp)
+TANDEM_DEFINE_VJP(amax_op, max_pool_vjp)
+TANDEM_DEFINE_VJP(max_pool2d_bwd_op, max_pool2d_bwd_vjp)
+TANDEM_DEFINE_VJP(avg_pool2d_op, avg_pool_vjp)
+TANDEM_DEFINE_VJP(avg_pool2d_bwd_op, avg_pool_bwd_vjp)
+TANDEM_DEFINE_VJP(aavg_op, adaptive_avg_vjp)
+TANDEM_DEFINE_VJP(aavg_bwd_op, adaptive_avg_bwd_vjp)
 
 // Runs f on a batched view of x ((C, H, W) gets a leading 1) and strips it again.
 template <typename F>

@@ -115,6 +115,11 @@ TANDEM_REGISTER_OP(uniform_op)
 TANDEM_REGISTER_OP(normal_op)
 TANDEM_REGISTER_OP(randint_op)
 TANDEM_REGISTER_OP(bernoulli_op)
+// Random draws carry no gradient (bernoulli's p included, as in PyTorch).
+TANDEM_NOT_DIFFERENTIABLE(uniform_op)
+TANDEM_NOT_DIFFERENTIABLE(normal_op)
+TANDEM_NOT_DIFFERENTIABLE(randint_op)
+TANDEM_NOT_DIFFERENTIABLE(bernoulli_op)
 
 void check_float(DType dt, const char* op) {
   TANDEM_CHECK(is_floating(dt), TypeError, op, ": expected a floating point dtype, got ",

@@ -10,10 +10,13 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/reduce.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/index_ops.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
+#include "tandem/ops/sort.h"
 
 namespace tandem {
 
@@ -198,8 +201,72 @@ std::vector<Tensor> mean_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   int64_t n = x.numel() / std::max<int64_t>(c.outputs[0].numel(), 1);
   return {div(expand_reduced(g[0], x, c.attrs), scalar_tensor(Scalar(double(n))))};
 }
+// amax / amin: the gradient is split evenly among the elements equal to the result (as in
+// PyTorch), so ties don't double count.
+std::vector<Tensor> amax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  std::vector<int64_t> dims = normalize_dims(c.attrs.get_ints("dims"), x.dim(), "amax");
+  Shape kept = reduced_shape(x.shape(), dims, true);
+  Tensor hit = to_dtype(eq(x, reshape(c.outputs[0], kept)), g[0].dtype());
+  Tensor count = sum(hit, dims, true);
+  return {mul(hit, div(reshape(g[0], kept), count))};
+}
+// x moved so the reduced dims come last, flattened into one: (kept..., R).
+struct Flattened {
+  std::vector<int64_t> perm;
+  Shape permuted;
+};
+Flattened reduced_last(const Tensor& x, const std::vector<int64_t>& dims) {
+  Flattened f;
+  std::vector<bool> red(size_t(x.dim()), false);
+  for (int64_t d : dims) red[size_t(d)] = true;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (!red[size_t(d)]) f.perm.push_back(d);
+  f.perm.insert(f.perm.end(), dims.begin(), dims.end());
+  for (int64_t d : f.perm) f.permuted.push_back(x.shape()[d]);
+  return f;
+}
+// Products of the elements before each one along the last dim (1 for the first).
+Tensor exclusive_cumprod(const Tensor& t) {
+  int64_t n = t.shape().back();
+  Shape one = t.shape();
+  one.back() = 1;
+  return cat({ones(one, t.dtype()), slice(cumprod(t, -1), -1, 0, n - 1)}, -1);
+}
+// prod: d/dx_i = prod of the others, formed as (product before i) * (product after i) so
+// that zeros in x need no division and no data-dependent branch.
+std::vector<Tensor> prod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  std::vector<int64_t> dims = normalize_dims(c.attrs.get_ints("dims"), x.dim(), "prod");
+  if (x.numel() == 0) return {zeros(x.shape(), g[0].dtype())};
+  Shape kept = reduced_shape(x.shape(), dims, true);
+  if (dims.empty()) return {reshape(g[0], kept)};
+  Flattened f = reduced_last(x, dims);
+  Shape rows(f.permuted.begin(), f.permuted.end() - int64_t(dims.size()));
+  rows.push_back(-1);
+  Tensor xr = reshape(permute(x, f.perm), rows);
+  Tensor before = exclusive_cumprod(xr);
+  Tensor after = flip(exclusive_cumprod(flip(xr, {-1})), {-1});
+  std::vector<int64_t> inv(f.perm.size());
+  for (size_t i = 0; i < f.perm.size(); ++i) inv[size_t(f.perm[i])] = int64_t(i);
+  Tensor others = permute(reshape(mul(before, after), f.permuted), inv);
+  return {mul(others, reshape(g[0], kept))};
+}
+// max_dim / min_dim: the gradient goes to the selected index; indices get none.
+std::vector<Tensor> arg_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {g[0]};
+  int64_t d = wrap_dim(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
+  bool keep = c.attrs.get_bool("keepdim");
+  Tensor idx = keep ? c.outputs[1] : unsqueeze(c.outputs[1], d);
+  Tensor gv = keep ? g[0] : unsqueeze(g[0], d);
+  return {scatter(zeros(x.shape(), g[0].dtype()), d, idx, gv, "add")};
+}
 TANDEM_DEFINE_VJP(sum_op, sum_vjp)
 TANDEM_DEFINE_VJP(mean_op, mean_vjp)
+TANDEM_DEFINE_VJP(prod_op, prod_vjp)
+TANDEM_DEFINE_VJP(amax_op, amax_vjp)
+TANDEM_DEFINE_VJP(amin_op, amax_vjp)
 TANDEM_NOT_DIFFERENTIABLE(all_op)
 TANDEM_NOT_DIFFERENTIABLE(any_op)
 
@@ -242,6 +309,8 @@ const OpDef max_dim_op = make_arg("max_dim", true);
 const OpDef min_dim_op = make_arg("min_dim", false);
 TANDEM_REGISTER_OP(max_dim_op)
 TANDEM_REGISTER_OP(min_dim_op)
+TANDEM_DEFINE_VJP(max_dim_op, arg_vjp)
+TANDEM_DEFINE_VJP(min_dim_op, arg_vjp)
 
 Attrs reduce_attrs(const Tensor& x, const DimList& dims, bool keepdim,
                    std::optional<DType> dtype, const char* op) {
@@ -337,7 +406,8 @@ Tensor logsumexp(const Tensor& x, DimList dims, bool keepdim) {
   Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float32);
   std::vector<int64_t> d = normalize_dims(dims, x.dim(), "logsumexp");
   if (xf.numel() == 0) return log(sum(exp(xf), d, keepdim));
-  Tensor m = amax(xf, d, true);
+  // The shift cancels out of the result, so it carries no gradient (and needs no where vjp).
+  Tensor m = detach(amax(xf, d, true));
   // Rows that are all -inf (or have +inf) would give nan from inf - inf: use 0 as the shift.
   Tensor shift = where(isinf(m), scalar_tensor(Scalar(0.0)), m);
   Tensor s = log(sum(exp(sub(xf, shift)), d, true));

@@ -154,6 +154,49 @@ TANDEM_REGISTER_OP(bilinear_bwd_op)
 TANDEM_REGISTER_OP(unfold_op)
 TANDEM_REGISTER_OP(fold_op)
 
+// --- backward rules ------------------------------------------------------------------------
+// Resampling and im2col are linear; each backward op (and fold) is the adjoint of its
+// forward, so every vjp is the partner op with the same attributes.
+Attrs without(const Attrs& at, const char* key) {
+  Attrs r;
+  for (const auto& [k, v] : at.items())
+    if (k != key) r.set(k, v);
+  return r;
+}
+std::vector<int64_t> spatial(const Tensor& t) {
+  return {t.shape()[2], t.shape()[3]};
+}
+
+std::vector<Tensor> resize_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  Attrs at = without(c.attrs, "size");
+  const Shape& xs = c.inputs[0].shape();
+  at.set("input_size", std::vector<int64_t>(xs.begin(), xs.end()));
+  return {dispatch1(bilinear(c.op) ? bilinear_bwd_op : nearest_bwd_op, {g[0]}, at)};
+}
+std::vector<Tensor> resize_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  Attrs at = without(c.attrs, "input_size");
+  at.set("size", spatial(c.inputs[0]));
+  return {dispatch1(bilinear(c.op) ? bilinear_op : nearest_op, {g[0]}, at)};
+}
+std::vector<Tensor> unfold_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  Attrs at = c.attrs;
+  at.set("output_size", spatial(c.inputs[0]));
+  return {dispatch1(fold_op, {g[0]}, at)};
+}
+std::vector<Tensor> fold_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  return {dispatch1(unfold_op, {g[0]}, without(c.attrs, "output_size"))};
+}
+TANDEM_DEFINE_VJP(nearest_op, resize_vjp)
+TANDEM_DEFINE_VJP(bilinear_op, resize_vjp)
+TANDEM_DEFINE_VJP(nearest_bwd_op, resize_bwd_vjp)
+TANDEM_DEFINE_VJP(bilinear_bwd_op, resize_bwd_vjp)
+TANDEM_DEFINE_VJP(unfold_op, unfold_vjp)
+TANDEM_DEFINE_VJP(fold_op, fold_vjp)
+
 const OpDef& resize_op(const std::string& mode, bool backward) {
   if (mode == "nearest") return backward ? nearest_bwd_op : nearest_op;
   if (mode == "bilinear") return backward ? bilinear_bwd_op : bilinear_op;

@@ -1,10 +1,15 @@
 // Scan OpDefs: cumsum, cumprod, logcumsumexp, cummax, cummin. The input is made dense and
 // scanned in place as (outer, dim, inner), so no transpose is needed.
+#include <limits>
+
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/scan_kernels.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/index_ops.h"
+#include "tandem/ops/shape_ops.h"
 #include "tandem/ops/sort.h"
 
 namespace tandem {
@@ -104,6 +109,77 @@ const OpDef cummax_op = make_cum_extreme("cummax", true);
 const OpDef cummin_op = make_cum_extreme("cummin", false);
 TANDEM_REGISTER_OP(cummax_op)
 TANDEM_REGISTER_OP(cummin_op)
+
+// --- backward rules ----------------------------------------------------------------------
+// sum_{j >= i} t_j along d.
+Tensor reverse_cumsum(const Tensor& t, int64_t d) {
+  return flip(cumsum(flip(t, {d}), d), {d});
+}
+// log(sum_{j >= i} exp(t_j)) along d.
+Tensor reverse_logcumsumexp(const Tensor& t, int64_t d) {
+  return flip(logcumsumexp(flip(t, {d}), d), {d});
+}
+int64_t scan_dim(const VjpCtx& c) {
+  return wrap_dim(c.attrs.get_int("dim"), c.inputs[0].dim(), c.op.name.c_str());
+}
+Tensor scalar_like(double v, DType t) {
+  return Tensor::wrap_scalar(Scalar(v), t);
+}
+
+std::vector<Tensor> cumsum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (c.inputs[0].dim() == 0) return {g[0]};
+  return {reverse_cumsum(g[0], scan_dim(c))};
+}
+// cumprod: d y_j / d x_i = prod_{k <= j, k != i} x_k. Positions before the first zero of a
+// row use sum_{j >= i} g_j y_j / x_i; the first zero uses the same sum over the cumprod with
+// that zero replaced by one; later positions get zero (every term holds the first zero).
+// Built from masks, so zeros need no data-dependent branch.
+std::vector<Tensor> cumprod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {g[0]};
+  int64_t d = scan_dim(c);
+  DType ft = g[0].dtype();
+  Tensor zero = eq(x, scalar_like(0, x.dtype()));
+  Tensor seen = cumsum(zero, d);  // zeros up to and including each position
+  Tensor before = eq(seen, scalar_like(0, DType::Int64));
+  Tensor first = logical_and(zero, eq(seen, scalar_like(1, DType::Int64)));
+  Tensor one = scalar_like(1, x.dtype());
+  Tensor at_before = div(reverse_cumsum(mul(g[0], c.outputs[0]), d), where(before, x, one));
+  Tensor skip_first = cumprod(where(first, one, x), d);
+  Tensor at_first = reverse_cumsum(mul(g[0], skip_first), d);
+  Tensor none = scalar_like(0, ft);
+  return {where(before, at_before, where(first, at_first, none))};
+}
+// logcumsumexp: grad_i = sum_{j >= i} g_j exp(x_i - y_j), summed in log space for the
+// positive and negative parts of g separately so nothing overflows.
+std::vector<Tensor> logcumsumexp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {g[0]};
+  int64_t d = scan_dim(c);
+  const Tensor& y = c.outputs[0];
+  DType ft = g[0].dtype();
+  Tensor none = scalar_like(-std::numeric_limits<double>::infinity(), ft);
+  Tensor one = scalar_like(1, ft);
+  // sum over j >= i of gs_j exp(x_i - y_j) for the positive entries of gs. Terms with
+  // gs_j <= 0 are -inf before the subtraction of y too, so a y_j of -inf gives no nan.
+  auto part = [&](const Tensor& gs) {
+    Tensor pos = gt(gs, scalar_like(0, ft));
+    Tensor terms = where(pos, sub(log(where(pos, gs, one)), y), none);
+    return exp(add(x, reverse_logcumsumexp(terms, d)));
+  };
+  return {sub(part(g[0]), part(neg(g[0])))};
+}
+// cummax / cummin: each output's gradient goes to the index it was taken from.
+std::vector<Tensor> cum_extreme_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {g[0]};
+  return {scatter(zeros(x.shape(), g[0].dtype()), scan_dim(c), c.outputs[1], g[0], "add")};
+}
+TANDEM_DEFINE_VJP(cumsum_op, cumsum_vjp)
+TANDEM_DEFINE_VJP(cumprod_op, cumprod_vjp)
+TANDEM_DEFINE_VJP(logcumsumexp_op, logcumsumexp_vjp)
+TANDEM_DEFINE_VJP(cummax_op, cum_extreme_vjp)
+TANDEM_DEFINE_VJP(cummin_op, cum_extreme_vjp)
 
 Attrs scan_attrs(int64_t dim, std::optional<DType> dtype) {
   Attrs a{{"dim", dim}};

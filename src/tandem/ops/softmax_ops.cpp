@@ -81,6 +81,46 @@ const OpDef log_softmax_bwd_op =
 TANDEM_REGISTER_OP(softmax_bwd_op)
 TANDEM_REGISTER_OP(log_softmax_bwd_op)
 
+// --- backward rules ------------------------------------------------------------------------
+std::vector<int64_t> dim_of(const VjpCtx& c, const Tensor& y) {
+  return {y.dim() == 0 ? 0 : wrap_dim(c.attrs.get_int("dim"), y.dim(), c.op.name.c_str())};
+}
+
+std::vector<Tensor> softmax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  return {dispatch1(softmax_bwd_op, {c.outputs[0], g[0]}, c.attrs)};
+}
+std::vector<Tensor> log_softmax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  if (!c.needs_grad[0]) return {Tensor()};
+  return {dispatch1(log_softmax_bwd_op, {c.outputs[0], g[0]}, c.attrs)};
+}
+
+// out = y * (gy - s), s = sum(gy * y). Symmetric in gy: d/dgy = y * (G - sum(G * y)), i.e.
+// softmax_backward(y, G); d/dy = G * (gy - s) - gy * sum(G * y).
+std::vector<Tensor> softmax_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &y = c.inputs[0], &gy = c.inputs[1], &G = g[0];
+  std::vector<int64_t> d = dim_of(c, y);
+  Tensor gyy;
+  if (c.needs_grad[0]) {
+    Tensor s = sum(mul(gy, y), d, true), sg = sum(mul(G, y), d, true);
+    gyy = sub(mul(G, sub(gy, s)), mul(gy, sg));
+  }
+  return {gyy, c.needs_grad[1] ? dispatch1(softmax_bwd_op, {y, G}, c.attrs) : Tensor()};
+}
+
+// out = gy - exp(y) * sum(gy): d/dgy = G - sum(G * exp(y)); d/dy = -G * exp(y) * sum(gy).
+std::vector<Tensor> log_softmax_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &y = c.inputs[0], &gy = c.inputs[1], &G = g[0];
+  std::vector<int64_t> d = dim_of(c, y);
+  Tensor p = exp(y);
+  return {c.needs_grad[0] ? neg(mul(mul(G, p), sum(gy, d, true))) : Tensor(),
+          c.needs_grad[1] ? sub(G, sum(mul(G, p), d, true)) : Tensor()};
+}
+TANDEM_DEFINE_VJP(softmax_op, softmax_vjp)
+TANDEM_DEFINE_VJP(log_softmax_op, log_softmax_vjp)
+TANDEM_DEFINE_VJP(softmax_bwd_op, softmax_bwd_vjp)
+TANDEM_DEFINE_VJP(log_softmax_bwd_op, log_softmax_bwd_vjp)
+
 Tensor cast_opt(const Tensor& x, std::optional<DType> dt) {
   return dt ? to_dtype(x, *dt) : x;
 }

@@ -201,6 +201,31 @@ TANDEM_REGISTER_OP(median_op)
 TANDEM_REGISTER_OP(nanmedian_op)
 TANDEM_REGISTER_OP(mode_op)
 
+// --- backward rules: values' gradients go back to the indices they came from -------------
+std::vector<Tensor> scatter_back(const VjpCtx& c, const Tensor& g, const Tensor& idx,
+                                 bool reduced) {
+  const Tensor& x = c.inputs[0];
+  if (x.dim() == 0) return {g};
+  int64_t d = wrap_dim(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
+  bool squeezed = reduced && !c.attrs.get_bool("keepdim");
+  return {scatter(zeros(x.shape(), g.dtype()), d, squeezed ? unsqueeze(idx, d) : idx,
+                  squeezed ? unsqueeze(g, d) : g, "add")};
+}
+// sort and topk keep the dim.
+std::vector<Tensor> sort_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return scatter_back(c, g[0], c.outputs[1], false);
+}
+// kthvalue, median, nanmedian, mode reduce the dim (keepdim attr).
+std::vector<Tensor> select_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return scatter_back(c, g[0], c.outputs[1], true);
+}
+TANDEM_DEFINE_VJP(sort_op, sort_vjp)
+TANDEM_DEFINE_VJP(topk_op, sort_vjp)
+TANDEM_DEFINE_VJP(kthvalue_op, select_vjp)
+TANDEM_DEFINE_VJP(median_op, select_vjp)
+TANDEM_DEFINE_VJP(nanmedian_op, select_vjp)
+TANDEM_DEFINE_VJP(mode_op, select_vjp)
+
 std::pair<Tensor, Tensor> run_select(const OpDef& op, const Tensor& x, int64_t dim, bool keepdim,
                                      int64_t k = 0) {
   Attrs a{{"dim", dim}, {"keepdim", keepdim}};
@@ -257,6 +282,7 @@ const OpDef searchsorted_op = [] {
   return op;
 }();
 TANDEM_REGISTER_OP(searchsorted_op)
+TANDEM_NOT_DIFFERENTIABLE(searchsorted_op)
 
 // --- bincount / histc: the composites below read the data for the size / range ----------------
 std::vector<TensorMeta> bincount_infer(const OpDef&, const std::vector<Tensor>& in,
@@ -281,6 +307,7 @@ const OpDef bincount_op = [] {
   return op;
 }();
 TANDEM_REGISTER_OP(bincount_op)
+TANDEM_NOT_DIFFERENTIABLE(bincount_op)
 
 std::vector<TensorMeta> histc_infer(const OpDef&, const std::vector<Tensor>& in,
                                     const Attrs& attrs) {
@@ -304,6 +331,7 @@ const OpDef histc_op = [] {
   return op;
 }();
 TANDEM_REGISTER_OP(histc_op)
+TANDEM_NOT_DIFFERENTIABLE(histc_op)
 
 Tensor int64_tensor(const std::vector<int64_t>& v) {
   Tensor t = Tensor::empty({int64_t(v.size())}, DType::Int64);

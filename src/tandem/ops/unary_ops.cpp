@@ -1,10 +1,12 @@
 // Unary elementwise OpDefs: math, activations, rounding, predicates.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/unary_functors.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
@@ -104,6 +106,11 @@ double saturate_bound(double v, DType t) {
 }
 
 // --- backward rules --------------------------------------------------------------------
+Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+// A 0/1 tensor of g's dtype from a predicate (gradients through it are zero).
+Tensor mask(const Tensor& cond, const Tensor& g) { return to_dtype(cond, g.dtype()); }
+Tensor zero_grad(const Tensor& g) { return zeros(g.shape(), g.dtype()); }
+
 std::vector<Tensor> neg_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {neg(g[0])}; }
 std::vector<Tensor> exp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], c.outputs[0])};
@@ -122,12 +129,227 @@ std::vector<Tensor> sigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], to_dtype(gt(c.inputs[0], scalar_tensor(Scalar(int64_t(0)))), g[0].dtype()))};
 }
+
+// Step functions (sign, floor, ...) are flat almost everywhere: zero, as in PyTorch.
+std::vector<Tensor> zero_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
+  return {zero_grad(g[0])};
+}
+std::vector<Tensor> identity_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+std::vector<Tensor> abs_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], sign(c.inputs[0]))};
+}
+// clamp passes the gradient where the input lies inside the bounds, bounds included;
+// hardtanh (the "open" attribute) excludes them, as PyTorch's hardtanh_backward does.
+std::vector<Tensor> clamp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor lo = num(c.attrs.get_float("min")), hi = num(c.attrs.get_float("max"));
+  Tensor in = c.attrs.get_bool_or("open", false) ? logical_and(gt(x, lo), lt(x, hi))
+                                                 : logical_and(ge(x, lo), le(x, hi));
+  return {mul(g[0], mask(in, g[0]))};
+}
+std::vector<Tensor> clamp_min_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], mask(ge(c.inputs[0], num(c.attrs.get_float("min"))), g[0]))};
+}
+std::vector<Tensor> clamp_max_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], mask(le(c.inputs[0], num(c.attrs.get_float("max"))), g[0]))};
+}
+std::vector<Tensor> sqrt_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], mul(c.outputs[0], num(2.0)))};
+}
+std::vector<Tensor> rsqrt_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {mul(g[0], mul(mul(y, mul(y, y)), num(-0.5)))};
+}
+std::vector<Tensor> reciprocal_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {neg(mul(g[0], mul(y, y)))};
+}
+std::vector<Tensor> square_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], mul(c.inputs[0], num(2.0)))};
+}
+std::vector<Tensor> exp2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], mul(c.outputs[0], num(M_LN2)))};
+}
+std::vector<Tensor> expm1_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], add(c.outputs[0], num(1.0)))};
+}
+std::vector<Tensor> log2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], mul(c.inputs[0], num(M_LN2)))};
+}
+std::vector<Tensor> log10_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], mul(c.inputs[0], num(M_LN10)))};
+}
+std::vector<Tensor> log1p_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], add(c.inputs[0], num(1.0)))};
+}
+std::vector<Tensor> sin_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], cos(c.inputs[0]))};
+}
+std::vector<Tensor> cos_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {neg(mul(g[0], sin(c.inputs[0])))};
+}
+std::vector<Tensor> tan_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {mul(g[0], add(mul(y, y), num(1.0)))};
+}
+// 1 - x^2, x^2 - 1 and x^2 + 1 for the inverse trigonometric and hyperbolic functions.
+Tensor one_minus_sq(const Tensor& x) { return sub(num(1.0), mul(x, x)); }
+std::vector<Tensor> asin_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], rsqrt(one_minus_sq(c.inputs[0])))};
+}
+std::vector<Tensor> acos_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {neg(mul(g[0], rsqrt(one_minus_sq(c.inputs[0]))))};
+}
+std::vector<Tensor> atan_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {div(g[0], add(mul(x, x), num(1.0)))};
+}
+std::vector<Tensor> sinh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], cosh(c.inputs[0]))};
+}
+std::vector<Tensor> cosh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], sinh(c.inputs[0]))};
+}
+std::vector<Tensor> asinh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {mul(g[0], rsqrt(add(mul(x, x), num(1.0))))};
+}
+std::vector<Tensor> acosh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {mul(g[0], rsqrt(sub(mul(x, x), num(1.0))))};
+}
+std::vector<Tensor> atanh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {div(g[0], one_minus_sq(c.inputs[0]))};
+}
+constexpr double kTwoOverSqrtPi = 1.1283791670955126;  // d/dx erf(x) = 2/sqrt(pi) e^(-x^2)
+std::vector<Tensor> erf_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {mul(g[0], mul(exp(neg(mul(x, x))), num(kTwoOverSqrtPi)))};
+}
+std::vector<Tensor> erfc_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  return {mul(g[0], mul(exp(neg(mul(x, x))), num(-kTwoOverSqrtPi)))};
+}
+std::vector<Tensor> erfinv_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& y = c.outputs[0];
+  return {mul(g[0], mul(exp(mul(y, y)), num(1.0 / kTwoOverSqrtPi)))};
+}
+std::vector<Tensor> logsigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], sigmoid(neg(c.inputs[0])))};  // 1 - sigmoid(x)
+}
+std::vector<Tensor> silu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor s = sigmoid(x);
+  return {mul(g[0], mul(s, add(mul(x, sub(num(1.0), s)), num(1.0))))};
+}
+// mish = x tanh(softplus(x)): tanh(sp) + x (1 - tanh(sp)^2) sigmoid(x).
+std::vector<Tensor> mish_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor t = tanh(softplus(x));
+  return {mul(g[0], add(t, mul(mul(x, one_minus_sq(t)), sigmoid(x))))};
+}
+std::vector<Tensor> gelu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor cdf = mul(add(erf(mul(x, num(M_SQRT1_2))), num(1.0)), num(0.5));
+  Tensor pdf = mul(exp(mul(mul(x, x), num(-0.5))), num(0.3989422804014327));  // 1/sqrt(2 pi)
+  return {mul(g[0], add(cdf, mul(x, pdf)))};
+}
+std::vector<Tensor> gelu_tanh_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  constexpr double k = 0.7978845608028654, a = 0.044715;  // sqrt(2/pi), as in the kernel
+  const Tensor& x = c.inputs[0];
+  Tensor x2 = mul(x, x);
+  Tensor t = tanh(mul(add(x, mul(mul(x2, x), num(a))), num(k)));
+  Tensor dinner = mul(add(mul(x2, num(3 * a)), num(1.0)), num(k));
+  Tensor d = mul(add(add(t, num(1.0)), mul(mul(x, one_minus_sq(t)), dinner)), num(0.5));
+  return {mul(g[0], d)};
+}
+// elu family: scale * x above 0, scale * alpha * expm1(input_scale * x) below.
+std::vector<Tensor> elu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  double alpha = c.attrs.get_float("alpha"), scale = c.attrs.get_float("scale");
+  double in_scale = c.attrs.get_float("input_scale");
+  // where, not a 0/1 mask: exp overflows for large positive x in the unused branch.
+  Tensor neg_side = mul(exp(mul(x, num(in_scale))), num(scale * alpha * in_scale));
+  return {mul(g[0], where(gt(x, num(0.0)), num(scale), neg_side))};
+}
+std::vector<Tensor> leaky_relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  double slope = c.attrs.get_float("negative_slope");
+  Tensor pos = mask(gt(c.inputs[0], num(0.0)), g[0]);
+  return {mul(g[0], add(pos, mul(sub(num(1.0), pos), num(slope))))};
+}
+std::vector<Tensor> softplus_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  double beta = c.attrs.get_float("beta"), threshold = c.attrs.get_float("threshold");
+  Tensor bx = mul(x, num(beta));
+  Tensor lin = mask(gt(bx, num(threshold)), g[0]);
+  return {mul(g[0], add(lin, mul(sub(num(1.0), lin), sigmoid(bx))))};
+}
+std::vector<Tensor> hardsigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor in = logical_and(gt(x, num(-3.0)), lt(x, num(3.0)));
+  return {mul(g[0], mul(mask(in, g[0]), num(1.0 / 6)))};
+}
+// hardswish: 0 up to -3, x/3 + 1/2 inside (-3, 3), 1 from 3 (PyTorch's boundary choices).
+std::vector<Tensor> hardswish_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor& x = c.inputs[0];
+  Tensor mid = mask(logical_and(gt(x, num(-3.0)), lt(x, num(3.0))), g[0]);
+  Tensor hi = mask(ge(x, num(3.0)), g[0]);
+  return {mul(g[0], add(mul(mid, add(div(x, num(3.0)), num(0.5))), hi))};
+}
+std::vector<Tensor> nan_to_num_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {mul(g[0], mask(isfinite(c.inputs[0]), g[0]))};
+}
+
 TANDEM_DEFINE_VJP(neg_op, neg_vjp)
 TANDEM_DEFINE_VJP(exp_op, exp_vjp)
 TANDEM_DEFINE_VJP(log_op, log_vjp)
 TANDEM_DEFINE_VJP(tanh_op, tanh_vjp)
 TANDEM_DEFINE_VJP(sigmoid_op, sigmoid_vjp)
 TANDEM_DEFINE_VJP(relu_op, relu_vjp)
+TANDEM_DEFINE_VJP(abs_op, abs_vjp)
+TANDEM_DEFINE_VJP(sign_op, zero_vjp)
+TANDEM_DEFINE_VJP(floor_op, zero_vjp)
+TANDEM_DEFINE_VJP(ceil_op, zero_vjp)
+TANDEM_DEFINE_VJP(trunc_op, zero_vjp)
+TANDEM_DEFINE_VJP(round_op, zero_vjp)
+TANDEM_DEFINE_VJP(frac_op, identity_vjp)
+TANDEM_DEFINE_VJP(clamp_op, clamp_vjp)
+TANDEM_DEFINE_VJP(clamp_min_op, clamp_min_vjp)
+TANDEM_DEFINE_VJP(clamp_max_op, clamp_max_vjp)
+TANDEM_DEFINE_VJP(sqrt_op, sqrt_vjp)
+TANDEM_DEFINE_VJP(rsqrt_op, rsqrt_vjp)
+TANDEM_DEFINE_VJP(reciprocal_op, reciprocal_vjp)
+TANDEM_DEFINE_VJP(square_op, square_vjp)
+TANDEM_DEFINE_VJP(exp2_op, exp2_vjp)
+TANDEM_DEFINE_VJP(expm1_op, expm1_vjp)
+TANDEM_DEFINE_VJP(log2_op, log2_vjp)
+TANDEM_DEFINE_VJP(log10_op, log10_vjp)
+TANDEM_DEFINE_VJP(log1p_op, log1p_vjp)
+TANDEM_DEFINE_VJP(sin_op, sin_vjp)
+TANDEM_DEFINE_VJP(cos_op, cos_vjp)
+TANDEM_DEFINE_VJP(tan_op, tan_vjp)
+TANDEM_DEFINE_VJP(asin_op, asin_vjp)
+TANDEM_DEFINE_VJP(acos_op, acos_vjp)
+TANDEM_DEFINE_VJP(atan_op, atan_vjp)
+TANDEM_DEFINE_VJP(sinh_op, sinh_vjp)
+TANDEM_DEFINE_VJP(cosh_op, cosh_vjp)
+TANDEM_DEFINE_VJP(asinh_op, asinh_vjp)
+TANDEM_DEFINE_VJP(acosh_op, acosh_vjp)
+TANDEM_DEFINE_VJP(atanh_op, atanh_vjp)
+TANDEM_DEFINE_VJP(erf_op, erf_vjp)
+TANDEM_DEFINE_VJP(erfc_op, erfc_vjp)
+TANDEM_DEFINE_VJP(erfinv_op, erfinv_vjp)
+TANDEM_DEFINE_VJP(logsigmoid_op, logsigmoid_vjp)
+TANDEM_DEFINE_VJP(silu_op, silu_vjp)
+TANDEM_DEFINE_VJP(mish_op, mish_vjp)
+TANDEM_DEFINE_VJP(gelu_op, gelu_vjp)
+TANDEM_DEFINE_VJP(gelu_tanh_op, gelu_tanh_vjp)
+TANDEM_DEFINE_VJP(elu_op, elu_vjp)
+TANDEM_DEFINE_VJP(leaky_relu_op, leaky_relu_vjp)
+TANDEM_DEFINE_VJP(softplus_op, softplus_vjp)
+TANDEM_DEFINE_VJP(hardsigmoid_op, hardsigmoid_vjp)
+TANDEM_DEFINE_VJP(hardswish_op, hardswish_vjp)
+TANDEM_DEFINE_VJP(nan_to_num_op, nan_to_num_vjp)
 TANDEM_NOT_DIFFERENTIABLE(isnan_op)
 TANDEM_NOT_DIFFERENTIABLE(isinf_op)
 TANDEM_NOT_DIFFERENTIABLE(isfinite_op)
@@ -228,7 +450,9 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
                ") must not exceed max_val (", max_val, ")");
   DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
   return dispatch1(clamp_op, {x},
-                   {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}});
+                   {{"min", saturate_bound(min_val, t)},
+                    {"max", saturate_bound(max_val, t)},
+                    {"open", true}});
 }
 Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 
