@@ -47,7 +47,12 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     register_hook(t, [holder](const Tensor& g) -> Tensor {
       nb::gil_scoped_acquire gil;
       nb::object r = (*holder)(g);
-      return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
+      if (r.is_none()) return Tensor();
+      Tensor out;
+      if (!nb::try_cast<Tensor>(r, out))
+        throw TypeError("a gradient hook must return a Tensor or None, got " +
+                        std::string(nb::inst_name(r).c_str()));
+      return out;
     });
     return nb::none();
   }, arg("hook"), "hook(grad) runs when this tensor's gradient is computed; a returned "

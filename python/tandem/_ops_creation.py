@@ -10,6 +10,17 @@ Tensor = _C.Tensor
 _default_dtype = [_C.dtype.float32]
 
 
+def _grad_option(fn):
+    """Adds PyTorch's requires_grad= keyword to a creation function."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, requires_grad: bool = False, **kwargs):
+        t = fn(*args, **kwargs)
+        return t.requires_grad_(True) if requires_grad else t
+    return wrapper
+
+
 def get_default_dtype():
     """The dtype of new floating-point tensors (float32)."""
     return _default_dtype[0]
@@ -33,6 +44,7 @@ def _fdt(dtype):
 
 
 @public
+@_grad_option
 def tensor(data, dtype=None) -> Tensor:
     """A new tensor copied from a number, nested sequence, numpy array or tensor."""
     return _C.Tensor(data, dtype)
@@ -59,21 +71,25 @@ def from_numpy(array) -> Tensor:
 
 
 @public
+@_grad_option
 def zeros(*size, dtype=None) -> Tensor:
     return _C.full(_size(size), 0, _fdt(dtype))
 
 
 @public
+@_grad_option
 def ones(*size, dtype=None) -> Tensor:
     return _C.full(_size(size), 1, _fdt(dtype))
 
 
 @public
+@_grad_option
 def empty(*size, dtype=None) -> Tensor:
     return _C.empty(_size(size), _fdt(dtype))
 
 
 @public
+@_grad_option
 def full(size, fill_value, *, dtype=None) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value)."""
     if dtype is None and isinstance(fill_value, float):
@@ -86,31 +102,37 @@ def _like_dtype(input, dtype):
 
 
 @public
+@_grad_option
 def zeros_like(input, *, dtype=None) -> Tensor:
     return _C.full(input.shape, 0, _like_dtype(input, dtype))
 
 
 @public
+@_grad_option
 def ones_like(input, *, dtype=None) -> Tensor:
     return _C.full(input.shape, 1, _like_dtype(input, dtype))
 
 
 @public
+@_grad_option
 def empty_like(input, *, dtype=None) -> Tensor:
     return _C.empty(input.shape, _like_dtype(input, dtype))
 
 
 @public
+@_grad_option
 def full_like(input, fill_value, *, dtype=None) -> Tensor:
     return _C.full(input.shape, fill_value, _like_dtype(input, dtype))
 
 
 @public
+@_grad_option
 def rand_like(input, *, dtype=None) -> Tensor:
     return _C.rand(input.shape, _like_dtype(input, dtype))
 
 
 @public
+@_grad_option
 def randn_like(input, *, dtype=None) -> Tensor:
     return _C.randn(input.shape, _like_dtype(input, dtype))
 
@@ -123,6 +145,7 @@ def randint_like(input, low: int = 0, high: Optional[int] = None, *, dtype=None)
 
 
 @public
+@_grad_option
 def arange(start=0, end=None, step=1, *, dtype=None) -> Tensor:
     """Values from start to end (exclusive) by step; int64 when all are ints."""
     if end is None:
@@ -134,18 +157,21 @@ def arange(start=0, end=None, step=1, *, dtype=None) -> Tensor:
 
 
 @public
+@_grad_option
 def linspace(start, end, steps: int, *, dtype=None) -> Tensor:
     """`steps` evenly spaced values from start to end inclusive."""
     return _C.linspace(float(start), float(end), int(steps), _fdt(dtype))
 
 
 @public
+@_grad_option
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None) -> Tensor:
     x = _C.linspace(float(start), float(end), int(steps), _C.dtype.float64)
     return _C.to_dtype(_C.pow(float(base), x), _fdt(dtype))
 
 
 @public
+@_grad_option
 def eye(n: int, m: Optional[int] = None, *, dtype=None) -> Tensor:
     """An n x m identity matrix."""
     return _C.eye(n, m, _fdt(dtype))
@@ -189,12 +215,14 @@ def set_rng_state(state) -> None:
 
 
 @public
+@_grad_option
 def rand(*size, dtype=None) -> Tensor:
     """Uniform samples in [0, 1)."""
     return _C.rand(_size(size), _fdt(dtype))
 
 
 @public
+@_grad_option
 def randn(*size, dtype=None) -> Tensor:
     """Standard normal samples."""
     return _C.randn(_size(size), _fdt(dtype))
@@ -212,6 +240,7 @@ def randint(low=0, high=None, size=None, *, dtype=None) -> Tensor:
 
 
 @public
+@_grad_option
 def normal(mean=0.0, std=1.0, size=None, *, dtype=None) -> Tensor:
     """Normal samples; mean and std may be tensors (then size is their broadcast shape)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -229,6 +258,7 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None) -> Tensor:
 
 
 @public
+@_grad_option
 def uniform(low=0.0, high=1.0, size=None, *, dtype=None) -> Tensor:
     return _C.uniform(float(low), float(high), (size,) if isinstance(size, int) else tuple(size or ()),
                       _fdt(dtype))

@@ -188,8 +188,8 @@ TEST(Autograd, HooksAndRetainGrad) {
   });
   backward({sum(mul(y, y))});
   EXPECT_EQ(calls, 1);
-  expect_values(grad(y), {60, 120});       // 2y, scaled by the hook
-  expect_values(grad(x), {180, 360});      // 3 * the replaced gradient
+  expect_values(grad(y), {60, 120});   // 2y, scaled by the hook
+  expect_values(grad(x), {180, 360});  // 3 * the replaced gradient
   EXPECT_THROW(register_hook(from_vec<double>({1}, {1}), nullptr), Error);
 }
 
@@ -222,6 +222,19 @@ TEST(Autograd, DetachSharesDataWithoutHistory) {
   EXPECT_FALSE(requires_grad(y));
 }
 
+TEST(Autograd, DeepChainFreesAndBackpropsIteratively) {
+  Tensor x = leaf({1}, {1});
+  Tensor one = from_vec<double>({1}, {1});
+  {
+    Tensor s = x;
+    for (int i = 0; i < 100000; ++i) s = add(s, one);
+  }  // freeing 100k nodes must not recurse
+  Tensor s = x;
+  for (int i = 0; i < 100000; ++i) s = add(s, x);
+  backward({sum(s)});
+  expect_values(grad(x), {100001});
+}
+
 // An op registered here without a backward rule: backward must name it.
 std::vector<TensorMeta> novjp_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
   return {{in[0].shape(), in[0].dtype()}};
@@ -243,8 +256,7 @@ TEST(Autograd, MissingVjpNamesTheOp) {
     backward({sum(y)});
     FAIL() << "backward through an op without a vjp must throw";
   } catch (const NotImplementedError& e) {
-    EXPECT_NE(std::string(e.what()).find("test_square_without_vjp"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("test_square_without_vjp"), std::string::npos) << e.what();
   }
   // grad() only runs the rules on the way to its inputs, so an op outside that path is fine.
   Tensor w = leaf({3, 4}, {2});

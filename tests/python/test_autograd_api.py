@@ -69,6 +69,8 @@ def test_grad_none_until_backward_then_accumulates():
     close(x.grad, [3, 3, 3])
     with pytest.raises(ValueError, match="shape"):
         x.grad = t([1.0])
+    with pytest.raises(TypeError, match="dtype"):
+        x.grad = t([1.0, 1.0, 1.0], np.float32)
 
 
 def test_grad_keeps_leaf_dtype_and_shape():
@@ -259,6 +261,23 @@ def test_register_hook_observes_and_replaces():
         t([1.0]).register_hook(lambda g: g)
 
 
+def test_bad_hooks_raise_cleanly():
+    x = leaf([1.0, 2.0])
+
+    def boom(g):
+        raise KeyError("from the hook")
+
+    for hook, err, msg in [(boom, KeyError, "from the hook"),
+                           (lambda g: tandem.ones(5), ValueError, "shape"),
+                           (lambda g: 3, TypeError, "Tensor or None")]:
+        y = x * 2
+        y.register_hook(hook)
+        with pytest.raises(err, match=msg):
+            y.sum().backward()
+        assert tandem.is_grad_enabled()
+    assert x.grad is None
+
+
 def test_retain_grad_on_non_leaf():
     x = leaf([1.0, 2.0])
     y = x * 3
@@ -311,6 +330,18 @@ def test_inplace_on_non_leaf_rebases_history():
     y.add_(x)  # x^2 + x
     y.sum().backward()
     close(x.grad, 2 * np.array([1, 2, 3]) + 1)
+
+
+def test_hooks_and_retain_grad_follow_inplace_rebase():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y += 1
+    y.retain_grad()
+    calls = []
+    y.register_hook(lambda g: calls.append(1))
+    (y * y).sum().backward()
+    assert len(calls) == 1
+    close(y.grad, 2 * (2 * np.array([1, 2]) + 1))
 
 
 def test_inplace_on_saved_tensor_raises_at_backward():
@@ -466,3 +497,17 @@ def test_hessian_vector_product_of_mlp():
     m1, m2 = gradient(W1 - eps * V1, W2 - eps * V2)
     np.testing.assert_allclose(hv1.numpy(), (p1 - m1) / (2 * eps), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(hv2.numpy(), (p2 - m2) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def test_deep_graph_frees_and_backprops_without_recursion():
+    """A running total over many steps (a loss summed over an epoch) is a long chain."""
+    x = tandem.ones(1).requires_grad_()
+    s = x
+    for _ in range(100_000):
+        s = s + 1.0
+    del s  # freeing the chain must not overflow the stack
+    s = x * 1
+    for _ in range(100_000):
+        s = s + x
+    s.backward()
+    close(x.grad, [100_001.0])

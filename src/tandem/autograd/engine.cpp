@@ -21,13 +21,19 @@ struct BySeq {
   }
 };
 
-void add_into(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slot, g) : g; }
+void add_into(Tensor& slot, const Tensor& g) {
+  slot = slot.defined() ? add(slot, g) : g;
+}
 
 Tensor apply_hooks(AutogradMeta* m, Tensor g) {
   if (!m) return g;
   for (auto& h : m->hooks) {
     Tensor r = h(g);
-    if (r.defined()) g = r;
+    if (!r.defined()) continue;
+    TANDEM_CHECK(r.shape() == g.shape(), ValueError, "a gradient hook returned a tensor of shape ",
+                 shape_str(r.shape()), " for a gradient of shape ", shape_str(g.shape()),
+                 "; hooks must keep the gradient's shape");
+    g = r;
   }
   return g;
 }
@@ -67,8 +73,10 @@ std::vector<Tensor> call_vjp(const Node& n, const VjpCtx& ctx, const std::vector
     std::string what;
     for (auto& s : stale)
       if (s.first == probe.hit) what = s.second;
-    TANDEM_CHECK(false, Error, "one of the variables needed for gradient computation has been "
-                 "modified by an inplace operation: ", what, " of ", n.op->name,
+    TANDEM_CHECK(false, Error,
+                 "one of the variables needed for gradient computation has been "
+                 "modified by an inplace operation: ",
+                 what, " of ", n.op->name,
                  " (saved for its backward) was written in place after the forward; clone "
                  "it before modifying it in place");
   }
@@ -160,12 +168,16 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
     grads.resize(n->output_meta.size());
     // Hooks and retain_grad of the output tensors, when they are still alive.
     for (size_t k = 0; k < grads.size() && n->op; ++k) {
-      std::shared_ptr<TensorImpl> impl = k < n->output_impls.size() ? n->output_impls[k].lock() : nullptr;
+      std::shared_ptr<TensorImpl> impl =
+          k < n->output_impls.size() ? n->output_impls[k].lock() : nullptr;
       if (!impl || !grads[k].defined()) continue;
       Tensor y(impl);
       AutogradMeta* m = meta_if(y);
+      // After an in-place op y's history moved on: its hooks belong to the new version.
+      if (!m || m->grad_fn.get() != n.get() || m->output_nr != int(k)) continue;
       grads[k] = apply_hooks(m, grads[k]);
-      if (m && m->retains_grad && accumulate_leaves) m->grad = m->grad.defined() ? add(m->grad, grads[k]) : grads[k];
+      if (m && m->retains_grad && accumulate_leaves)
+        m->grad = m->grad.defined() ? add(m->grad, grads[k]) : grads[k];
     }
     if (run) {
       auto it = run->capture_slots.find(n.get());
@@ -230,8 +242,10 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
     TANDEM_CHECK(requires_grad(r), Error, op, ": element ", i,
                  " of tensors does not require grad and does not have a grad_fn");
     if (!grads[i].defined()) {
-      TANDEM_CHECK(r.numel() == 1, Error, op, ": grad can be implicitly created only for "
-                   "scalar outputs; pass a gradient of shape ", shape_str(r.shape()));
+      TANDEM_CHECK(r.numel() == 1, Error, op,
+                   ": grad can be implicitly created only for "
+                   "scalar outputs; pass a gradient of shape ",
+                   shape_str(r.shape()));
       grads[i] = ones(r.shape(), r.dtype());
     } else {
       TANDEM_CHECK(grads[i].shape() == r.shape(), ValueError, op, ": gradient of shape ",
@@ -245,8 +259,8 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
 
 }  // namespace
 
-void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads,
-              bool retain_graph, bool create_graph) {
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads, bool retain_graph,
+              bool create_graph) {
   std::vector<Tensor> g = grads;
   std::vector<Edge> edges = root_edges(roots, g, "backward");
   run_engine(edges, g, retain_graph, create_graph, true, nullptr);

@@ -29,6 +29,12 @@ struct Node {
   std::shared_ptr<TensorImpl> leaf;               // accumulator: the leaf it feeds
   uint64_t seq = 0;                               // creation order (later runs first)
   bool released = false;
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Iterative: freeing a long chain (a loss summed over 100k steps) must not recurse.
+  ~Node();
 };
 
 struct AutogradMeta {

@@ -11,6 +11,31 @@ std::atomic<uint64_t> next_seq{1};
 thread_local autograd::ReadProbe* read_probe = nullptr;
 }  // namespace
 
+Node::~Node() {
+  // What this node holds (the nodes and tensors of its inputs) may be the last reference to
+  // the rest of the graph; dropping it here would destroy the chain recursively and overflow
+  // the stack. The outermost destructor instead drains a worklist that nested ones feed.
+  struct Pending {
+    std::vector<std::shared_ptr<void>> items;
+    bool draining = false;
+  };
+  thread_local Pending pending;
+  for (Edge& e : next)
+    if (e.fn) pending.items.push_back(std::move(e.fn));
+  for (Tensor& t : inputs)
+    if (t.defined()) pending.items.push_back(t.impl_shared());
+  next.clear();
+  inputs.clear();
+  if (pending.draining) return;
+  pending.draining = true;
+  while (!pending.items.empty()) {
+    std::shared_ptr<void> item = std::move(pending.items.back());
+    pending.items.pop_back();
+    item.reset();  // may run nested ~Node, which only appends
+  }
+  pending.draining = false;
+}
+
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_if(t);
   if (!m) return {};

@@ -49,9 +49,12 @@ Tensor grad(const Tensor& t) {
 }
 
 void set_grad(const Tensor& t, const Tensor& g) {
-  if (g.defined())
+  if (g.defined()) {
     TANDEM_CHECK(g.shape() == t.shape(), ValueError, "assigned grad has shape ",
                  shape_str(g.shape()), " but the tensor has shape ", shape_str(t.shape()));
+    TANDEM_CHECK(g.dtype() == t.dtype(), TypeError, "assigned grad has dtype ",
+                 dtype_name(g.dtype()), " but the tensor has dtype ", dtype_name(t.dtype()));
+  }
   if (!g.defined() && !meta_if(t)) return;
   meta_of(t).grad = g;
 }
