@@ -26,7 +26,7 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$PY" -m venv .venv
 fi
-PIP_PACKAGES=(numpy pytest hypothesis nanobind scikit-build-core ninja cmake)
+PIP_PACKAGES=(numpy pytest hypothesis nanobind scikit-build-core ninja cmake safetensors)
 if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_build_core" 2>/dev/null; then
   echo "setup: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip

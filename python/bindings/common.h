@@ -40,5 +40,8 @@ void bind_nn_ops(nb::module_& m);
 void bind_data(nb::module_& m);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_norm_ops(nb::module_& m);
+void bind_optim(nb::module_& m);
+void bind_io(nb::module_& m);
+void bind_init(nb::module_& m);
 
 }  // namespace tandem::py

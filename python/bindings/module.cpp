@@ -54,6 +54,9 @@ NB_MODULE(_C, m) {
   bind_nn_ops(m);
   bind_data(m);
   bind_norm_ops(m);
+  bind_optim(m);
+  bind_io(m);
+  bind_init(m);
   m.def("set_num_threads", [](int n) {
     TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
     omp_set_num_threads(n);

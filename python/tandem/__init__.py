@@ -60,6 +60,8 @@ from . import autograd  # noqa: E402,F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 from ._functional_grad import grad, value_and_grad, vjp, jvp  # noqa: E402,F401
 from . import mint, ops  # noqa: E402,F401
+from . import nn, common  # noqa: E402,F401
+from .nn.parameter import Parameter  # noqa: E402,F401
 from . import dataset, utils, vision  # noqa: E402,F401
 
 __version__ = "0.1.0"

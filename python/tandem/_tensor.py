@@ -165,6 +165,8 @@ def install() -> None:
         "is_cuda": property(lambda self: False),
         "data": property(lambda self: self.detach(), _set_data),
         "backward": _backward,
+        "__reduce_ex__": _reduce_ex,
+        "__deepcopy__": _deepcopy,
         "grad_fn": property(_grad_fn),
     }
     for name, fn in METHODS.items():
@@ -205,6 +207,27 @@ def _set_data(self, value):
     if not isinstance(value, Tensor):
         raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
     self._set_impl(value.detach())
+
+
+def _rebuild(array, requires_grad):
+    t = _C.from_numpy(array, True)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _reduce_ex(self, protocol):
+    """Pickles the values (a copy), dtype and requires_grad of a leaf tensor."""
+    src = self.detach()
+    if self.dtype == dtype.bfloat16:
+        raise TypeError("pickling bfloat16 tensors is not supported; convert with .float()")
+    return (_rebuild, (src.contiguous().numpy().copy(), bool(self.requires_grad and self.is_leaf)))
+
+
+def _deepcopy(self, memo):
+    t = _C.clone(self.detach())
+    if self.requires_grad and self.is_leaf:
+        t.requires_grad_(True)
+    memo[id(self)] = t
+    return t
 
 
 def _alias(self):

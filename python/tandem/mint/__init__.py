@@ -12,3 +12,4 @@ int = int32  # noqa: A001
 globals()["bool"] = bool_
 from . import nn  # noqa: E402,F401
 from .. import autograd, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
+from . import optim  # noqa: E402,F401

@@ -216,7 +216,7 @@ struct Addcmul {
 struct Addcdiv {
   template <typename T>
   static T s(T x, T a, T b, const EwP& p) {
-    return T(x + T(p.a) * (a / b));
+    return T(x + (T(p.a) * a) / b);  // PyTorch's rounding order
   }
 };
 // isclose: |a - b| <= atol + rtol |b|, with inf == inf and optional nan == nan.

@@ -1,5 +1,6 @@
 #include "tandem/kernels/cpu/gemm.h"
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -59,10 +60,16 @@ void gemm(DType dtype, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double
         for (int64_t j = 0; j < N; ++j) c[i * ldc + j] = beta == 0 ? 0.f : float(beta) * c[i * ldc + j];
       return;
     }
+    // Tiny products finish faster on one thread than a parallel region costs (and a busy
+    // machine makes OpenMP barriers far worse); oneDNN reads the calling thread's setting.
+    const bool small = double(M) * double(N) * double(K) < double(1 << 18);
+    const int prev_threads = omp_get_max_threads();
+    if (small && prev_threads > 1) omp_set_num_threads(1);
     dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, float(alpha),
                                   static_cast<const float*>(A), std::max<int64_t>(lda, 1),
                                   static_cast<const float*>(B), std::max<int64_t>(ldb, 1),
                                   float(beta), static_cast<float*>(C), std::max<int64_t>(ldc, 1));
+    if (small && prev_threads > 1) omp_set_num_threads(prev_threads);
     TANDEM_CHECK(st == dnnl_success, Error, "matmul: oneDNN sgemm failed with status ", int(st),
                  " (M=", M, ", N=", N, ", K=", K, ")");
     return;

@@ -1,0 +1,345 @@
+"""Checkpoints in the safetensors layout, under MindSpore's names (save_checkpoint,
+load_checkpoint, load_param_into_net) and PyTorch's (``mint.save`` / ``mint.load``).
+
+Files are plain safetensors: tensors by name plus a string->string metadata map, so they load
+with the ``safetensors`` package and files it writes load here. Writing is crash-safe (a
+temporary file in the same directory, fsync, rename), and reading validates the whole header
+before touching any data, so a corrupt or hostile file raises ValueError.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import _C
+
+Tensor = _C.Tensor
+
+# Metadata keys of the files written here; others are left alone.
+_FORMAT_KEY = "tandem.format"
+_STRUCTURE_KEY = "tandem.structure"
+_STR_PREFIX = "tandem.str."
+_MINT_FORMAT = "mint.save/1"
+
+
+def _as_path(f) -> str:
+    if isinstance(f, (str, bytes, os.PathLike)):
+        return os.fsdecode(os.fspath(f))
+    raise TypeError(f"expected a file name (str or os.PathLike), got {type(f).__name__}")
+
+
+def _to_tensor(value, what: str) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    try:
+        return _C.Tensor(value, None)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{what}: cannot store a {type(value).__name__} as a tensor "
+                        f"({e})") from None
+
+
+def _parameter_cls():
+    from .nn.parameter import Parameter
+    return Parameter
+
+
+# --- MindSpore face -----------------------------------------------------------------------------
+
+def _named_state(net) -> List[Tuple[str, Tensor]]:
+    """(name, tensor) for every parameter of a Cell / Module, then its persistent buffers
+    (BatchNorm's running statistics) so a checkpoint restores the whole model."""
+    if hasattr(net, "parameters_and_names"):
+        items = list(net.parameters_and_names())
+    elif hasattr(net, "named_parameters"):
+        items = list(net.named_parameters())
+    else:
+        raise TypeError(f"expected a Cell / Module (with parameters_and_names() or "
+                        f"named_parameters()), got {type(net).__name__}")
+    if hasattr(net, "named_buffers"):
+        names = {n for n, _ in items}
+        persistent = None
+        if hasattr(net, "state_dict"):
+            try:
+                persistent = set(net.state_dict(keep_vars=True))
+            except TypeError:
+                persistent = None
+        for n, b in net.named_buffers():
+            if b is not None and n not in names and (persistent is None or n in persistent):
+                items.append((n, b))
+    return items
+
+
+def _checkpoint_items(save_obj, what: str) -> List[Tuple[str, Any]]:
+    if isinstance(save_obj, dict):
+        return list(save_obj.items())
+    if isinstance(save_obj, (list, tuple)):
+        items = []
+        for i, entry in enumerate(save_obj):
+            if not isinstance(entry, dict) or "name" not in entry or "data" not in entry:
+                raise TypeError(f"{what}: list entries must be dicts with 'name' and 'data', "
+                                f"entry {i} is {entry!r:.80}")
+            items.append((entry["name"], entry["data"]))
+        return items
+    return _named_state(save_obj)
+
+
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True,
+                    async_save: bool = False, append_dict: Optional[dict] = None,
+                    choice_func: Optional[Callable[[str], bool]] = None) -> None:
+    """Saves a network's parameters (MindSpore's save_checkpoint).
+
+    Args:
+        save_obj: a Cell / Module (its parameters and persistent buffers), a list of
+            ``{"name": str, "data": tensor}`` dicts, or a dict name -> tensor.
+        ckpt_file_name: path; ".ckpt" is appended unless it ends in ".ckpt" or ".safetensors".
+        integrated_save: accepted for compatibility; in one process every parameter is whole.
+        async_save: background saving is not supported (True raises NotImplementedError).
+        append_dict: extra entries, name -> int / float / bool / str / tensor (e.g. epoch, lr);
+            numbers become 0-d tensors as in MindSpore, strings are kept as strings.
+        choice_func: name -> bool; only names for which it returns True are saved.
+    """
+    what = "save_checkpoint"
+    if async_save:
+        raise NotImplementedError(f"{what}: async_save=True is not supported; save synchronously")
+    path = _as_path(ckpt_file_name)
+    if not (path.endswith(".ckpt") or path.endswith(".safetensors")):
+        path += ".ckpt"
+    tensors: List[Tuple[str, Tensor]] = []
+    metadata: Dict[str, str] = {}
+    if append_dict is not None and not isinstance(append_dict, dict):
+        raise TypeError(f"{what}: append_dict must be a dict, got {type(append_dict).__name__}")
+    seen = set()
+    extra = list(append_dict.items()) if append_dict else []
+    for name, value in _checkpoint_items(save_obj, what) + extra:
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: names must be str, got {name!r}")
+        if choice_func is not None and not choice_func(name):
+            continue
+        if name in seen:
+            raise ValueError(f"{what}: duplicate name {name!r} (append_dict names must differ "
+                             "from parameter names)")
+        seen.add(name)
+        if isinstance(value, str):
+            metadata[_STR_PREFIX + name] = value
+        else:
+            tensors.append((name, _to_tensor(value, f"{what}: entry {name!r}")))
+    _C.save_safetensors(path, tensors, metadata)
+
+
+def load_checkpoint(ckpt_file_name, net=None, strict_load: bool = False,
+                    filter_prefix=None, choice_func: Optional[Callable[[str], bool]] = None
+                    ) -> Dict[str, Any]:
+    """Loads a checkpoint into a dict name -> Parameter (MindSpore's load_checkpoint); strings
+    saved through append_dict come back as str. With `net`, also loads the values into it
+    (see load_param_into_net).
+
+    Args:
+        filter_prefix: a str or sequence of str; names starting with one are skipped.
+        choice_func: name -> bool; only names for which it returns True are loaded.
+    """
+    Parameter = _parameter_cls()
+    tensors, metadata = _C.load_safetensors(_as_path(ckpt_file_name))
+    if isinstance(filter_prefix, str):
+        filter_prefix = (filter_prefix,)
+    prefixes = tuple(filter_prefix or ())
+
+    def keep(name: str) -> bool:
+        if prefixes and name.startswith(prefixes):
+            return False
+        return choice_func is None or bool(choice_func(name))
+
+    out: Dict[str, Any] = {}
+    for name, t in tensors:
+        if keep(name):
+            out[name] = Parameter(t, name=name, requires_grad=t.dtype.is_floating_point)
+    for key, value in metadata.items():
+        if key.startswith(_STR_PREFIX) and keep(key[len(_STR_PREFIX):]):
+            out[key[len(_STR_PREFIX):]] = value
+    if net is not None:
+        load_param_into_net(net, out, strict_load=strict_load)
+    return out
+
+
+def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False
+                        ) -> Tuple[List[str], List[str]]:
+    """Copies checkpoint values into the network's parameters and persistent buffers, in place
+    (MindSpore's load_param_into_net).
+
+    Returns (param_not_load, ckpt_not_load): the network's names missing from the dict, and
+    the dict's names the network does not have. A shape mismatch raises ValueError; a dtype
+    mismatch converts to the parameter's dtype, or raises ValueError when strict_load.
+    """
+    from .autograd import no_grad
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"load_param_into_net: parameter_dict must be a dict, got "
+                        f"{type(parameter_dict).__name__}")
+    targets = _named_state(net)
+    target_names = {n for n, _ in targets}
+    param_not_load = []
+    with no_grad():
+        for name, target in targets:
+            if name not in parameter_dict:
+                param_not_load.append(name)
+                continue
+            value = parameter_dict[name]
+            if isinstance(value, str):
+                raise TypeError(f"load_param_into_net: {name!r} holds a string, not a tensor")
+            value = _to_tensor(value, f"load_param_into_net: {name!r}")
+            if tuple(value.shape) != tuple(target.shape):
+                raise ValueError(f"load_param_into_net: shape of {name!r} is "
+                                 f"{tuple(value.shape)} in the checkpoint but "
+                                 f"{tuple(target.shape)} in the network")
+            if strict_load and value.dtype != target.dtype:
+                raise ValueError(f"load_param_into_net: dtype of {name!r} is {value.dtype} in the "
+                                 f"checkpoint but {target.dtype} in the network (strict_load)")
+            target.copy_(value)
+    ckpt_not_load = [k for k in parameter_dict if k not in target_names]
+    return param_not_load, ckpt_not_load
+
+
+# --- PyTorch face -------------------------------------------------------------------------------
+
+class _Flattener:
+    """Turns nested containers into a JSON structure whose leaves name the tensors, which are
+    stored under dotted keys ("state.0.exp_avg"); a tensor seen twice is stored once."""
+
+    def __init__(self):
+        self.tensors: List[Tuple[str, Tensor]] = []
+        self._names = set()
+        self._by_id: Dict[int, str] = {}
+
+    def _key(self, path: str) -> str:
+        key = path or "tensor"
+        n = 1
+        while key in self._names:
+            key = f"{path or 'tensor'}#{n}"
+            n += 1
+        self._names.add(key)
+        return key
+
+    def encode(self, obj, path: str):
+        import numpy as np
+        Parameter = _parameter_cls()
+        if isinstance(obj, Tensor):
+            if id(obj) in self._by_id:
+                key = self._by_id[id(obj)]
+            else:
+                key = self._key(path)
+                self._by_id[id(obj)] = key
+                self.tensors.append((key, obj))
+            node = {"t": key}
+            if isinstance(obj, Parameter):
+                node["param"] = bool(obj.requires_grad)
+            return node
+        if isinstance(obj, np.ndarray):
+            key = self._key(path)
+            self.tensors.append((key, _C.from_numpy(np.array(obj, order="C"), True)))
+            return {"t": key, "numpy": True}
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            return {"v": obj}
+        if isinstance(obj, np.generic):
+            return {"v": obj.item()}
+        if isinstance(obj, dict):
+            items = []
+            for k, v in obj.items():
+                if not (k is None or isinstance(k, (bool, int, float, str))):
+                    raise TypeError(f"mint.save: dict key {k!r} at {path or '<root>'!r} is not a "
+                                    "str, int, float, bool or None")
+                items.append([k, self.encode(v, f"{path}.{k}" if path else str(k))])
+            node = {"d": items}
+            if isinstance(obj, OrderedDict):
+                node["ordered"] = True
+            return node
+        if isinstance(obj, (list, tuple)):
+            enc = [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]
+            return {"l": enc} if isinstance(obj, list) else {"u": enc}
+        raise TypeError(f"mint.save: cannot save a {type(obj).__name__} at "
+                        f"{path or '<root>'!r}; only tensors, numpy arrays, numbers, str, None "
+                        "and dicts / lists / tuples of them")
+
+
+def _decode(node, tensors: Dict[str, Tensor], cache: Dict[str, Any]):
+    if not isinstance(node, dict):
+        raise ValueError(f"mint.load: corrupt structure metadata (node {node!r:.80})")
+    if "t" in node:
+        key = node["t"]
+        if key not in tensors:
+            raise ValueError(f"mint.load: structure names tensor {key!r}, which the file lacks")
+        if key not in cache:
+            t = tensors[key]
+            if node.get("numpy"):
+                t = t.numpy()
+            elif "param" in node:
+                t = _parameter_cls()(t, requires_grad=bool(node["param"]))
+            cache[key] = t
+        return cache[key]
+    if "v" in node:
+        return node["v"]
+    if "d" in node:
+        pairs = ((k, _decode(v, tensors, cache)) for k, v in node["d"])
+        return OrderedDict(pairs) if node.get("ordered") else dict(pairs)
+    if "l" in node:
+        return [_decode(v, tensors, cache) for v in node["l"]]
+    if "u" in node:
+        return tuple(_decode(v, tensors, cache) for v in node["u"])
+    raise ValueError(f"mint.load: corrupt structure metadata (node {node!r:.80})")
+
+
+def save(obj, f) -> None:
+    """Saves a tensor or nested dicts / lists / tuples of tensors and plain Python values
+    (a state_dict, an optimizer's state) like torch.save; `f` is a path or a writable binary
+    file object. Tensors are stored under flattened dotted keys ("layer.weight",
+    "state.0.exp_avg"), the rest as JSON in the metadata."""
+    flat = _Flattener()
+    structure = flat.encode(obj, "")
+    metadata = {_FORMAT_KEY: _MINT_FORMAT,
+                _STRUCTURE_KEY: json.dumps(structure, separators=(",", ":"))}
+    if hasattr(f, "write") and not isinstance(f, (str, bytes, os.PathLike)):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "obj.safetensors")
+            _C.save_safetensors(p, flat.tensors, metadata)
+            with open(p, "rb") as src:
+                _copy_stream(src, f)
+        return
+    _C.save_safetensors(_as_path(f), flat.tensors, metadata)
+
+
+def _copy_stream(src, dst) -> None:
+    while True:
+        chunk = src.read(1 << 24)
+        if not chunk:
+            return
+        dst.write(chunk)
+
+
+def load(f, map_location=None, weights_only: bool = True):
+    """Loads what save() wrote (torch.load). A safetensors file from another writer loads as a
+    dict name -> tensor. `f` is a path or a readable binary file object; map_location may be
+    None or "cpu" (the only device). The file holds only tensors and JSON values, so loading
+    never runs code whatever weights_only says."""
+    if map_location not in (None, "cpu"):
+        raise ValueError(f"mint.load: map_location={map_location!r} is not available; tandem "
+                         "runs on the CPU (use None or 'cpu')")
+    if hasattr(f, "read") and not isinstance(f, (str, bytes, os.PathLike)):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "obj.safetensors")
+            with open(p, "wb") as dst:
+                _copy_stream(f, dst)
+            return load(p)
+    tensors, metadata = _C.load_safetensors(_as_path(f))
+    if _STRUCTURE_KEY not in metadata:
+        return {name: t for name, t in tensors}
+    try:
+        structure = json.loads(metadata[_STRUCTURE_KEY])
+    except json.JSONDecodeError as e:
+        raise ValueError(f"mint.load: corrupt structure metadata ({e})") from None
+    try:
+        return _decode(structure, dict(tensors), {})
+    except (TypeError, KeyError, AttributeError) as e:
+        raise ValueError(f"mint.load: corrupt structure metadata ({e})") from None
+
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "save", "load"]
