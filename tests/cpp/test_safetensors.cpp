@@ -244,6 +244,34 @@ TEST_F(SafetensorsTest, NormalisesBoolBytes) {
   EXPECT_EQ(p[2], 1);
 }
 
+// Random byte edits of a valid file load or raise ValueError; under the sanitizer build this
+// also checks that no edit makes the reader touch memory it should not.
+TEST_F(SafetensorsTest, MutatedFilesLoadOrRaise) {
+  save_safetensors(path("g.safetensors"),
+                   {{"w", filled<float>({3, 4}, 0.f)},
+                    {"i", filled<int64_t>({2}, 0)},
+                    {"b", testing::from_bools({1, 0}, {2})}},
+                   {{"k", "v"}});
+  const std::string good = read_bytes(path("g.safetensors"));
+  std::mt19937 rng(7);
+  int ok = 0, bad = 0;
+  for (int it = 0; it < 400; ++it) {
+    std::string b = good;
+    int edits = 1 + int(rng() % 3);
+    for (int k = 0; k < edits; ++k) b[rng() % b.size()] = char(rng() % 256);
+    if (it % 5 == 0) b.resize(rng() % b.size());
+    write_bytes(path("m.safetensors"), b);
+    try {
+      load_safetensors(path("m.safetensors"));
+      ++ok;
+    } catch (const ValueError&) {
+      ++bad;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(bad, 0);
+}
+
 TEST(Json, ParsesEscapesNumbersAndNesting) {
   json::Value v = json::parse(
       " {\"s\": \"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\", \"n\": [0, -1.5e+3, "

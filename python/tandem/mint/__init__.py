@@ -13,3 +13,4 @@ globals()["bool"] = bool_
 from . import nn  # noqa: E402,F401
 from .. import autograd, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from ..serialization import save, load  # noqa: E402,F401
