@@ -265,3 +265,27 @@ TEST(Autograd, MissingVjpNamesTheOp) {
 }
 
 }  // namespace
+
+TEST(AutogradFunctional, ValueAndGradMatchesAnalytic) {
+  using namespace tandem;
+  // f(x, w) = sum(x * x * w): df/dx = 2 x w, df/dw = x^2.
+  Tensor x = arange(Scalar(1.0), Scalar(4.0), Scalar(1.0), DType::Float64);
+  Tensor w = full({3}, Scalar(2.0), DType::Float64);
+  set_requires_grad(w, true);
+  auto vg = value_and_grad([&](const std::vector<Tensor>& a) { return sum(mul(mul(a[0], a[0]), w)); },
+                           {0}, {w});
+  auto [value, grads] = vg({x});
+  EXPECT_DOUBLE_EQ(value.item_double(), 2.0 * (1 + 4 + 9));
+  ASSERT_EQ(grads.size(), 2u);
+  EXPECT_DOUBLE_EQ(grads[0].contiguous().data<double>()[2], 2 * 3.0 * 2.0);
+  EXPECT_DOUBLE_EQ(grads[1].contiguous().data<double>()[1], 4.0);
+  EXPECT_FALSE(tandem::grad(x).defined());  // the caller's tensor is untouched
+}
+
+TEST(AutogradFunctional, TensorBackwardMember) {
+  using namespace tandem;
+  Tensor x = full({2}, Scalar(3.0), DType::Float64);
+  set_requires_grad(x, true);
+  sum(mul(x, x)).backward();
+  EXPECT_DOUBLE_EQ(tandem::grad(x).contiguous().data<double>()[0], 6.0);
+}

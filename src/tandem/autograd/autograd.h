@@ -59,6 +59,16 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
                          bool create_graph = false, bool allow_unused = false);
 
+// --- functional API (MindSpore's value_and_grad / grad, in C++) -----------------------------
+using DiffFn = std::function<Tensor(const std::vector<Tensor>&)>;
+// A function returning (fn(args), gradients of fn's scalar output with respect to the
+// arguments at grad_positions, then with respect to each of `weights`).
+std::function<std::pair<Tensor, std::vector<Tensor>>(const std::vector<Tensor>&)> value_and_grad(
+    DiffFn fn, std::vector<int> grad_positions = {0}, std::vector<Tensor> weights = {});
+// The gradients only.
+std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(
+    DiffFn fn, std::vector<int> grad_positions = {0}, std::vector<Tensor> weights = {});
+
 // --- used by dispatch ----------------------------------------------------------------------
 namespace autograd {
 // Whether dispatch must record this call.

@@ -68,6 +68,10 @@ class Tensor {
   Tensor contiguous() const;
   // The value of a one-element tensor.
   Scalar item() const;
+  // Accumulates d(this)/d(leaf) into each leaf's gradient (tandem/autograd/autograd.h);
+  // gradient may be omitted for one-element tensors.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false) const;
   double item_double() const { return item().to_double(); }
 
  private:
