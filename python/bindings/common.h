@@ -38,6 +38,7 @@ void bind_sort_ops(nb::module_& m);
 void bind_linalg_ops(nb::module_& m);
 void bind_nn_ops(nb::module_& m);
 void bind_data(nb::module_& m);
+void bind_graph(nb::module_& m);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_norm_ops(nb::module_& m);
 void bind_optim(nb::module_& m);

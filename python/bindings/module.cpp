@@ -53,6 +53,7 @@ NB_MODULE(_C, m) {
   bind_linalg_ops(m);
   bind_nn_ops(m);
   bind_data(m);
+  bind_graph(m);
   bind_norm_ops(m);
   bind_optim(m);
   bind_io(m);

@@ -106,12 +106,22 @@ class Cell:
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
-        out = self._run(*args, **kwargs)
+        out = self._run_in_mode(*args, **kwargs)
         for hook in list(self._post_hooks.values()):
             r = hook(self, args, out)
             if r is not None:
                 out = r
         return out
+
+    def _run_in_mode(self, *args, **kwargs):
+        from ..jit import GRAPH_MODE, JitFunction, get_context
+        if get_context("mode") != GRAPH_MODE or kwargs or _C.is_tracing():
+            return self._run(*args, **kwargs)
+        fn = self.__dict__.get("_graph_fn")
+        if fn is None:  # compiled per signature and per train/eval flag
+            fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)
+            object.__setattr__(self, "_graph_fn", fn)
+        return fn(self.training, *args)
 
     def _run(self, *args, **kwargs):
         cls = type(self)

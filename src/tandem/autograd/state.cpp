@@ -66,7 +66,10 @@ std::string grad_fn_name(const Tensor& t) {
 }
 
 Tensor detach(const Tensor& t) {
-  return Tensor::make_view(t, t.shape(), t.strides(), t.offset());
+  Tensor d = Tensor::make_view(t, t.shape(), t.strides(), t.offset());
+  d.impl()->sym_value = t.impl()->sym_value;  // a traced value stays the same graph value
+  d.impl()->sym_graph = t.impl()->sym_graph;
+  return d;
 }
 
 void detach_(const Tensor& t) {

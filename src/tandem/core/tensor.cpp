@@ -57,6 +57,16 @@ Tensor Tensor::wrap_scalar(Scalar s, DType dtype) {
   return t;
 }
 
+void Tensor::no_data_error() const {
+  if (is_symbolic())
+    throw_error<Error>(
+        "this tensor is symbolic (inside a jit-compiled function, tensors have a shape and "
+        "dtype but no values yet), so its data can't be read: avoid .item(), .numpy(), "
+        "print() and Python conditions on tensors inside jit; use mint.where, mark the "
+        "argument static (static_argnums), or keep that code outside jit");
+  throw_error<Error>("tensor has no storage");
+}
+
 int64_t Tensor::size(int64_t d) const {
   // wrap_dim lets a 0-d tensor take dim 0 / -1 (for reductions); size() has nothing to read.
   TANDEM_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d,

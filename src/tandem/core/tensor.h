@@ -23,6 +23,10 @@ struct TensorImpl {
   bool wrapped_number = false;
   // requires_grad, .grad and the node that produced it; null for plain tensors.
   std::shared_ptr<AutogradMeta> autograd;
+  // Symbolic tensors (graph mode tracing) have no storage; they name value `sym_value` of
+  // the graph being traced, identified by `sym_graph`.
+  int64_t sym_value = -1;
+  const void* sym_graph = nullptr;
 };
 
 class Tensor {
@@ -53,8 +57,12 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_shared() const { return impl_; }
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
 
-  // Address of element 0 (storage base + offset).
+  // Whether this tensor is a placeholder in a graph being traced (no data).
+  bool is_symbolic() const { return impl_->sym_graph != nullptr; }
+  // Address of element 0 (storage base + offset). Throws for symbolic tensors.
   void* data_ptr() const {
+    if (!impl_->storage) [[unlikely]]
+      no_data_error();
     return static_cast<char*>(impl_->storage->data()) + impl_->offset * int64_t(itemsize());
   }
   template <typename T>
@@ -75,6 +83,7 @@ class Tensor {
   double item_double() const { return item().to_double(); }
 
  private:
+  [[noreturn]] void no_data_error() const;
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -50,15 +51,23 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
+  if (graph::Tracer* tr = graph::Tracer::active()) outs = tr->record(op, inputs, attrs);
+  else outs = execute(op, inputs, attrs);
+  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
+  return outs;
+}
+
+std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
+                            const Attrs& attrs) {
+  std::vector<Tensor> outs;
   if (op.view) {
     outs.push_back(op.view(op, inputs, attrs));
-  } else {
-    std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
-    outs.reserve(metas.size());
-    for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
-    op.kernel(op, inputs, outs, attrs);
+    return outs;
   }
-  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
+  std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+  outs.reserve(metas.size());
+  for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
+  op.kernel(op, inputs, outs, attrs);
   return outs;
 }
 
@@ -66,7 +75,9 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
-  if (op.view) {
+  if (graph::Tracer* tr = graph::Tracer::active()) {
+    outs = tr->record(op, inputs, attrs);
+  } else if (op.view) {
     outs.push_back(op.view(op, inputs, attrs));
   } else {
     std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
@@ -92,6 +103,11 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
                dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
                dtype_name(out.dtype()));
   Tensor old = autograd::prepare_inplace(op, out, inputs);
+  if (graph::Tracer* tr = graph::Tracer::active()) {
+    tr->record_inplace(op, inputs, attrs, out);
+    if (old.defined()) autograd::record_inplace(op, inputs, attrs, out, old);
+    return;
+  }
   if (op.kernel_writes_any_out ||
       (out.dtype() == metas[0].dtype && out.is_contiguous() && !aliases_any(out, inputs))) {
     std::vector<Tensor> outs{out};

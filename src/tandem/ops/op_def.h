@@ -54,6 +54,9 @@ struct OpDef {
   mutable VjpFn vjp = nullptr;
   // Outputs carry no gradient (comparisons, argmax, random draws): never recorded.
   mutable bool non_differentiable = false;
+  // Reads or advances global state (the random generator): never merged or folded by the
+  // graph compiler, and run on every call.
+  mutable bool stateful = false;
 };
 
 // An OpDef with the given infer and kernel; `data` is the op-family table, if any.
@@ -85,6 +88,13 @@ std::vector<const OpDef*> all_ops();
 #define TANDEM_NOT_DIFFERENTIABLE(var)            \
   static const int var##_nondiff_set = [] {       \
     (var).non_differentiable = true;              \
+    return 0;                                     \
+  }();
+
+// Marks an OpDef that draws from the random generator.
+#define TANDEM_STATEFUL(var)                      \
+  static const int var##_stateful_set = [] {      \
+    (var).stateful = true;                        \
     return 0;                                     \
   }();
 

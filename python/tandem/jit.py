@@ -1,0 +1,183 @@
+"""Graph mode: ``@jit`` traces a function once per input signature into a graph, optimizes
+it (CSE, dead-code elimination), and runs later calls in C++ without calling the Python
+function. ``set_context(mode=GRAPH_MODE)`` makes Cells compile their construct/forward.
+
+Tracing follows JAX: Python control flow runs at trace time on symbolic tensors (shape and
+dtype, no values); reading a value (``.item()``, ``float(t)``, ``if t > 0``) raises.
+Tensors the function reads without receiving them (parameters, buffers) are bound by
+reference: each call sees their current values, and in-place updates to them are written
+back after each call.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Callable, Sequence
+
+from . import _C
+
+Tensor = _C.Tensor
+
+PYNATIVE_MODE = 1
+GRAPH_MODE = 0
+_context = {"mode": PYNATIVE_MODE}
+
+
+def set_context(**kwargs) -> None:
+    """Sets execution options: mode=GRAPH_MODE or PYNATIVE_MODE (device_target='CPU')."""
+    for k, v in kwargs.items():
+        if k == "mode":
+            if v not in (GRAPH_MODE, PYNATIVE_MODE):
+                raise ValueError(f"set_context: mode must be GRAPH_MODE ({GRAPH_MODE}) or "
+                                 f"PYNATIVE_MODE ({PYNATIVE_MODE}), got {v!r}")
+            _context["mode"] = v
+        elif k == "device_target":
+            if v not in ("CPU", "cpu"):
+                raise ValueError(f"set_context: device_target {v!r} is not available; tandem "
+                                 "runs on 'CPU'")
+        else:
+            _context[k] = v
+
+
+def get_context(key: str):
+    return _context.get(key)
+
+
+def _flatten(obj, leaves):
+    """Replaces tensors in a nested tuple/list/dict by their index in `leaves`."""
+    if isinstance(obj, Tensor):
+        leaves.append(obj)
+        return ("T", len(leaves) - 1)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, [_flatten(o, leaves) for o in obj])
+    if isinstance(obj, dict):
+        return ("dict", [(k, _flatten(v, leaves)) for k, v in obj.items()])
+    return ("C", obj)  # a Python value computed at trace time
+
+
+def _unflatten(spec, leaves):
+    kind, val = spec
+    if kind == "T":
+        return leaves[val]
+    if kind == "tuple":
+        return tuple(_unflatten(s, leaves) for s in val)
+    if kind == "list":
+        return [_unflatten(s, leaves) for s in val]
+    if kind == "dict":
+        return {k: _unflatten(s, leaves) for k, s in val}
+    return val
+
+
+class _Entry:
+    def __init__(self, exe, spec, traced_text):
+        self.exe, self.spec, self.traced_text = exe, spec, traced_text
+
+
+class JitFunction:
+    """A function compiled per input signature (shapes, dtypes, requires_grad, static
+    arguments, grad mode)."""
+
+    def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
+                 static_argnames: Sequence[str] = ()):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._static_argnums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+        self._static_argnames = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+        self._cache = {}
+        self._warned = False
+
+    def _split(self, args, kwargs):
+        tensors, key = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and i not in self._static_argnums:
+                tensors.append(a)
+                key.append(("T", tuple(a.shape), a.dtype, a.requires_grad))
+            else:
+                key.append(("S", _hashable(a, i)))
+        for k in sorted(kwargs):
+            a = kwargs[k]
+            if isinstance(a, Tensor) and k not in self._static_argnames:
+                tensors.append(a)
+                key.append((k, tuple(a.shape), a.dtype, a.requires_grad))
+            else:
+                key.append((k, "S", _hashable(a, k)))
+        return tensors, (tuple(key), _C.is_grad_enabled())
+
+    def _trace(self, args, kwargs, key):
+        positions = [i for i, a in enumerate(args)
+                     if isinstance(a, Tensor) and i not in self._static_argnums]
+        names = [k for k in sorted(kwargs)
+                 if isinstance(kwargs[k], Tensor) and k not in self._static_argnames]
+        holder = {}
+
+        def traced(sym):
+            a = list(args)
+            kw = dict(kwargs)
+            it = iter(sym)
+            for i in positions:
+                a[i] = next(it)
+            for k in names:
+                kw[k] = next(it)
+            leaves = []
+            holder["spec"] = _flatten(self._fn(*a, **kw), leaves)
+            return leaves
+
+        tensors = [args[i] for i in positions] + [kwargs[k] for k in names]
+        exe, text = _C.jit_compile(traced, tensors)
+        entry = _Entry(exe, holder["spec"], text)
+        self._cache[key] = entry
+        if len(self._cache) > 8 and not self._warned:
+            self._warned = True
+            warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} was compiled for "
+                          f"{len(self._cache)} different signatures; the latest differs in "
+                          f"{_diff(list(self._cache)[-2][0], key[0])}. Keep shapes fixed or "
+                          "mark changing Python values static.", stacklevel=3)
+        return entry
+
+    def __call__(self, *args, **kwargs):
+        if _C.is_tracing():  # called from another jitted function: inline into its graph
+            return self._fn(*args, **kwargs)
+        tensors, key = self._split(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, key)
+        if _C.is_grad_enabled() and (any(t.requires_grad for t in tensors)
+                                     or entry.exe.captures_require_grad):
+            # The compiled graph records no tape: keep eager semantics so .backward() works.
+            # Put value_and_grad / the optimizer step inside the jitted function instead.
+            return self._fn(*args, **kwargs)
+        return _unflatten(entry.spec, entry.exe(tensors))
+
+    def explain(self, *args, **kwargs) -> str:
+        """The traced and optimized graphs for these arguments, and their kernel counts."""
+        tensors, key = self._split(args, kwargs)
+        entry = self._cache.get(key) or self._trace(args, kwargs, key)
+        traced_nodes = sum(1 for line in entry.traced_text.splitlines()
+                           if " = " in line and "captured" not in line)
+        return (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
+                f"optimized graph ({entry.exe.num_kernels} kernels):\n{entry.exe.graph_text}")
+
+
+def _hashable(v, where):
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        raise TypeError(f"jit: argument {where!r} of type {type(v).__name__} is not hashable; "
+                        "pass tensors or hashable Python values (mark it static)") from None
+
+
+def _diff(old, new):
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return f"argument {i} ({a} -> {b})"
+    return "the number of arguments"
+
+
+def jit(fn: Callable = None, *, static_argnums=(), static_argnames=()):
+    """Compiles fn into a graph on its first call for each input signature.
+
+    Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``."""
+    if fn is None:
+        return lambda f: JitFunction(f, static_argnums, static_argnames)
+    return JitFunction(fn, static_argnums, static_argnames)

@@ -1,0 +1,71 @@
+#include "tandem/graph/executor.h"
+
+#include <functional>
+
+#include "tandem/autograd/autograd.h"
+#include "tandem/core/error.h"
+#include "tandem/graph/passes.h"
+#include "tandem/graph/tracer.h"
+#include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/dispatch.h"
+
+namespace tandem::graph {
+
+Executable::Executable(Graph g) : g_(std::move(g)) {
+  g_.verify();
+  std::vector<int64_t> last(g_.values.size(), -1);
+  for (size_t i = 0; i < g_.nodes.size(); ++i)
+    for (int64_t v : g_.nodes[i].inputs) last[size_t(v)] = int64_t(i);
+  std::vector<bool> pinned(g_.values.size(), false);  // outputs and write-backs live to the end
+  for (int64_t v : g_.outputs) pinned[size_t(v)] = true;
+  for (auto& w : g_.writebacks) pinned[size_t(w.second)] = true;
+  free_after_.resize(g_.nodes.size());
+  for (size_t v = 0; v < last.size(); ++v)
+    if (last[v] >= 0 && !pinned[v]) free_after_[size_t(last[v])].push_back(int64_t(v));
+}
+
+std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
+  TANDEM_CHECK(inputs.size() == g_.inputs.size(), TypeError, "jit: the compiled function takes ",
+               g_.inputs.size(), " tensor arguments, got ", inputs.size());
+  std::vector<Tensor> env(g_.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& want = g_.values[size_t(g_.inputs[i])];
+    TANDEM_CHECK(inputs[i].shape() == want.shape && inputs[i].dtype() == want.dtype, TypeError,
+                 "jit: argument ", i, " is ", dtype_name(inputs[i].dtype()),
+                 shape_str(inputs[i].shape()), " but the graph was compiled for ",
+                 dtype_name(want.dtype), shape_str(want.shape));
+    env[size_t(g_.inputs[i])] = inputs[i];
+  }
+  for (auto& c : g_.captures) env[size_t(c.first)] = Tensor(c.second);
+  GradModeGuard no_grad(false);
+  std::vector<Tensor> ins;
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    const Node& n = g_.nodes[i];
+    ins.clear();
+    for (int64_t v : n.inputs) ins.push_back(env[size_t(v)]);
+    std::vector<Tensor> outs = execute(*n.op, ins, n.attrs);
+    for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
+    for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();
+  }
+  for (auto& w : g_.writebacks) {
+    Tensor target(w.first);
+    copy_into(target, env[size_t(w.second)]);
+    if (target.storage()) target.storage()->bump_version();
+  }
+  std::vector<Tensor> out;
+  for (int64_t v : g_.outputs) out.push_back(env[size_t(v)]);
+  return out;
+}
+
+Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+                   const std::vector<Tensor>& examples, std::string* before) {
+  Tracer tracer;
+  std::vector<Tensor> sym = tracer.begin(examples);
+  std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
+  Graph g = tracer.finish(outs);
+  if (before) *before = g.str();
+  optimize(g);
+  return Executable(std::move(g));
+}
+
+}  // namespace tandem::graph

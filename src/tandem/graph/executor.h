@@ -1,0 +1,30 @@
+// Runs a compiled graph in C++: no Python, no tracing, no autograd, values freed after
+// their last use.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "tandem/graph/ir.h"
+
+namespace tandem::graph {
+
+class Executable {
+ public:
+  explicit Executable(Graph g);
+  // Runs the graph on tensors matching the traced inputs' shapes and dtypes.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  const Graph& graph() const { return g_; }
+  // Number of op calls per run.
+  size_t num_kernels() const { return g_.nodes.size(); }
+
+ private:
+  Graph g_;
+  std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
+};
+
+// Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` (if
+// given) receives the traced graph's text before optimization.
+Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+                   const std::vector<Tensor>& examples, std::string* before = nullptr);
+
+}  // namespace tandem::graph

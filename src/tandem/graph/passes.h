@@ -1,0 +1,14 @@
+// Graph passes. Each rewrites the graph in place and keeps it verified.
+#pragma once
+#include "tandem/graph/ir.h"
+
+namespace tandem::graph {
+
+// Removes nodes whose outputs nothing uses (stateful ops stay: they advance the generator).
+void eliminate_dead_code(Graph& g);
+// Merges nodes with the same op, attributes and inputs (stateful ops excepted).
+void eliminate_common_subexpressions(Graph& g);
+// The default pipeline.
+void optimize(Graph& g);
+
+}  // namespace tandem::graph

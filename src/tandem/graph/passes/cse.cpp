@@ -1,0 +1,63 @@
+// Common-subexpression elimination: a node equal to an earlier one (op, attributes and
+// inputs after renaming) reuses the earlier outputs.
+#include <unordered_map>
+
+#include "tandem/graph/passes.h"
+
+namespace tandem::graph {
+namespace {
+
+struct Key {
+  const OpDef* op;
+  const Attrs* attrs;
+  std::vector<int64_t> inputs;
+  bool operator==(const Key& o) const {
+    return op == o.op && inputs == o.inputs && *attrs == *o.attrs;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    size_t h = std::hash<const void*>()(k.op) ^ (k.attrs->hash() * 31);
+    for (int64_t v : k.inputs) h = h * 1000003 ^ std::hash<int64_t>()(v);
+    return h;
+  }
+};
+
+}  // namespace
+
+void eliminate_common_subexpressions(Graph& g) {
+  std::vector<int64_t> rename(g.values.size());
+  for (size_t v = 0; v < rename.size(); ++v) rename[v] = int64_t(v);
+  std::unordered_map<Key, size_t, KeyHash> seen;
+  std::vector<Node> nodes;
+  nodes.reserve(g.nodes.size());  // keys point into `nodes`: it must not reallocate
+  for (Node& n : g.nodes) {
+    for (int64_t& v : n.inputs) v = rename[size_t(v)];
+    if (!n.op->stateful) {
+      Key k{n.op, &n.attrs, n.inputs};
+      auto it = seen.find(k);
+      if (it != seen.end()) {
+        const Node& first = nodes[it->second];
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          rename[size_t(n.outputs[i])] = first.outputs[i];
+        continue;
+      }
+    }
+    nodes.push_back(std::move(n));
+    if (!nodes.back().op->stateful) {
+      Node& kept = nodes.back();
+      seen.emplace(Key{kept.op, &kept.attrs, kept.inputs}, nodes.size() - 1);
+    }
+  }
+  g.nodes = std::move(nodes);
+  for (int64_t& v : g.outputs) v = rename[size_t(v)];
+  for (auto& w : g.writebacks) w.second = rename[size_t(w.second)];
+}
+
+void optimize(Graph& g) {
+  eliminate_common_subexpressions(g);
+  eliminate_dead_code(g);
+  g.verify();
+}
+
+}  // namespace tandem::graph

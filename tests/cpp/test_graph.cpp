@@ -1,0 +1,69 @@
+// Graph mode in C++: tracing through dispatch, the IR text, CSE / dead-code elimination and
+// the executor.
+#include <gtest/gtest.h>
+
+#include "tandem/core/error.h"
+#include "tandem/graph/executor.h"
+#include "tandem/graph/passes.h"
+#include "tandem/graph/tracer.h"
+#include "tandem/ops/creation.h"
+#include "tandem/ops/elementwise.h"
+#include "tandem/ops/reduce.h"
+
+using namespace tandem;
+
+TEST(Graph, TraceRunAndText) {
+  std::string before;
+  auto exe = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        Tensor z = add(in[0], in[1]);
+        return std::vector<Tensor>{mul(z, scalar_tensor(Scalar(int64_t(2))))};
+      },
+      {full({1}, Scalar(int64_t(1))), full({1}, Scalar(int64_t(2)))}, &before);
+  EXPECT_NE(before.find("= add(%0, %1) : Int64[1]"), std::string::npos) << before;
+  auto out = exe.run({full({1}, Scalar(int64_t(3))), full({1}, Scalar(int64_t(4)))});
+  EXPECT_EQ(out[0].item().to_int(), 14);
+}
+
+TEST(Graph, CseMergesAndDceRemoves) {
+  auto exe = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        Tensor a = exp(in[0]), b = exp(in[0]);
+        Tensor unused = neg(in[0]);
+        (void)unused;
+        return std::vector<Tensor>{add(a, b)};
+      },
+      {ones({3})});
+  EXPECT_EQ(exe.num_kernels(), 2u) << exe.graph().str();
+  auto out = exe.run({zeros({3})});
+  EXPECT_FLOAT_EQ(out[0].contiguous().data<float>()[0], 2.0f);
+}
+
+TEST(Graph, RandomOpsAreNotMerged) {
+  auto exe = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{sub(add(in[0], randn({4})), randn({4}))};
+      },
+      {zeros({4})});
+  EXPECT_EQ(exe.num_kernels(), 4u) << exe.graph().str();
+}
+
+TEST(Graph, VerifierRejectsUseBeforeDefinition) {
+  graph::Graph g;
+  int64_t x = g.add_value({2}, DType::Float32);
+  int64_t y = g.add_value({2}, DType::Float32);
+  g.inputs.push_back(x);
+  g.nodes.push_back({find_op("neg"), {}, {y}, {y}});
+  EXPECT_THROW(g.verify(), tandem::Error);
+}
+
+TEST(Graph, ReadingASymbolicValueThrows) {
+  EXPECT_THROW(graph::compile(
+                   [](const std::vector<Tensor>& in) {
+                     double v = sum(in[0]).item_double();
+                     return std::vector<Tensor>{mul(in[0], scalar_tensor(Scalar(v)))};
+                   },
+                   {ones({2})}),
+               tandem::Error);
+  EXPECT_EQ(graph::Tracer::active(), nullptr);  // tracing stopped after the error
+}

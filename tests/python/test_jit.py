@@ -1,0 +1,183 @@
+"""Graph mode (jit / GRAPH_MODE): the seed's examples, cache and retracing, the passes that
+exist (CSE, dead-code elimination), errors, and eager-vs-graph parity of a training step."""
+import numpy as np
+import pytest
+
+import tandem
+from tandem import context, jit, mint
+from tandem.mint import nn
+
+
+def test_seed_compute_both_modes():
+    def compute(x, y):
+        z = x + y
+        w = z * 2
+        return w
+
+    x, y = mint.Tensor([1]), mint.Tensor([2])
+    eager = compute(x, y)
+    compiled = jit(compute)
+    assert compiled(x, y).tolist() == eager.tolist() == [6]
+    assert compiled(mint.Tensor([5]), y).tolist() == [14]  # same graph, new values
+
+
+def test_seed_add_func_decorator():
+    @jit
+    def add_func(a, b):
+        return a + b
+
+    assert add_func(mint.Tensor([10]), mint.Tensor([20])).tolist() == [30]
+
+
+def test_later_calls_do_not_run_python():
+    calls = []
+
+    @jit
+    def f(x):
+        calls.append(1)
+        return x * 3
+
+    x = mint.randn(5)
+    for _ in range(3):
+        np.testing.assert_allclose(f(x).numpy(), 3 * x.numpy(), rtol=1e-6)
+    assert len(calls) == 1
+    f(mint.randn(6))  # new shape: retrace
+    assert len(calls) == 2
+
+
+def test_cse_and_dce_reduce_kernels():
+    @jit
+    def g(x):
+        a = mint.exp(x) * 2
+        b = mint.exp(x) * 2
+        _unused = x * 100
+        return a + b
+
+    x = mint.randn(4)
+    text = g.explain(x)
+    assert "traced graph (6 kernels)" in text
+    assert "optimized graph (4 kernels)" in text
+    np.testing.assert_allclose(g(x).numpy(), 4 * np.exp(x.numpy()), rtol=1e-6)
+
+
+def test_outputs_keep_structure_and_static_args():
+    @jit(static_argnums=1)
+    def f(x, k):
+        return {"y": x * k, "pair": (x + k, k)}
+
+    x = mint.ones(3)
+    out = f(x, 2)
+    assert out["pair"][1] == 2
+    assert out["y"].tolist() == [2.0, 2.0, 2.0]
+    assert f(x, 5)["y"].tolist() == [5.0, 5.0, 5.0]
+
+
+def test_reading_a_value_inside_jit_raises_clearly():
+    @jit
+    def bad(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(RuntimeError, match="symbolic"):
+        bad(mint.randn(3))
+
+
+def test_wrong_argument_dtype_retraces_and_wrong_count_errors():
+    @jit
+    def f(x, y):
+        return x + y
+
+    assert f(mint.ones(2), mint.ones(2)).tolist() == [2.0, 2.0]
+    assert f(mint.ones(2, dtype=tandem.float64), mint.ones(2)).dtype == tandem.float64
+    with pytest.raises(TypeError):
+        f(mint.ones(2))
+
+
+def test_random_ops_draw_fresh_numbers_each_call():
+    @jit
+    def noise(x):
+        return x + mint.randn(4)
+
+    x = mint.zeros(4)
+    a, b = noise(x), noise(x)
+    assert not np.allclose(a.numpy(), b.numpy())
+
+
+def test_captured_parameters_are_read_by_reference():
+    w = mint.ones(3)
+
+    @jit
+    def f(x):
+        return x * w
+
+    x = mint.ones(3)
+    assert f(x).tolist() == [1.0, 1.0, 1.0]
+    w.fill_(4.0)
+    assert f(x).tolist() == [4.0, 4.0, 4.0]
+
+
+def _train(compiled: bool, steps: int = 20):
+    tandem.manual_seed(0)
+    X = mint.randn(64, 4)
+    Y = (X @ mint.tensor([[1.0], [-2.0], [0.5], [3.0]])).tanh()
+    w1 = mint.randn(4, 8) * 0.5
+    w2 = mint.randn(8, 1) * 0.5
+
+    def loss_fn(a, b, X, Y):
+        return ((mint.tanh(X @ a) @ b - Y) ** 2).mean()
+
+    grad_fn = tandem.value_and_grad(loss_fn, grad_position=(0, 1))
+
+    def step(X, Y):
+        loss, (g1, g2) = grad_fn(w1, w2, X, Y)
+        with tandem.no_grad():
+            w1.sub_(g1 * 0.5)
+            w2.sub_(g2 * 0.5)
+        return loss
+
+    if compiled:
+        step = jit(step)
+    losses = [float(step(X, Y)) for _ in range(steps)]
+    return losses, w1.numpy().copy()
+
+
+def test_training_step_matches_eager():
+    eager_losses, eager_w = _train(False)
+    graph_losses, graph_w = _train(True)
+    assert eager_losses[-1] < eager_losses[0] * 0.5
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(graph_w, eager_w, rtol=1e-5, atol=1e-6)
+
+
+def test_graph_mode_context_compiles_cells():
+    net = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    x = mint.randn(5, 4)
+    with tandem.no_grad():
+        eager = net(x)
+        context.set_context(mode=context.GRAPH_MODE)
+        try:
+            graph = net(x)
+            graph2 = net(x)
+        finally:
+            context.set_context(mode=context.PYNATIVE_MODE)
+    np.testing.assert_allclose(graph.numpy(), eager.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(graph2.numpy(), eager.numpy(), rtol=1e-6)
+
+
+def test_grad_mode_with_parameters_falls_back_to_eager_for_backward():
+    lin = nn.Linear(3, 1)
+    f = jit(lambda x: lin(x).sum())
+    f(mint.randn(2, 3)).backward()  # traced once, then run eagerly so the tape exists
+    assert lin.weight.grad is not None
+
+
+def test_in_place_on_a_view_inside_jit_is_reported():
+    @jit
+    def f(x):
+        y = x * 1
+        y[0] = 5.0
+        return y
+
+    with pytest.raises(NotImplementedError, match="view"):
+        f(mint.zeros(3))
