@@ -8,6 +8,8 @@ namespace tandem::graph {
 void eliminate_dead_code(Graph& g);
 // Merges nodes with the same op, attributes and inputs (stateful ops excepted).
 void eliminate_common_subexpressions(Graph& g);
+// Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
+void fuse_elementwise(Graph& g);
 // The default pipeline.
 void optimize(Graph& g);
 

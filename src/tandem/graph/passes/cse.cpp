@@ -57,6 +57,7 @@ void eliminate_common_subexpressions(Graph& g) {
 void optimize(Graph& g) {
   eliminate_common_subexpressions(g);
   eliminate_dead_code(g);
+  fuse_elementwise(g);
   g.verify();
 }
 

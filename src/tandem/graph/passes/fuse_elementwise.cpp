@@ -1,0 +1,129 @@
+// Elementwise fusion: chains of elementwise ops over one shape become one fused node whose
+// kernel reads each input once and writes the output once (see graph/fused.h).
+#include <algorithm>
+#include <map>
+
+#include "tandem/graph/fused.h"
+#include "tandem/graph/passes.h"
+#include "tandem/ops/elementwise_def.h"
+
+namespace tandem::graph {
+namespace {
+
+constexpr size_t kMaxFusedInputs = size_t(kMaxEwInputs);
+
+// The EwInfo of a node that can be an instruction, else null.
+const EwInfo* fusible(const Graph& g, const Node& n) {
+  if (n.op->infer != ew_infer || n.op->kernel != ew_kernel || n.outputs.size() != 1) return nullptr;
+  const EwInfo* info = static_cast<const EwInfo*>(n.op->data);
+  if (info->promote_from != 0) return nullptr;
+  if (info->policy != EwPolicy::Promote && info->policy != EwPolicy::PromoteFloat &&
+      info->policy != EwPolicy::FloatOnly)
+    return nullptr;
+  DType d = g.values[size_t(n.outputs[0])].dtype;
+  if (d != DType::Float32 && d != DType::Float64) return nullptr;
+  if (!info->table.fn[int(d)]) return nullptr;
+  return info;
+}
+
+struct Group {
+  std::vector<size_t> members;  // node indices, in order
+  std::vector<int64_t> inputs;  // external input values, in first-use order
+  int64_t out = -1;
+  Shape shape;
+  DType dtype;
+};
+
+}  // namespace
+
+void fuse_elementwise(Graph& g) {
+  std::vector<int> uses(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int64_t v : n.inputs) uses[size_t(v)]++;
+  for (int64_t v : g.outputs) uses[size_t(v)]++;
+  for (auto& w : g.writebacks) uses[size_t(w.second)]++;
+
+  std::vector<Group> groups;
+  std::map<int64_t, size_t> open;  // group output value -> group index
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (!fusible(g, n)) continue;
+    const Value& out = g.values[size_t(n.outputs[0])];
+    int64_t via = -1;
+    size_t gi = 0;
+    for (int64_t v : n.inputs) {
+      auto it = open.find(v);
+      if (it == open.end() || uses[size_t(v)] != 1) continue;
+      const Group& cand = groups[it->second];
+      if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
+      via = v;
+      gi = it->second;
+      break;
+    }
+    if (via >= 0) {
+      Group& grp = groups[gi];
+      std::vector<int64_t> ins = grp.inputs;
+      for (int64_t v : n.inputs)
+        if (v != via && std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+      if (ins.size() <= kMaxFusedInputs) {
+        open.erase(via);
+        grp.members.push_back(i);
+        grp.inputs = std::move(ins);
+        grp.out = n.outputs[0];
+        open[grp.out] = gi;
+        continue;
+      }
+    }
+    Group grp;
+    grp.members.push_back(i);
+    for (int64_t v : n.inputs)
+      if (std::find(grp.inputs.begin(), grp.inputs.end(), v) == grp.inputs.end())
+        grp.inputs.push_back(v);
+    grp.out = n.outputs[0];
+    grp.shape = out.shape;
+    grp.dtype = out.dtype;
+    if (grp.inputs.size() > kMaxFusedInputs) continue;
+    open[grp.out] = groups.size();
+    groups.push_back(std::move(grp));
+  }
+
+  std::vector<int> role(g.nodes.size(), 0);  // 0 keep, 1 absorbed, 2 replaced by fused node
+  std::map<size_t, Node> fused_at;
+  for (const Group& grp : groups) {
+    if (grp.members.size() < 2) continue;
+    FusedProgram p;
+    p.dtype = grp.dtype;
+    p.num_inputs = int(grp.inputs.size());
+    std::map<int64_t, int> reg;
+    for (size_t k = 0; k < grp.inputs.size(); ++k) reg[grp.inputs[k]] = int(k);
+    int next = p.num_inputs;
+    for (size_t idx : grp.members) {
+      const Node& n = g.nodes[idx];
+      const EwInfo* info = fusible(g, n);
+      FusedInstr ins;
+      ins.op = n.op;
+      ins.fn = info->table.fn[int(grp.dtype)];
+      for (int k = 0; k < 3; ++k)
+        if (info->params[k]) ins.params[k] = n.attrs.get_float_or(info->params[k], 1.0);
+      for (int64_t v : n.inputs) ins.in_regs.push_back(reg.at(v));
+      ins.out_reg = next++;
+      reg[n.outputs[0]] = ins.out_reg;
+      p.instrs.push_back(std::move(ins));
+      role[idx] = 1;
+    }
+    p.num_regs = next;
+    std::string text = p.str();
+    int64_t id = register_program(std::move(p));
+    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, grp.inputs, {grp.out}};
+    role[grp.members.back()] = 2;
+    fused_at.emplace(grp.members.back(), std::move(f));
+  }
+  std::vector<Node> nodes;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (role[i] == 0) nodes.push_back(std::move(g.nodes[i]));
+    else if (role[i] == 2) nodes.push_back(std::move(fused_at.at(i)));
+  }
+  g.nodes = std::move(nodes);
+}
+
+}  // namespace tandem::graph
