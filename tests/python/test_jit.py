@@ -210,3 +210,45 @@ def test_fused_chain_with_broadcast_matches_eager(dtype):
     np.testing.assert_allclose(compiled(x, b).numpy(), eager.numpy(), rtol=1e-6, atol=1e-7)
     xt = mint.randn(129, 37, dtype=dtype).t()  # non-contiguous input
     np.testing.assert_allclose(compiled(xt, b).numpy(), f(xt, b).numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_lenet_training_step_graph_matches_eager():
+    """The demo's two paths: eager loss.backward() + mint.optim vs one compiled step with
+    value_and_grad and MindSpore's optimizer(grads)."""
+    from tandem import nn as ms_nn
+
+    def lenet():
+        return nn.Sequential(
+            nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(), nn.AvgPool2d(2, 2),
+            nn.Conv2d(6, 16, kernel_size=5), nn.Sigmoid(), nn.AvgPool2d(2, 2), nn.Flatten(),
+            nn.Linear(400, 120), nn.Sigmoid(), nn.Linear(120, 84), nn.Sigmoid(),
+            nn.Linear(84, 10))
+
+    tandem.manual_seed(0)
+    X, y = mint.rand(32, 1, 28, 28), mint.randint(0, 10, (32,))
+    loss_fn = nn.CrossEntropyLoss()
+    tandem.manual_seed(1)
+    net = lenet()
+    opt = mint.optim.SGD(net.parameters(), lr=0.5)
+    eager = []
+    for _ in range(3):
+        loss = loss_fn(net(X), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        eager.append(float(loss))
+    tandem.manual_seed(1)
+    net2 = lenet()
+    opt2 = ms_nn.SGD(net2.trainable_params(), learning_rate=0.5)
+    grad_fn = tandem.value_and_grad(lambda X, y: loss_fn(net2(X), y), None, opt2.parameters)
+
+    @jit
+    def step(X, y):
+        loss, grads = grad_fn(X, y)
+        opt2(grads)
+        return loss
+
+    graph = [float(step(X, y)) for _ in range(3)]
+    np.testing.assert_allclose(graph, eager, rtol=1e-6)
+    for p, q in zip(net.parameters(), net2.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -72,6 +72,7 @@ DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYP
 // so no thread ever traps.
 void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
   if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
+  if (b.is_symbolic()) return;                // no data while tracing a graph
   DType t = result_type({a, b});
   if (is_floating(t)) return;
   TANDEM_CHECK(!any(eq(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError, op,
@@ -81,7 +82,7 @@ void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
 // PyTorch rejects integer bases raised to negative integer powers (the result is 0 or 1).
 void check_int_pow(const Tensor& a, const Tensor& b) {
   if (!a.defined() || !b.defined() || !is_integral(result_type({a, b})) ||
-      !is_integral(b.dtype()) || !is_signed(b.dtype()) || b.numel() == 0)
+      !is_integral(b.dtype()) || !is_signed(b.dtype()) || b.numel() == 0 || b.is_symbolic())
     return;
   TANDEM_CHECK(!any(lt(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError,
                "pow: integers to negative integer powers are not allowed; convert the base to "

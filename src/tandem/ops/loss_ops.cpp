@@ -69,7 +69,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   t = to_dtype(t, DType::Int64);
   Tensor valid = ne(t, scalar_tensor(Scalar(ignore_index)));
   Tensor safe = where(valid, t, scalar_tensor(Scalar(int64_t(0))));
-  if (safe.numel() > 0) {
+  if (safe.numel() > 0 && !safe.is_symbolic()) {  // data checks are skipped while tracing
     int64_t lo = amin(safe).item().to_int(), hi = amax(safe).item().to_int();
     TANDEM_CHECK(lo >= 0 && hi < C, IndexError, "nll_loss: target ", lo < 0 ? lo : hi,
                  " is out of bounds for ", C, " classes");
@@ -173,7 +173,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                             const std::string& reduction) {
   check_reduction(reduction, "binary_cross_entropy");
   check_same_shape(input, target, "binary_cross_entropy");
-  if (input.numel() > 0) {
+  if (input.numel() > 0 && !input.is_symbolic()) {
     double lo = amin(input).item_double(), hi = amax(input).item_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
                  "binary_cross_entropy: all elements of input should be between 0 and 1, got ",
