@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# tandem sets OMP_WAIT_POLICY when imported; peers must run with the user's own setting.
-_USER_WAIT_POLICY = os.environ.get("OMP_WAIT_POLICY")
+# tandem sets GOMP_SPINCOUNT when imported; peers must run with the user's own settings.
+_USER_OMP_ENV = {k: os.environ.get(k) for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
 PEERS_PY = HERE / ".peers-venv" / "bin" / "python"
 THREADS = 2
 
@@ -60,10 +60,11 @@ def run_peer(script: Path, worker: str, timeout: int = 600) -> dict:
             return {"error": "peers venv could not be created: " + (r.stderr.strip()[-200:] or "unknown")}
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), MKL_NUM_THREADS=str(THREADS))
     env.pop("PYTHONPATH", None)
-    if _USER_WAIT_POLICY is None:
-        env.pop("OMP_WAIT_POLICY", None)
-    else:
-        env["OMP_WAIT_POLICY"] = _USER_WAIT_POLICY
+    for k, v in _USER_OMP_ENV.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     try:
         r = subprocess.run([str(PEERS_PY), str(script), "--worker", worker], capture_output=True,
                            text=True, timeout=timeout, env=env)
