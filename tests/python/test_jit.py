@@ -58,7 +58,8 @@ def test_cse_and_dce_reduce_kernels():
     assert "traced graph (6 kernels)" in text
     optimized = text.split("optimized graph")[1]
     assert optimized.count("exp") == 1  # CSE merged the two exp(x)
-    assert "(3 kernels)" in optimized  # DCE dropped x * 100; fusion merged a mul into the add
+    kernels = int(optimized.split("(")[1].split(" kernels")[0])
+    assert kernels <= 2  # DCE dropped x * 100; the muls and the add fuse
     np.testing.assert_allclose(g(x).numpy(), 4 * np.exp(x.numpy()), rtol=1e-6)
 
 
@@ -185,7 +186,7 @@ def test_in_place_on_a_view_inside_jit_is_reported():
         f(mint.zeros(3))
 
 
-def test_x_plus_x_plus_x_is_one_fused_kernel():
+def test_x_plus_x_plus_x_becomes_3x():
     @jit
     def f(x):
         return x + x + x
@@ -193,8 +194,32 @@ def test_x_plus_x_plus_x_is_one_fused_kernel():
     x = mint.randn(3000)
     text = f.explain(x)
     assert "traced graph (2 kernels)" in text
-    assert "optimized graph (1 kernels)" in text and "fused_elementwise" in text
+    optimized = text.split("optimized graph")[1]
+    assert "(1 kernels)" in optimized and "= mul(%0" in optimized  # x + x + x -> x * 3
     np.testing.assert_allclose(f(x).numpy(), 3 * x.numpy(), rtol=1e-6)
+
+
+def test_simplification_rules():
+    x = mint.randn(10)
+    g = jit(lambda x: -(-(x * 1.0 + 0)) * 2 * 3)
+    assert "(1 kernels)" in g.explain(x).split("optimized graph")[1]
+    np.testing.assert_allclose(g(x).numpy(), 6 * x.numpy(), rtol=1e-6)
+    h = jit(lambda x: x.reshape(2, 5).reshape(5, 2) + mint.ones(1) * 2)  # folds ones * 2
+    text = h.explain(x).split("optimized graph")[1]
+    assert "full" not in text
+    np.testing.assert_allclose(h(x).numpy(), x.numpy().reshape(5, 2) + 2, rtol=1e-6)
+
+
+def test_unsimplifiable_chain_is_one_fused_kernel():
+    @jit
+    def f(x):
+        return mint.tanh(x) * x + mint.sigmoid(x)
+
+    x = mint.randn(3000)
+    optimized = f.explain(x).split("optimized graph")[1]
+    assert "(1 kernels)" in optimized and "fused_elementwise" in optimized
+    xn = x.numpy()
+    np.testing.assert_allclose(f(x).numpy(), np.tanh(xn) * xn + 1 / (1 + np.exp(-xn)), rtol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", [tandem.float32, tandem.float64])

@@ -8,6 +8,9 @@ namespace tandem::graph {
 void eliminate_dead_code(Graph& g);
 // Merges nodes with the same op, attributes and inputs (stateful ops excepted).
 void eliminate_common_subexpressions(Graph& g);
+// Folds nodes whose inputs are all constants and applies the algebraic rules listed in
+// passes/simplify.cpp (x + x -> 2 * x, x * 1 -> x, neg(neg(x)) -> x, ...).
+void simplify_and_fold(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
 void fuse_elementwise(Graph& g);
 // The default pipeline.

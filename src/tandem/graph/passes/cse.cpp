@@ -1,5 +1,6 @@
 // Common-subexpression elimination: a node equal to an earlier one (op, attributes and
 // inputs after renaming) reuses the earlier outputs.
+#include <map>
 #include <unordered_map>
 
 #include "tandem/graph/passes.h"
@@ -28,6 +29,15 @@ struct KeyHash {
 void eliminate_common_subexpressions(Graph& g) {
   std::vector<int64_t> rename(g.values.size());
   for (size_t v = 0; v < rename.size(); ++v) rename[v] = int64_t(v);
+  // Equal Python-number constants (each literal is its own capture) become one value.
+  std::map<std::pair<int, double>, int64_t> consts;
+  for (auto& c : g.captures) {
+    if (!c.second->wrapped_number) continue;
+    Tensor t(c.second);
+    auto key = std::make_pair(int(t.dtype()), t.item_double());
+    auto [it, fresh] = consts.emplace(key, c.first);
+    if (!fresh) rename[size_t(c.first)] = it->second;
+  }
   std::unordered_map<Key, size_t, KeyHash> seen;
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());  // keys point into `nodes`: it must not reallocate
@@ -55,6 +65,8 @@ void eliminate_common_subexpressions(Graph& g) {
 }
 
 void optimize(Graph& g) {
+  eliminate_common_subexpressions(g);
+  simplify_and_fold(g);
   eliminate_common_subexpressions(g);
   eliminate_dead_code(g);
   fuse_elementwise(g);

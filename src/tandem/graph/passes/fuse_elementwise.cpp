@@ -49,28 +49,41 @@ void fuse_elementwise(Graph& g) {
     const Node& n = g.nodes[i];
     if (!fusible(g, n)) continue;
     const Value& out = g.values[size_t(n.outputs[0])];
-    int64_t via = -1;
-    size_t gi = 0;
+    // Every open group whose result only this node reads joins it (chains and DAGs).
+    std::vector<size_t> joined;
+    std::vector<int64_t> via;
     for (int64_t v : n.inputs) {
       auto it = open.find(v);
       if (it == open.end() || uses[size_t(v)] != 1) continue;
       const Group& cand = groups[it->second];
       if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
-      via = v;
-      gi = it->second;
-      break;
+      if (std::find(joined.begin(), joined.end(), it->second) != joined.end()) continue;
+      joined.push_back(it->second);
+      via.push_back(v);
     }
-    if (via >= 0) {
-      Group& grp = groups[gi];
-      std::vector<int64_t> ins = grp.inputs;
+    if (!joined.empty()) {
+      std::vector<int64_t> ins;
+      for (size_t gi : joined)
+        for (int64_t v : groups[gi].inputs)
+          if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
       for (int64_t v : n.inputs)
-        if (v != via && std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+        if (std::find(via.begin(), via.end(), v) == via.end() &&
+            std::find(ins.begin(), ins.end(), v) == ins.end())
+          ins.push_back(v);
       if (ins.size() <= kMaxFusedInputs) {
-        open.erase(via);
+        Group& grp = groups[joined[0]];
+        for (size_t k = 1; k < joined.size(); ++k) {
+          Group& other = groups[joined[k]];
+          grp.members.insert(grp.members.end(), other.members.begin(), other.members.end());
+          other.members.clear();  // absorbed
+          open.erase(other.out);
+        }
+        std::sort(grp.members.begin(), grp.members.end());  // node order is a topological order
+        open.erase(grp.out);
         grp.members.push_back(i);
         grp.inputs = std::move(ins);
         grp.out = n.outputs[0];
-        open[grp.out] = gi;
+        open[grp.out] = joined[0];
         continue;
       }
     }

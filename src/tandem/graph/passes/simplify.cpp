@@ -1,0 +1,180 @@
+// Constant folding and algebraic simplification.
+//
+// Constants are Python numbers captured at trace time (wrapped scalars) and values computed
+// from constants only (folded here, e.g. the ones() that seeds a backward pass). Parameters
+// and other captured tensors are never constants: they are read at each call.
+//
+// Rewrite rules (x any value, c a scalar constant; "1 use" = no other reader):
+//   add(x, x)                 -> mul(x, 2)
+//   add(mul(x, c), x)         -> mul(x, c + 1)        (and x + mul(x, c); mul has 1 use)
+//   mul(mul(x, c1), c2)       -> mul(x, c1 * c2)      (inner mul has 1 use)
+//   mul(x, 1), div(x, 1), add(x, 0), sub(x, 0) -> x   (when the dtype is unchanged)
+//   neg(neg(x))               -> x
+//   reshape(reshape(x))       -> reshape(x)
+#include <functional>
+#include <optional>
+#include <unordered_set>
+
+#include "tandem/core/error.h"
+#include "tandem/graph/passes.h"
+#include "tandem/ops/dispatch.h"
+
+namespace tandem::graph {
+namespace {
+
+struct Rewriter {
+  Graph& g;
+  std::vector<int64_t> rename;
+  std::vector<int> uses;
+  std::unordered_set<int64_t> constant;
+  std::vector<Tensor> const_value;  // by value id, for constants
+  std::vector<int64_t> producer;    // node index producing each value, -1 otherwise
+
+  explicit Rewriter(Graph& graph) : g(graph) {
+    rename.resize(g.values.size());
+    for (size_t v = 0; v < rename.size(); ++v) rename[v] = int64_t(v);
+    const_value.resize(g.values.size());
+    for (auto& c : g.captures)
+      if (c.second->wrapped_number) {
+        constant.insert(c.first);
+        const_value[size_t(c.first)] = Tensor(c.second);
+      }
+    uses.assign(g.values.size(), 0);
+    for (const Node& n : g.nodes)
+      for (int64_t v : n.inputs) uses[size_t(v)]++;
+    for (int64_t v : g.outputs) uses[size_t(v)]++;
+    for (auto& w : g.writebacks) uses[size_t(w.second)]++;
+    producer.assign(g.values.size(), -1);
+  }
+
+  std::optional<double> scalar(int64_t v) const {
+    if (!constant.count(v)) return std::nullopt;
+    const Tensor& t = const_value[size_t(v)];
+    if (t.numel() != 1) return std::nullopt;
+    return t.item_double();
+  }
+
+  int64_t new_constant(double value, DType dtype) {
+    Tensor t = Tensor::wrap_scalar(Scalar(value), dtype);
+    int64_t v = g.add_value({}, dtype);
+    g.captures.emplace_back(v, t.impl_shared());
+    constant.insert(v);
+    rename.push_back(v);
+    uses.push_back(0);
+    producer.push_back(-1);
+    const_value.push_back(t);
+    return v;
+  }
+
+  DType dtype(int64_t v) const { return g.values[size_t(v)].dtype; }
+  const Shape& shape(int64_t v) const { return g.values[size_t(v)].shape; }
+  bool is(const Node& n, const char* name) const { return n.op->name == name; }
+  double alpha(const Node& n) const { return n.attrs.get_float_or("alpha", 1.0); }
+};
+
+bool fold(Rewriter& r, Node& n) {
+  if (n.op->stateful || n.outputs.size() != 1) return false;
+  for (int64_t v : n.inputs)
+    if (!r.constant.count(v)) return false;
+  std::vector<Tensor> ins;
+  for (int64_t v : n.inputs) ins.push_back(r.const_value[size_t(v)]);
+  Tensor out = execute(*n.op, ins, n.attrs)[0];  // may alias a constant: both immutable
+  int64_t v = n.outputs[0];
+  r.g.captures.emplace_back(v, out.impl_shared());
+  r.constant.insert(v);
+  r.const_value[size_t(v)] = out;
+  return true;
+}
+
+// Returns true when n was replaced by an existing value (n is then dropped).
+bool simplify(Rewriter& r, Node& n) {
+  auto forward = [&](int64_t to) {
+    r.rename[size_t(n.outputs[0])] = to;
+    return true;
+  };
+  if (n.outputs.size() != 1) return false;
+  int64_t out = n.outputs[0];
+  bool same_type = true;
+  if (!n.inputs.empty()) same_type = r.dtype(n.inputs[0]) == r.dtype(out);
+  // identities
+  if ((r.is(n, "mul") || r.is(n, "div")) && n.inputs.size() == 2 && r.scalar(n.inputs[1]) == 1.0 &&
+      same_type && r.shape(n.inputs[0]) == r.shape(out))
+    return forward(n.inputs[0]);
+  if (r.is(n, "mul") && n.inputs.size() == 2 && r.scalar(n.inputs[0]) == 1.0 &&
+      r.dtype(n.inputs[1]) == r.dtype(out) && r.shape(n.inputs[1]) == r.shape(out))
+    return forward(n.inputs[1]);
+  if ((r.is(n, "add") || r.is(n, "sub")) && r.scalar(n.inputs[1]) == 0.0 && same_type &&
+      r.shape(n.inputs[0]) == r.shape(out))
+    return forward(n.inputs[0]);
+  if (r.is(n, "neg") && r.producer[size_t(n.inputs[0])] >= 0) {
+    const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
+    if (r.is(p, "neg")) return forward(p.inputs[0]);
+  }
+  const OpDef* mul = find_op("mul");
+  bool floating = is_floating(r.dtype(out));
+  // add(x, x) -> mul(x, 2)
+  if (r.is(n, "add") && n.inputs[0] == n.inputs[1] && r.alpha(n) == 1.0 && floating) {
+    int64_t two = r.new_constant(2.0, DType::Float64);
+    n = Node{mul, {}, {n.inputs[0], two}, {out}};
+    return false;
+  }
+  // add(mul(x, c), x) or add(x, mul(x, c)) -> mul(x, c + 1)
+  if (r.is(n, "add") && r.alpha(n) == 1.0 && floating) {
+    for (int side = 0; side < 2; ++side) {
+      int64_t m = n.inputs[size_t(side)], x = n.inputs[size_t(1 - side)];
+      int64_t pi = r.producer[size_t(m)];
+      if (pi < 0 || r.uses[size_t(m)] != 1) continue;
+      const Node& p = r.g.nodes[size_t(pi)];
+      if (!r.is(p, "mul") || p.inputs[0] != x) continue;
+      auto c = r.scalar(p.inputs[1]);
+      if (!c) continue;
+      int64_t k = r.new_constant(*c + 1.0, DType::Float64);
+      n = Node{mul, {}, {x, k}, {out}};
+      return false;
+    }
+  }
+  // mul(mul(x, c1), c2) -> mul(x, c1 * c2)
+  if (r.is(n, "mul") && floating) {
+    auto c2 = r.scalar(n.inputs[1]);
+    int64_t m = n.inputs[0], pi = r.producer[size_t(m)];
+    if (c2 && pi >= 0 && r.uses[size_t(m)] == 1) {
+      const Node& p = r.g.nodes[size_t(pi)];
+      auto c1 = r.is(p, "mul") ? r.scalar(p.inputs[1]) : std::nullopt;
+      if (c1 && r.dtype(p.inputs[0]) == r.dtype(out)) {
+        int64_t k = r.new_constant(*c1 * *c2, DType::Float64);
+        n = Node{mul, {}, {p.inputs[0], k}, {out}};
+        return false;
+      }
+    }
+  }
+  // reshape(reshape(x)) -> reshape(x)
+  if (r.is(n, "reshape") && r.producer[size_t(n.inputs[0])] >= 0) {
+    const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
+    if (r.is(p, "reshape")) n.inputs[0] = p.inputs[0];
+  }
+  return false;
+}
+
+}  // namespace
+
+void simplify_and_fold(Graph& g) {
+  Rewriter r(g);
+  std::vector<Node> nodes;
+  nodes.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node n = std::move(g.nodes[i]);
+    for (int64_t& v : n.inputs) v = r.rename[size_t(v)];
+    // Rules look at producers through r.g.nodes, which holds the rewritten prefix.
+    g.nodes[i] = n;
+    if (fold(r, n)) continue;
+    if (simplify(r, n)) continue;
+    for (int64_t v : n.outputs) r.producer[size_t(v)] = int64_t(i);
+    g.nodes[i] = n;
+    nodes.push_back(std::move(n));
+  }
+  g.nodes = std::move(nodes);
+  for (int64_t& v : g.outputs) v = r.rename[size_t(v)];
+  for (auto& w : g.writebacks) w.second = r.rename[size_t(w.second)];
+}
+
+}  // namespace tandem::graph
