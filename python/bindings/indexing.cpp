@@ -1,6 +1,7 @@
 // __getitem__ / __setitem__ with numpy semantics: ints, slices (any step), None, Ellipsis,
 // bool masks, and integer lists / ranges / tensors (advanced indexing).
 #include "common.h"
+#include "tandem/autograd/autograd.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/shape_ops.h"
@@ -162,6 +163,8 @@ void bind_indexing(nb::class_<Tensor>& cls) {
     Basic b = apply_basic(x, index);
     Tensor v = is_number(value) ? Tensor::wrap_scalar(as_scalar(value, "__setitem__"), x.dtype())
                                 : as_operand(value, "__setitem__");
+    if (is_grad_enabled() && (requires_grad(v) || requires_grad(x)))
+      autograd::mark_view(b.view, x);  // the write must reach x's history too
     if (b.adv.empty()) {
       copy_(b.view, v);
       return;

@@ -42,3 +42,12 @@ CASES = {
     # view_scatter runs in the backward of views; differentiate such a backward.
     "view_scatter": [lambda: (_slice_grad, [rand(4)])],
 }
+
+
+def _write_through_view(a, b):
+    y = a * 2.0
+    y[1:3] = b * b  # recorded as view_assign(y, b * b) against y's history
+    return y
+
+
+CASES["view_assign"] = [lambda: (_write_through_view, [rand(5), rand(2)])]

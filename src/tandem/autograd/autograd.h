@@ -80,6 +80,9 @@ void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& att
 // and view rules) and returns a snapshot of out's old value carrying out's old history;
 // undefined when nothing is recorded.
 Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs);
+// Declares `view` an alias of `base` so an in-place write through it is recorded against
+// base too (used by __setitem__, whose view of a plain tensor carries no history yet).
+void mark_view(const Tensor& view, const Tensor& base);
 // After the write: records the op with `old` standing for out among the inputs and makes
 // it out's new history.
 void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs,

@@ -45,6 +45,7 @@ struct AutogradMeta {
   std::weak_ptr<Node> accumulator;
   bool retains_grad = false;
   bool is_view = false;  // produced by a view op from a tensor with history
+  std::shared_ptr<TensorImpl> view_base;  // for views: the tensor they alias (the root base)
   std::vector<GradHook> hooks;
 };
 

@@ -2,6 +2,8 @@
 #include <atomic>
 
 #include "tandem/autograd/node.h"
+#include "tandem/autograd/view_scatter.h"
+#include "tandem/ops/shape_ops.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/elementwise.h"
 
@@ -99,8 +101,45 @@ void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& att
     m.grad_fn = node;
     m.output_nr = int(k);
     m.is_view = op.view != nullptr;
+    if (m.is_view) {  // remember the root tensor this view aliases
+      AutogradMeta* im = meta_if(inputs[0]);
+      m.view_base = im && im->view_base ? im->view_base : inputs[0].impl_shared();
+    }
   }
 }
+
+namespace {
+// An in-place write through a view of `base` (set by prepare, consumed by record_inplace).
+struct PendingViewWrite {
+  Tensor base, old_base;
+  Shape shape;
+  Strides strides;
+  int64_t offset = 0;
+};
+thread_local PendingViewWrite pending_view;
+
+// Snapshot the base (with its history) and return the view's old value as a recorded view of
+// that snapshot, so the write can be recorded functionally: base' = view_assign(base, op(view)).
+Tensor prepare_view_write(const OpDef& op, const Tensor& out, AutogradMeta& m) {
+  Tensor base(m.view_base);
+  AutogradMeta* bm = meta_if(base);
+  TANDEM_CHECK(!(bm && bm->requires_grad && !bm->grad_fn), Error, op.name,
+               "_: a view of a leaf Variable that requires grad is being used in an in-place "
+               "operation; wrap the update in no_grad() or work on a clone");
+  TANDEM_CHECK(base.is_contiguous(), NotImplementedError, op.name,
+               "_: in-place write through a view of a non-contiguous tensor that requires grad "
+               "is not supported; make the base contiguous first");
+  Tensor old_base = clone(detach(base));
+  if (bm) {
+    AutogradMeta& om = meta_of(old_base);
+    om.grad_fn = bm->grad_fn;
+    om.output_nr = bm->output_nr;
+    om.requires_grad = bm->requires_grad;
+  }
+  pending_view = {base, old_base, out.shape(), out.strides(), out.offset() - base.offset()};
+  return as_strided(old_base, out.shape(), out.strides(), out.offset() - base.offset());
+}
+}  // namespace
 
 Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs) {
   if (read_probe) note_reads(inputs);
@@ -112,9 +151,7 @@ Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Ten
   TANDEM_CHECK(!(m && m->requires_grad && !m->grad_fn), Error, op.name,
                "_: a leaf Variable that requires grad is being used in an in-place operation; "
                "wrap the update in no_grad() or work on a clone");
-  TANDEM_CHECK(!(m && m->is_view), NotImplementedError, op.name,
-               "_: in-place modification of a view of a tensor that requires grad is not "
-               "supported yet; clone the view or use the functional form");
+  if (m && m->is_view && m->view_base) return prepare_view_write(op, out, *m);
   TANDEM_CHECK(!op.non_differentiable, Error, op.name,
                "_: in-place result would require grad but the op is not differentiable");
   TANDEM_CHECK(is_floating(out.dtype()), Error, op.name,
@@ -130,12 +167,32 @@ Tensor prepare_inplace(const OpDef& op, const Tensor& out, const std::vector<Ten
   return old;
 }
 
+void mark_view(const Tensor& view, const Tensor& base) {
+  if (view.same(base) || !view.shares_storage(base)) return;
+  AutogradMeta& m = meta_of(view);
+  if (m.view_base) return;
+  AutogradMeta* bm = meta_if(base);
+  m.is_view = true;
+  m.view_base = bm && bm->view_base ? bm->view_base : base.impl_shared();
+}
+
 void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs,
                     const Tensor& out, const Tensor& old) {
   for (Tensor& t : inputs)
     if (t.same(out)) t = old;
+  std::shared_ptr<TensorImpl> base_keep = meta_of(out).view_base;
   record(op, inputs, attrs, {out});
-  meta_of(out).requires_grad = false;  // now a non-leaf: requires grad through grad_fn
+  AutogradMeta& om = meta_of(out);
+  om.requires_grad = false;  // now a non-leaf: requires grad through grad_fn
+  if (!pending_view.base.defined()) return;
+  PendingViewWrite pv = std::move(pending_view);
+  pending_view = {};
+  // The view keeps aliasing the base; the base's new history is the functional write.
+  om.is_view = true;
+  om.view_base = base_keep;
+  Attrs va{{"view_shape", pv.shape}, {"view_strides", pv.strides}, {"view_offset", pv.offset}};
+  record(view_assign_op(), {pv.old_base, out}, va, {pv.base});
+  meta_of(pv.base).requires_grad = false;
 }
 
 }  // namespace autograd

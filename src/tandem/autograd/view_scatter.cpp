@@ -38,6 +38,34 @@ const OpDef view_scatter_op = make_op("view_scatter", vs_infer, vs_kernel);
 TANDEM_REGISTER_OP(view_scatter_op)
 TANDEM_DEFINE_VJP(view_scatter_op, vs_vjp)
 
+// view_assign(base, value): inputs base and the view's new value.
+std::vector<TensorMeta> va_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
+  TANDEM_CHECK(in[1].shape() == Shape(a.get_ints("view_shape")), Error,
+               "internal: view_assign: value shape ", shape_str(in[1].shape()), " differs from "
+               "the view's ", shape_str(a.get_ints("view_shape")));
+  return {{in[0].shape(), in[0].dtype()}};
+}
+void va_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+               const Attrs& a) {
+  copy_into(out[0], in[0]);
+  copy_into(Tensor::make_view(out[0], a.get_ints("view_shape"), a.get_ints("view_strides"),
+                              a.get_int("view_offset")),
+            in[1]);
+}
+// The base keeps the gradient outside the region; the value gets the region.
+std::vector<Tensor> va_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const auto &vs = c.attrs.get_ints("view_shape"), &vst = c.attrs.get_ints("view_strides");
+  int64_t off = c.attrs.get_int("view_offset");
+  Tensor gd = g[0].contiguous();
+  Tensor region = as_strided(gd, vs, vst, off);
+  Tensor g_base = c.needs_grad[0] ? sub(gd, view_scatter(region, gd.shape(), vs, vst, off))
+                                  : Tensor();
+  return {g_base, c.needs_grad[1] ? region : Tensor()};
+}
+const OpDef view_assign = make_op("view_assign", va_infer, va_kernel);
+TANDEM_REGISTER_OP(view_assign)
+TANDEM_DEFINE_VJP(view_assign, va_vjp)
+
 }  // namespace
 
 Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& view_shape,
@@ -48,6 +76,8 @@ Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& vi
                     {"view_strides", view_strides},
                     {"view_offset", view_offset}});
 }
+
+const OpDef& view_assign_op() { return view_assign; }
 
 std::vector<Tensor> view_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];

@@ -12,4 +12,8 @@ Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& vi
 // slice, diagonal, narrow, as_strided without overlap).
 std::vector<Tensor> view_vjp(const VjpCtx& c, const std::vector<Tensor>& g);
 
+// base with the view region (geometry relative to a dense base) replaced by value: the
+// functional form of an in-place write through a view, recorded so gradients reach both.
+const OpDef& view_assign_op();
+
 }  // namespace tandem
