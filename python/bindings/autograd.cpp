@@ -14,12 +14,16 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       "requires_grad", [](const Tensor& t) { return requires_grad(t); },
       [](const Tensor& t, bool v) { set_requires_grad(t, v); },
       "Whether gradients are computed for this tensor.");
-  cls.def("requires_grad_", [](nb::handle self, bool v) {
-    set_requires_grad(nb::cast<const Tensor&>(self), v);
-    return nb::borrow(self);
-  }, arg("requires_grad") = true);
+  cls.def(
+      "requires_grad_",
+      [](nb::handle self, bool v) {
+        set_requires_grad(nb::cast<const Tensor&>(self), v);
+        return nb::borrow(self);
+      },
+      arg("requires_grad") = true);
   cls.def_prop_rw(
-      "grad", [](const Tensor& t) -> nb::object {
+      "grad",
+      [](const Tensor& t) -> nb::object {
         Tensor g = grad(t);
         return g.defined() ? nb::cast(g) : nb::none();
       },
@@ -29,59 +33,76 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       nb::arg("value").none(), "The accumulated gradient (None until a backward reaches it).");
   cls.def_prop_ro("is_leaf", [](const Tensor& t) { return is_leaf(t); });
   cls.def_prop_ro("_grad_fn_name", [](const Tensor& t) { return grad_fn_name(t); });
-  cls.def("_backward", [](const Tensor& t, std::optional<Tensor> g, bool retain, bool create) {
-    std::vector<Tensor> grads;
-    if (g) grads.push_back(*g);
-    backward({t}, grads, retain, create);
-  }, arg("gradient").none(), arg("retain_graph"), arg("create_graph"));
-  cls.def("detach", [](const Tensor& t) { return detach(t); },
-          "A tensor sharing this one's data, without gradient history.");
+  cls.def(
+      "_backward",
+      [](const Tensor& t, std::optional<Tensor> g, bool retain, bool create) {
+        std::vector<Tensor> grads;
+        if (g) grads.push_back(*g);
+        backward({t}, grads, retain, create);
+      },
+      arg("gradient").none(), arg("retain_graph"), arg("create_graph"));
+  cls.def(
+      "detach", [](const Tensor& t) { return detach(t); },
+      "A tensor sharing this one's data, without gradient history.");
   cls.def("detach_", [](nb::handle self) {
     detach_(nb::cast<const Tensor&>(self));
     return nb::borrow(self);
   });
   cls.def("retain_grad", [](const Tensor& t) { retain_grad(t); });
   cls.def_prop_ro("retains_grad", [](const Tensor& t) { return retains_grad(t); });
-  cls.def("register_hook", [](const Tensor& t, nb::object fn) {
-    auto holder = std::make_shared<nb::object>(fn);
-    register_hook(t, [holder](const Tensor& g) -> Tensor {
-      nb::gil_scoped_acquire gil;
-      nb::object r = (*holder)(g);
-      if (r.is_none()) return Tensor();
-      Tensor out;
-      if (!nb::try_cast<Tensor>(r, out))
-        throw TypeError("a gradient hook must return a Tensor or None, got " +
-                        std::string(nb::inst_name(r).c_str()));
-      return out;
-    });
-    return nb::none();
-  }, arg("hook"), "hook(grad) runs when this tensor's gradient is computed; a returned "
-     "tensor replaces the gradient.");
+  cls.def(
+      "register_hook",
+      [](const Tensor& t, nb::object fn) {
+        auto holder = std::make_shared<nb::object>(fn);
+        register_hook(t, [holder](const Tensor& g) -> Tensor {
+          nb::gil_scoped_acquire gil;
+          nb::object r = (*holder)(g);
+          if (r.is_none()) return Tensor();
+          Tensor out;
+          if (!nb::try_cast<Tensor>(r, out))
+            throw TypeError("a gradient hook must return a Tensor or None, got " +
+                            std::string(nb::inst_name(r).c_str()));
+          return out;
+        });
+        return nb::none();
+      },
+      arg("hook"),
+      "hook(grad) runs when this tensor's gradient is computed; a returned "
+      "tensor replaces the gradient.");
 
-  m.def("op_registry", [] {
-    nb::list out;
-    for (const OpDef* op : all_ops())
-      out.append(nb::make_tuple(op->name, op->vjp != nullptr, op->non_differentiable));
-    return out;
-  }, "(name, has_vjp, non_differentiable) for every registered op.");
+  m.def(
+      "op_registry",
+      [] {
+        nb::list out;
+        for (const OpDef* op : all_ops())
+          out.append(nb::make_tuple(op->name, op->vjp != nullptr, op->non_differentiable));
+        return out;
+      },
+      "(name, has_vjp, non_differentiable) for every registered op.");
   m.def("is_grad_enabled", &is_grad_enabled);
   m.def("set_grad_enabled", &set_grad_enabled, arg("mode"));
-  m.def("backward", [](std::vector<Tensor> roots, std::vector<std::optional<Tensor>> grads,
-                       bool retain, bool create) {
-    std::vector<Tensor> g;
-    for (auto& x : grads) g.push_back(x.value_or(Tensor()));
-    backward(roots, g, retain, create);
-  }, arg("tensors"), arg("grad_tensors"), arg("retain_graph"), arg("create_graph"));
-  m.def("grad", [](std::vector<Tensor> outs, std::vector<Tensor> ins,
-                   std::vector<std::optional<Tensor>> gos, bool retain, bool create, bool unused) {
-    std::vector<Tensor> g;
-    for (auto& x : gos) g.push_back(x.value_or(Tensor()));
-    std::vector<Tensor> r = grad(outs, ins, g, retain, create, unused);
-    nb::list out;
-    for (auto& t : r) out.append(t.defined() ? nb::cast(t) : nb::none());
-    return out;
-  }, arg("outputs"), arg("inputs"), arg("grad_outputs"), arg("retain_graph"), arg("create_graph"),
-     arg("allow_unused"));
+  m.def(
+      "backward",
+      [](std::vector<Tensor> roots, std::vector<std::optional<Tensor>> grads, bool retain,
+         bool create) {
+        std::vector<Tensor> g;
+        for (auto& x : grads) g.push_back(x.value_or(Tensor()));
+        backward(roots, g, retain, create);
+      },
+      arg("tensors"), arg("grad_tensors"), arg("retain_graph"), arg("create_graph"));
+  m.def(
+      "grad",
+      [](std::vector<Tensor> outs, std::vector<Tensor> ins, std::vector<std::optional<Tensor>> gos,
+         bool retain, bool create, bool unused) {
+        std::vector<Tensor> g;
+        for (auto& x : gos) g.push_back(x.value_or(Tensor()));
+        std::vector<Tensor> r = grad(outs, ins, g, retain, create, unused);
+        nb::list out;
+        for (auto& t : r) out.append(t.defined() ? nb::cast(t) : nb::none());
+        return out;
+      },
+      arg("outputs"), arg("inputs"), arg("grad_outputs"), arg("retain_graph"), arg("create_graph"),
+      arg("allow_unused"));
 }
 
 }  // namespace tandem::py

@@ -5,7 +5,9 @@
 
 namespace tandem::py {
 
-nb::handle tensor_type() { return nb::type<Tensor>(); }
+nb::handle tensor_type() {
+  return nb::type<Tensor>();
+}
 
 bool is_number(nb::handle h) {
   return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
@@ -32,9 +34,9 @@ Scalar as_scalar(nb::handle h, const char* op) {
 Tensor as_operand(nb::handle h, const char* op) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   if (is_number(h)) return scalar_tensor(as_scalar(h, op));
-  if (h.is_none())
-    throw_error<TypeError>(op, ": expected a Tensor or a number, got None");
-  static nb::handle convert = nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
+  if (h.is_none()) throw_error<TypeError>(op, ": expected a Tensor or a number, got None");
+  static nb::handle convert =
+      nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
   return nb::cast<Tensor>(convert(h));
 }
 
@@ -57,7 +59,8 @@ DType from_dl(nb::dlpack::dtype d) {
   }
   if (d.code == uint8_t(dtype_code::UInt) && d.bits == 8) return DType::UInt8;
   throw_error<TypeError>("from_numpy: unsupported array dtype (code ", int(d.code), ", ",
-                         int(d.bits), " bits); supported: bool, uint8, int8/16/32/64, "
+                         int(d.bits),
+                         " bits); supported: bool, uint8, int8/16/32/64, "
                          "float16/32/64");
 }
 
@@ -67,13 +70,22 @@ nb::dlpack::dtype to_dl(DType t) {
   d.lanes = 1;
   d.bits = uint8_t(itemsize(t) * 8);
   switch (t) {
-    case DType::Bool: d.code = uint8_t(dtype_code::Bool); break;
-    case DType::UInt8: d.code = uint8_t(dtype_code::UInt); break;
+    case DType::Bool:
+      d.code = uint8_t(dtype_code::Bool);
+      break;
+    case DType::UInt8:
+      d.code = uint8_t(dtype_code::UInt);
+      break;
     case DType::Float16:
     case DType::Float32:
-    case DType::Float64: d.code = uint8_t(dtype_code::Float); break;
-    case DType::BFloat16: d.code = uint8_t(dtype_code::Bfloat); break;
-    default: d.code = uint8_t(dtype_code::Int);
+    case DType::Float64:
+      d.code = uint8_t(dtype_code::Float);
+      break;
+    case DType::BFloat16:
+      d.code = uint8_t(dtype_code::Bfloat);
+      break;
+    default:
+      d.code = uint8_t(dtype_code::Int);
   }
   return d;
 }
@@ -133,8 +145,8 @@ nb::object to_numpy(const Tensor& t0) {
   std::vector<int64_t> strides(t.strides().begin(), t.strides().end());
   auto* holder = new Tensor(t);
   nb::capsule owner(holder, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
-  nb::ndarray<nb::numpy> arr(t.numel() == 0 ? nullptr : t.data_ptr(), t.dim(), shape.data(),
-                             owner, strides.data(), to_dl(t.dtype()));
+  nb::ndarray<nb::numpy> arr(t.numel() == 0 ? nullptr : t.data_ptr(), t.dim(), shape.data(), owner,
+                             strides.data(), to_dl(t.dtype()));
   return nb::cast(arr);
 }
 
@@ -170,9 +182,8 @@ Shape as_shape(nb::handle h, const char* op) {
         out.push_back(nb::cast<Tensor>(e).item().to_int());
         continue;
       }
-      TANDEM_CHECK(PyLong_Check(e.ptr()) || PyObject_HasAttrString(e.ptr(), "__index__"),
-                   TypeError, op, ": shape entries must be ints, got ",
-                   nb::type_name(e.type()).c_str());
+      TANDEM_CHECK(PyLong_Check(e.ptr()) || PyObject_HasAttrString(e.ptr(), "__index__"), TypeError,
+                   op, ": shape entries must be ints, got ", nb::type_name(e.type()).c_str());
       out.push_back(nb::cast<int64_t>(e.attr("__index__")()));
     }
   } catch (nb::python_error&) {

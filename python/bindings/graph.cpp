@@ -9,10 +9,13 @@ namespace tandem::py {
 void bind_graph(nb::module_& m) {
   using nb::arg;
   nb::class_<graph::Executable>(m, "Executable")
-      .def("__call__", [](const graph::Executable& e, std::vector<Tensor> args) {
-        nb::gil_scoped_release nogil;
-        return e.run(args);
-      }, arg("args"))
+      .def(
+          "__call__",
+          [](const graph::Executable& e, std::vector<Tensor> args) {
+            nb::gil_scoped_release nogil;
+            return e.run(args);
+          },
+          arg("args"))
       .def_prop_ro("graph_text", [](const graph::Executable& e) { return e.graph().str(); })
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("captures_require_grad", [](const graph::Executable& e) {
@@ -20,20 +23,24 @@ void bind_graph(nb::module_& m) {
           if (requires_grad(Tensor(c.second))) return true;
         return false;
       });
-  m.def("is_tracing", [] { return graph::Tracer::active() != nullptr; },
-        "Whether a jit trace is being recorded on this thread.");
-  m.def("jit_compile", [](nb::callable fn, std::vector<Tensor> examples) {
-    std::string before;
-    graph::Executable exe = graph::compile(
-        [&](const std::vector<Tensor>& sym) {
-          nb::object r = fn(sym);
-          return nb::cast<std::vector<Tensor>>(r);
-        },
-        examples, &before);
-    return std::make_pair(std::move(exe), before);
-  }, arg("fn"), arg("examples"),
-     "Traces fn(list of symbolic tensors) -> list of tensors; returns (Executable, traced "
-     "graph text before optimization).");
+  m.def(
+      "is_tracing", [] { return graph::Tracer::active() != nullptr; },
+      "Whether a jit trace is being recorded on this thread.");
+  m.def(
+      "jit_compile",
+      [](nb::callable fn, std::vector<Tensor> examples) {
+        std::string before;
+        graph::Executable exe = graph::compile(
+            [&](const std::vector<Tensor>& sym) {
+              nb::object r = fn(sym);
+              return nb::cast<std::vector<Tensor>>(r);
+            },
+            examples, &before);
+        return std::make_pair(std::move(exe), before);
+      },
+      arg("fn"), arg("examples"),
+      "Traces fn(list of symbolic tensors) -> list of tensors; returns (Executable, traced "
+      "graph text before optimization).");
 }
 
 }  // namespace tandem::py

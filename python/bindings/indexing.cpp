@@ -22,12 +22,12 @@ bool is_ndarray(nb::handle h) {
 Tensor to_index_tensor(nb::handle h) {
   nb::object keep;  // owns the list made from a range while we read it
   if (PyRange_Check(h.ptr())) h = keep = nb::list(h);
-  TANDEM_CHECK(nb::isinstance<Tensor>(h) || is_ndarray(h) || PyList_Check(h.ptr()) ||
-                   PyTuple_Check(h.ptr()),
-               IndexError,
-               "only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
-               "tensors (or lists / numpy arrays of them) are valid indices, got ",
-               nb::type_name(h.type()).c_str());
+  TANDEM_CHECK(
+      nb::isinstance<Tensor>(h) || is_ndarray(h) || PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()),
+      IndexError,
+      "only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
+      "tensors (or lists / numpy arrays of them) are valid indices, got ",
+      nb::type_name(h.type()).c_str());
   // numpy arrays and scalars keep their shape (0-d included) and dtype.
   Tensor t = is_ndarray(h) ? from_numpy(nb::module_::import_("numpy").attr("asarray")(h), true)
                            : as_operand(h, "index");
@@ -123,8 +123,8 @@ Basic apply_basic(const Tensor& x, nb::handle index) {
       if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
         Tensor m = to_dtype(t, DType::Bool);
         for (int64_t k = 0; k < m.dim(); ++k)
-          TANDEM_CHECK(m.shape()[k] == b.view.shape()[d + k], IndexError,
-                       "the shape of the mask ", shape_str(m.shape()), " at index ", k,
+          TANDEM_CHECK(m.shape()[k] == b.view.shape()[d + k], IndexError, "the shape of the mask ",
+                       shape_str(m.shape()), " at index ", k,
                        " does not match the shape of the indexed tensor ",
                        shape_str(b.view.shape()), " at index ", d + k);
         if (m.dim() == 0) {  // a 0-d mask acts like x[None][mask]
@@ -154,23 +154,30 @@ Basic apply_basic(const Tensor& x, nb::handle index) {
 }  // namespace
 
 void bind_indexing(nb::class_<Tensor>& cls) {
-  cls.def("__getitem__", [](const Tensor& x, nb::handle index) {
-    Basic b = apply_basic(x, index);
-    if (b.adv.empty()) return b.view;
-    return tandem::index(b.view, b.adv_dims, b.adv);
-  }, nb::arg("index").none());
-  cls.def("__setitem__", [](const Tensor& x, nb::handle index, nb::handle value) {
-    Basic b = apply_basic(x, index);
-    Tensor v = is_number(value) ? Tensor::wrap_scalar(as_scalar(value, "__setitem__"), x.dtype())
-                                : as_operand(value, "__setitem__");
-    if (is_grad_enabled() && (requires_grad(v) || requires_grad(x)))
-      autograd::mark_view(b.view, x);  // the write must reach x's history too
-    if (b.adv.empty()) {
-      copy_(b.view, v);
-      return;
-    }
-    index_put_(b.view, b.adv_dims, b.adv, v, false);
-  }, nb::arg("index").none(), nb::arg("value").none());
+  cls.def(
+      "__getitem__",
+      [](const Tensor& x, nb::handle index) {
+        Basic b = apply_basic(x, index);
+        if (b.adv.empty()) return b.view;
+        return tandem::index(b.view, b.adv_dims, b.adv);
+      },
+      nb::arg("index").none());
+  cls.def(
+      "__setitem__",
+      [](const Tensor& x, nb::handle index, nb::handle value) {
+        Basic b = apply_basic(x, index);
+        Tensor v = is_number(value)
+                       ? Tensor::wrap_scalar(as_scalar(value, "__setitem__"), x.dtype())
+                       : as_operand(value, "__setitem__");
+        if (is_grad_enabled() && (requires_grad(v) || requires_grad(x)))
+          autograd::mark_view(b.view, x);  // the write must reach x's history too
+        if (b.adv.empty()) {
+          copy_(b.view, v);
+          return;
+        }
+        index_put_(b.view, b.adv_dims, b.adv, v, false);
+      },
+      nb::arg("index").none(), nb::arg("value").none());
 }
 
 }  // namespace tandem::py

@@ -58,10 +58,13 @@ NB_MODULE(_C, m) {
   bind_optim(m);
   bind_io(m);
   bind_init(m);
-  m.def("set_num_threads", [](int n) {
-    TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
-    omp_set_num_threads(n);
-  }, nb::arg("n"));
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
+        omp_set_num_threads(n);
+      },
+      nb::arg("n"));
   m.def("get_num_threads", [] { return omp_get_max_threads(); });
   m.def("from_numpy", &from_numpy, nb::arg("array"), nb::arg("copy") = false);
 }

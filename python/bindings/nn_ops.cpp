@@ -9,38 +9,49 @@ namespace tandem::py {
 
 void bind_nn_ops(nb::module_& m) {
   using nb::arg;
-  m.def("conv2d", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b,
-                     std::vector<int64_t> stride, std::vector<int64_t> padding,
-                     std::vector<int64_t> dilation, int64_t groups) {
-    return conv2d(x, w, b.value_or(Tensor()), Conv2dArgs{stride, padding, dilation, groups});
-  }, arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
-     arg("dilation"), arg("groups"));
-  m.def("conv1d", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, int64_t stride,
-                     std::vector<int64_t> padding, int64_t dilation, int64_t groups) {
-    return conv1d(x, w, b.value_or(Tensor()), stride, padding, dilation, groups);
-  }, arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
-     arg("dilation"), arg("groups"));
-  m.def("conv2d_backward_input", [](const Tensor& gy, const Tensor& w, std::vector<int64_t> size,
-                                    std::vector<int64_t> stride, std::vector<int64_t> padding,
-                                    std::vector<int64_t> dilation, int64_t groups) {
-    return conv2d_backward_input(gy, w, size, Conv2dArgs{stride, padding, dilation, groups});
-  }, arg("grad_output"), arg("weight"), arg("input_size"), arg("stride"), arg("padding"),
-     arg("dilation"), arg("groups"));
-  m.def("conv2d_backward_weight", [](const Tensor& x, const Tensor& gy, std::vector<int64_t> size,
-                                     std::vector<int64_t> stride, std::vector<int64_t> padding,
-                                     std::vector<int64_t> dilation, int64_t groups) {
-    auto r = conv2d_backward_weight(x, gy, size, Conv2dArgs{stride, padding, dilation, groups});
-    return std::make_pair(r[0], r[1]);
-  }, arg("input"), arg("grad_output"), arg("weight_size"), arg("stride"), arg("padding"),
-     arg("dilation"), arg("groups"));
-  m.def("conv_transpose2d", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b,
-                               std::vector<int64_t> stride, std::vector<int64_t> padding,
-                               std::vector<int64_t> output_padding, int64_t groups,
-                               std::vector<int64_t> dilation) {
-    return conv_transpose2d(x, w, b.value_or(Tensor()), stride, padding, output_padding, groups,
-                            dilation);
-  }, arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
-     arg("output_padding"), arg("groups"), arg("dilation"));
+  m.def(
+      "conv2d",
+      [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups) {
+        return conv2d(x, w, b.value_or(Tensor()), Conv2dArgs{stride, padding, dilation, groups});
+      },
+      arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
+      arg("dilation"), arg("groups"));
+  m.def(
+      "conv1d",
+      [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, int64_t stride,
+         std::vector<int64_t> padding, int64_t dilation, int64_t groups) {
+        return conv1d(x, w, b.value_or(Tensor()), stride, padding, dilation, groups);
+      },
+      arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
+      arg("dilation"), arg("groups"));
+  m.def(
+      "conv2d_backward_input",
+      [](const Tensor& gy, const Tensor& w, std::vector<int64_t> size, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups) {
+        return conv2d_backward_input(gy, w, size, Conv2dArgs{stride, padding, dilation, groups});
+      },
+      arg("grad_output"), arg("weight"), arg("input_size"), arg("stride"), arg("padding"),
+      arg("dilation"), arg("groups"));
+  m.def(
+      "conv2d_backward_weight",
+      [](const Tensor& x, const Tensor& gy, std::vector<int64_t> size, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups) {
+        auto r = conv2d_backward_weight(x, gy, size, Conv2dArgs{stride, padding, dilation, groups});
+        return std::make_pair(r[0], r[1]);
+      },
+      arg("input"), arg("grad_output"), arg("weight_size"), arg("stride"), arg("padding"),
+      arg("dilation"), arg("groups"));
+  m.def(
+      "conv_transpose2d",
+      [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> output_padding, int64_t groups,
+         std::vector<int64_t> dilation) {
+        return conv_transpose2d(x, w, b.value_or(Tensor()), stride, padding, output_padding, groups,
+                                dilation);
+      },
+      arg("input"), arg("weight"), arg("bias").none(), arg("stride"), arg("padding"),
+      arg("output_padding"), arg("groups"), arg("dilation"));
 
   auto pool_args = [](std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
                       std::vector<int64_t> d, bool ceil, bool cip, int64_t div) {
@@ -49,24 +60,31 @@ void bind_nn_ops(nb::module_& m) {
     a.ceil_mode = ceil, a.count_include_pad = cip, a.divisor_override = div;
     return a;
   };
-  m.def("max_pool2d", [=](const Tensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
-                          std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-    return max_pool2d(x, pool_args(k, s, p, d, ceil, true, 0));
-  }, arg("input"), arg("kernel_size"), arg("stride"), arg("padding"), arg("dilation"),
-     arg("ceil_mode"));
+  m.def(
+      "max_pool2d",
+      [=](const Tensor& x, std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+          std::vector<int64_t> d,
+          bool ceil) { return max_pool2d(x, pool_args(k, s, p, d, ceil, true, 0)); },
+      arg("input"), arg("kernel_size"), arg("stride"), arg("padding"), arg("dilation"),
+      arg("ceil_mode"));
   m.def("max_pool2d_backward", &max_pool2d_backward, arg("grad_output"), arg("indices"),
         arg("input_size"));
-  m.def("avg_pool2d", [=](const Tensor& x, std::vector<int64_t> k, std::vector<int64_t> s,
-                          std::vector<int64_t> p, bool ceil, bool cip, int64_t div) {
-    return avg_pool2d(x, pool_args(k, s, p, {1, 1}, ceil, cip, div));
-  }, arg("input"), arg("kernel_size"), arg("stride"), arg("padding"), arg("ceil_mode"),
-     arg("count_include_pad"), arg("divisor_override"));
-  m.def("avg_pool2d_backward", [=](const Tensor& gy, std::vector<int64_t> xs,
-                                   std::vector<int64_t> k, std::vector<int64_t> s,
-                                   std::vector<int64_t> p, bool ceil, bool cip, int64_t div) {
-    return avg_pool2d_backward(gy, xs, pool_args(k, s, p, {1, 1}, ceil, cip, div));
-  }, arg("grad_output"), arg("input_size"), arg("kernel_size"), arg("stride"), arg("padding"),
-     arg("ceil_mode"), arg("count_include_pad"), arg("divisor_override"));
+  m.def(
+      "avg_pool2d",
+      [=](const Tensor& x, std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+          bool ceil, bool cip, int64_t div) {
+        return avg_pool2d(x, pool_args(k, s, p, {1, 1}, ceil, cip, div));
+      },
+      arg("input"), arg("kernel_size"), arg("stride"), arg("padding"), arg("ceil_mode"),
+      arg("count_include_pad"), arg("divisor_override"));
+  m.def(
+      "avg_pool2d_backward",
+      [=](const Tensor& gy, std::vector<int64_t> xs, std::vector<int64_t> k, std::vector<int64_t> s,
+          std::vector<int64_t> p, bool ceil, bool cip, int64_t div) {
+        return avg_pool2d_backward(gy, xs, pool_args(k, s, p, {1, 1}, ceil, cip, div));
+      },
+      arg("grad_output"), arg("input_size"), arg("kernel_size"), arg("stride"), arg("padding"),
+      arg("ceil_mode"), arg("count_include_pad"), arg("divisor_override"));
   m.def("adaptive_avg_pool2d", &adaptive_avg_pool2d, arg("input"), arg("output_size"));
   m.def("adaptive_avg_pool2d_backward", &adaptive_avg_pool2d_backward, arg("grad_output"),
         arg("input_size"));
@@ -83,32 +101,39 @@ void bind_nn_ops(nb::module_& m) {
         arg("num_weights"), arg("padding_idx") = -1);
 
   auto opt = [](const std::optional<Tensor>& t) { return t.value_or(Tensor()); };
-  m.def("nll_loss", [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w, int64_t ii,
-                        const std::string& r) { return nll_loss(x, t, opt(w), ii, r); },
-        arg("input"), arg("target"), arg("weight").none(), arg("ignore_index"), arg("reduction"));
-  m.def("cross_entropy", [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w,
-                             int64_t ii, const std::string& r, double ls) {
-    return cross_entropy(x, t, opt(w), ii, r, ls);
-  }, arg("input"), arg("target"), arg("weight").none(), arg("ignore_index"), arg("reduction"),
-     arg("label_smoothing"));
+  m.def(
+      "nll_loss",
+      [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w, int64_t ii,
+          const std::string& r) { return nll_loss(x, t, opt(w), ii, r); },
+      arg("input"), arg("target"), arg("weight").none(), arg("ignore_index"), arg("reduction"));
+  m.def(
+      "cross_entropy",
+      [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w, int64_t ii,
+          const std::string& r, double ls) { return cross_entropy(x, t, opt(w), ii, r, ls); },
+      arg("input"), arg("target"), arg("weight").none(), arg("ignore_index"), arg("reduction"),
+      arg("label_smoothing"));
   m.def("mse_loss", &mse_loss, arg("input"), arg("target"), arg("reduction"));
   m.def("l1_loss", &l1_loss, arg("input"), arg("target"), arg("reduction"));
   m.def("smooth_l1_loss", &smooth_l1_loss, arg("input"), arg("target"), arg("reduction"),
         arg("beta"));
   m.def("huber_loss", &huber_loss, arg("input"), arg("target"), arg("reduction"), arg("delta"));
-  m.def("binary_cross_entropy", [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w,
-                                    const std::string& r) {
-    return binary_cross_entropy(x, t, opt(w), r);
-  }, arg("input"), arg("target"), arg("weight").none(), arg("reduction"));
-  m.def("binary_cross_entropy_with_logits", [=](const Tensor& x, const Tensor& t,
-                                                std::optional<Tensor> w, std::optional<Tensor> pw,
-                                                const std::string& r) {
-    return binary_cross_entropy_with_logits(x, t, opt(w), opt(pw), r);
-  }, arg("input"), arg("target"), arg("weight").none(), arg("pos_weight").none(),
-     arg("reduction"));
+  m.def(
+      "binary_cross_entropy",
+      [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w, const std::string& r) {
+        return binary_cross_entropy(x, t, opt(w), r);
+      },
+      arg("input"), arg("target"), arg("weight").none(), arg("reduction"));
+  m.def(
+      "binary_cross_entropy_with_logits",
+      [=](const Tensor& x, const Tensor& t, std::optional<Tensor> w, std::optional<Tensor> pw,
+          const std::string& r) {
+        return binary_cross_entropy_with_logits(x, t, opt(w), opt(pw), r);
+      },
+      arg("input"), arg("target"), arg("weight").none(), arg("pos_weight").none(),
+      arg("reduction"));
   m.def("kl_div", &kl_div, arg("input"), arg("target"), arg("reduction"), arg("log_target"));
-  m.def("interpolate", &interpolate, arg("input"), arg("size"), arg("mode"),
-        arg("align_corners"), arg("scales") = std::vector<double>{});
+  m.def("interpolate", &interpolate, arg("input"), arg("size"), arg("mode"), arg("align_corners"),
+        arg("scales") = std::vector<double>{});
   m.def("interpolate_backward", &interpolate_backward, arg("grad_output"), arg("input_size"),
         arg("mode"), arg("align_corners"), arg("scales") = std::vector<double>{});
   m.def("unfold", &unfold, arg("input"), arg("kernel_size"), arg("dilation"), arg("padding"),

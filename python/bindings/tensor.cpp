@@ -19,9 +19,12 @@ nb::tuple shape_tuple(const Tensor& t) {
 
 nb::object scalar_to_py(Scalar s) {
   switch (s.kind()) {
-    case Scalar::Kind::Bool: return nb::bool_(s.to_int() != 0);
-    case Scalar::Kind::Int: return nb::int_(s.to_int());
-    default: return nb::float_(s.to_double());
+    case Scalar::Kind::Bool:
+      return nb::bool_(s.to_int() != 0);
+    case Scalar::Kind::Int:
+      return nb::int_(s.to_int());
+    default:
+      return nb::float_(s.to_double());
   }
 }
 
@@ -48,37 +51,57 @@ std::optional<Tensor> operator_operand(nb::handle b, const char* op) {
   }
 }
 
-nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
+nb::object not_implemented() {
+  return nb::borrow(Py_NotImplemented);
+}
 
 // Binary operator with a Tensor or number on either side.
-#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                                        \
-  cls.def(PYNAME, [](const Tensor& a, nb::handle b) -> nb::object {              \
-    auto o = operator_operand(b, PYNAME);                                         \
-    return o ? nb::cast(FN(a, *o)) : not_implemented();                           \
-  }, nb::arg("other").none(), nb::is_operator());                                 \
-  cls.def(RPYNAME, [](const Tensor& a, nb::handle b) -> nb::object {             \
-    auto o = operator_operand(b, RPYNAME);                                        \
-    return o ? nb::cast(FN(*o, a)) : not_implemented();                           \
-  }, nb::arg("other").none(), nb::is_operator());
+#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                   \
+  cls.def(                                                  \
+      PYNAME,                                               \
+      [](const Tensor& a, nb::handle b) -> nb::object {     \
+        auto o = operator_operand(b, PYNAME);               \
+        return o ? nb::cast(FN(a, *o)) : not_implemented(); \
+      },                                                    \
+      nb::arg("other").none(), nb::is_operator());          \
+  cls.def(                                                  \
+      RPYNAME,                                              \
+      [](const Tensor& a, nb::handle b) -> nb::object {     \
+        auto o = operator_operand(b, RPYNAME);              \
+        return o ? nb::cast(FN(*o, a)) : not_implemented(); \
+      },                                                    \
+      nb::arg("other").none(), nb::is_operator());
 // Comparison: Python itself swaps the operands for the reflected form (2 < x is x > 2).
-#define TANDEM_CMPOP(PYNAME, FN)                                                 \
-  cls.def(PYNAME, [](const Tensor& a, nb::handle b) -> nb::object {              \
-    auto o = operator_operand(b, PYNAME);                                         \
-    return o ? nb::cast(FN(a, *o)) : not_implemented();                           \
-  }, nb::arg("other").none(), nb::is_operator());
+#define TANDEM_CMPOP(PYNAME, FN)                            \
+  cls.def(                                                  \
+      PYNAME,                                               \
+      [](const Tensor& a, nb::handle b) -> nb::object {     \
+        auto o = operator_operand(b, PYNAME);               \
+        return o ? nb::cast(FN(a, *o)) : not_implemented(); \
+      },                                                    \
+      nb::arg("other").none(), nb::is_operator());
 
-Tensor add1(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor sub1(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor div1(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor add1(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor sub1(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor div1(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
 
 // In-place operator: writes into self and returns the same Python object.
-#define TANDEM_IOP(PYNAME, OPNAME)                                        \
-  cls.def(PYNAME, [](nb::handle self, nb::handle b) -> nb::object {       \
-    auto o = operator_operand(b, PYNAME);                                  \
-    if (!o) return not_implemented();                                      \
-    apply_inplace(OPNAME, nb::cast<Tensor&>(self), *o);                    \
-    return nb::borrow(self);                                               \
-  }, nb::arg("other").none(), nb::is_operator());
+#define TANDEM_IOP(PYNAME, OPNAME)                          \
+  cls.def(                                                  \
+      PYNAME,                                               \
+      [](nb::handle self, nb::handle b) -> nb::object {     \
+        auto o = operator_operand(b, PYNAME);               \
+        if (!o) return not_implemented();                   \
+        apply_inplace(OPNAME, nb::cast<Tensor&>(self), *o); \
+        return nb::borrow(self);                            \
+      },                                                    \
+      nb::arg("other").none(), nb::is_operator());
 
 }  // namespace
 
@@ -86,8 +109,11 @@ void bind_tensor(nb::module_& m) {
   m.def("_set_default_float_dtype", &set_default_float_dtype, nb::arg("dtype"),
         "The dtype Python floats promote as (tandem.set_default_dtype).");
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
-  cls.def("__init__", [](Tensor* self, nb::handle data, nb::handle dtype) {
-        static nb::handle convert = nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
+  cls.def(
+      "__init__",
+      [](Tensor* self, nb::handle data, nb::handle dtype) {
+        static nb::handle convert =
+            nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
         new (self) Tensor(nb::cast<Tensor>(convert(data, dtype)));
       },
       nb::arg("input_data").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
@@ -102,12 +128,16 @@ void bind_tensor(nb::module_& m) {
   cls.def_prop_ro("size_bytes", [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); });
   cls.def("element_size", [](const Tensor& t) { return t.itemsize(); });
   cls.def_prop_ro("itemsize", [](const Tensor& t) { return t.itemsize(); });
-  cls.def("size", [](const Tensor& t, nb::handle dim) -> nb::object {
+  cls.def(
+      "size",
+      [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return shape_tuple(t);
         return nb::int_(t.size(nb::cast<int64_t>(dim)));
       },
       nb::arg("dim").none() = nb::none(), "size() -> shape tuple; size(dim) -> int.");
-  cls.def("stride", [](const Tensor& t, nb::handle dim) -> nb::object {
+  cls.def(
+      "stride",
+      [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return nb::cast(t.strides());
         TANDEM_CHECK(t.dim() > 0, IndexError, "stride: a 0-d tensor has no dimension ",
                      nb::cast<int64_t>(dim));
@@ -119,11 +149,13 @@ void bind_tensor(nb::module_& m) {
   cls.def("is_contiguous", &Tensor::is_contiguous);
   cls.def("contiguous", &Tensor::contiguous);
   cls.def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.shares_storage(b); });
-  cls.def("item", [](const Tensor& t) { return scalar_to_py(t.item()); },
-          "The value of a one-element tensor as a Python number.");
+  cls.def(
+      "item", [](const Tensor& t) { return scalar_to_py(t.item()); },
+      "The value of a one-element tensor as a Python number.");
   cls.def("tolist", &tolist, "Nested lists of Python numbers.");
-  cls.def("numpy", [](const Tensor& t) { return to_numpy(t); },
-          "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
+  cls.def(
+      "numpy", [](const Tensor& t) { return to_numpy(t); },
+      "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
   cls.def("asnumpy", [](const Tensor& t) { return to_numpy(t); });
   cls.def("__len__", [](const Tensor& t) {
     TANDEM_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
@@ -179,21 +211,24 @@ void bind_tensor(nb::module_& m) {
   cls.def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
 
   cls.def("_copy_from", [](nb::handle self, nb::handle src) {
-        copy_(nb::cast<Tensor&>(self), as_operand(src, "copy_"));
-        return nb::borrow(self);
-      });
+    copy_(nb::cast<Tensor&>(self), as_operand(src, "copy_"));
+    return nb::borrow(self);
+  });
   cls.def("_fill", [](nb::handle self, nb::handle v) {
-        Tensor& t = nb::cast<Tensor&>(self);
-        if (nb::isinstance<Tensor>(v)) copy_(t, nb::cast<Tensor>(v));
-        else fill_(t, as_scalar(v, "fill_"));
-        return nb::borrow(self);
-      });
+    Tensor& t = nb::cast<Tensor&>(self);
+    if (nb::isinstance<Tensor>(v))
+      copy_(t, nb::cast<Tensor>(v));
+    else
+      fill_(t, as_scalar(v, "fill_"));
+    return nb::borrow(self);
+  });
   cls.def("_inplace_unary", [](nb::handle self, const std::string& op) {
-        apply_inplace_unary(op.c_str(), nb::cast<Tensor&>(self));
-        return nb::borrow(self);
-      });
-  cls.def("_inplace_binary", [](nb::handle self, const std::string& op, nb::handle other,
-                                nb::handle alpha) {
+    apply_inplace_unary(op.c_str(), nb::cast<Tensor&>(self));
+    return nb::borrow(self);
+  });
+  cls.def(
+      "_inplace_binary",
+      [](nb::handle self, const std::string& op, nb::handle other, nb::handle alpha) {
         apply_inplace(op.c_str(), nb::cast<Tensor&>(self), as_operand(other, op.c_str()),
                       alpha.is_none() ? Scalar(int64_t(1)) : as_scalar(alpha, op.c_str()));
         return nb::borrow(self);

@@ -272,8 +272,8 @@ TEST(AutogradFunctional, ValueAndGradMatchesAnalytic) {
   Tensor x = arange(Scalar(1.0), Scalar(4.0), Scalar(1.0), DType::Float64);
   Tensor w = full({3}, Scalar(2.0), DType::Float64);
   set_requires_grad(w, true);
-  auto vg = value_and_grad([&](const std::vector<Tensor>& a) { return sum(mul(mul(a[0], a[0]), w)); },
-                           {0}, {w});
+  auto vg = value_and_grad(
+      [&](const std::vector<Tensor>& a) { return sum(mul(mul(a[0], a[0]), w)); }, {0}, {w});
   auto [value, grads] = vg({x});
   EXPECT_DOUBLE_EQ(value.item_double(), 2.0 * (1 + 4 + 9));
   ASSERT_EQ(grads.size(), 2u);

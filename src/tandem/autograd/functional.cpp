@@ -17,8 +17,8 @@ std::function<std::pair<Tensor, std::vector<Tensor>>(const std::vector<Tensor>&)
     std::vector<Tensor> xs = args;
     std::vector<Tensor> inputs;
     for (int p : positions) {
-      TANDEM_CHECK(p >= 0 && p < int(args.size()), IndexError, "value_and_grad: grad_position ",
-                   p, " is out of range for ", args.size(), " arguments");
+      TANDEM_CHECK(p >= 0 && p < int(args.size()), IndexError, "value_and_grad: grad_position ", p,
+                   " is out of range for ", args.size(), " arguments");
       xs[size_t(p)] = detach(args[size_t(p)]);
       set_requires_grad(xs[size_t(p)], true);
       inputs.push_back(xs[size_t(p)]);
@@ -40,8 +40,9 @@ std::function<std::pair<Tensor, std::vector<Tensor>>(const std::vector<Tensor>&)
   };
 }
 
-std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(
-    DiffFn fn, std::vector<int> positions, std::vector<Tensor> weights) {
+std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(DiffFn fn,
+                                                                    std::vector<int> positions,
+                                                                    std::vector<Tensor> weights) {
   auto vg = value_and_grad(std::move(fn), std::move(positions), std::move(weights));
   return [vg](const std::vector<Tensor>& args) { return vg(args).second; };
 }

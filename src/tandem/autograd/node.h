@@ -18,16 +18,16 @@ struct Edge {
 struct Node {
   const OpDef* op = nullptr;  // null for a leaf's accumulator
   Attrs attrs;
-  std::vector<Tensor> inputs;                     // saved forward inputs
-  std::vector<uint64_t> input_versions;           // storage versions when saved
-  std::vector<Tensor> outputs;                    // detached aliases of the outputs
+  std::vector<Tensor> inputs;                           // saved forward inputs
+  std::vector<uint64_t> input_versions;                 // storage versions when saved
+  std::vector<Tensor> outputs;                          // detached aliases of the outputs
   std::vector<std::weak_ptr<TensorImpl>> output_impls;  // the outputs themselves, weakly
   std::vector<uint64_t> output_versions;
   std::vector<TensorMeta> output_meta;
-  std::vector<Edge> next;                         // one per input
-  std::vector<bool> needs_grad;                   // per input
-  std::shared_ptr<TensorImpl> leaf;               // accumulator: the leaf it feeds
-  uint64_t seq = 0;                               // creation order (later runs first)
+  std::vector<Edge> next;            // one per input
+  std::vector<bool> needs_grad;      // per input
+  std::shared_ptr<TensorImpl> leaf;  // accumulator: the leaf it feeds
+  uint64_t seq = 0;                  // creation order (later runs first)
   bool released = false;
 
   Node() = default;
@@ -44,7 +44,7 @@ struct AutogradMeta {
   int output_nr = 0;
   std::weak_ptr<Node> accumulator;
   bool retains_grad = false;
-  bool is_view = false;  // produced by a view op from a tensor with history
+  bool is_view = false;                   // produced by a view op from a tensor with history
   std::shared_ptr<TensorImpl> view_base;  // for views: the tensor they alias (the root base)
   std::vector<GradHook> hooks;
 };

@@ -3,9 +3,9 @@
 
 #include "tandem/autograd/node.h"
 #include "tandem/autograd/view_scatter.h"
-#include "tandem/ops/shape_ops.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/shape_ops.h"
 
 namespace tandem {
 namespace {
@@ -56,7 +56,9 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace autograd {
 
-void set_read_probe(ReadProbe* probe) { read_probe = probe; }
+void set_read_probe(ReadProbe* probe) {
+  read_probe = probe;
+}
 
 void note_reads(const std::vector<Tensor>& inputs) {
   if (!read_probe || read_probe->hit) return;

@@ -1,6 +1,6 @@
 // Per-tensor autograd state and grad mode.
-#include "tandem/core/error.h"
 #include "tandem/autograd/node.h"
+#include "tandem/core/error.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -10,8 +10,12 @@ namespace {
 thread_local bool grad_enabled = true;
 }  // namespace
 
-bool is_grad_enabled() { return grad_enabled; }
-void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+bool is_grad_enabled() {
+  return grad_enabled;
+}
+void set_grad_enabled(bool enabled) {
+  grad_enabled = enabled;
+}
 
 AutogradMeta& meta_of(const Tensor& t) {
   auto& m = t.impl()->autograd;

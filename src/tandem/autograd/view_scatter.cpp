@@ -41,8 +41,10 @@ TANDEM_DEFINE_VJP(view_scatter_op, vs_vjp)
 // view_assign(base, value): inputs base and the view's new value.
 std::vector<TensorMeta> va_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
   TANDEM_CHECK(in[1].shape() == Shape(a.get_ints("view_shape")), Error,
-               "internal: view_assign: value shape ", shape_str(in[1].shape()), " differs from "
-               "the view's ", shape_str(a.get_ints("view_shape")));
+               "internal: view_assign: value shape ", shape_str(in[1].shape()),
+               " differs from "
+               "the view's ",
+               shape_str(a.get_ints("view_shape")));
   return {{in[0].shape(), in[0].dtype()}};
 }
 void va_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
@@ -58,8 +60,8 @@ std::vector<Tensor> va_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   int64_t off = c.attrs.get_int("view_offset");
   Tensor gd = g[0].contiguous();
   Tensor region = as_strided(gd, vs, vst, off);
-  Tensor g_base = c.needs_grad[0] ? sub(gd, view_scatter(region, gd.shape(), vs, vst, off))
-                                  : Tensor();
+  Tensor g_base =
+      c.needs_grad[0] ? sub(gd, view_scatter(region, gd.shape(), vs, vst, off)) : Tensor();
   return {g_base, c.needs_grad[1] ? region : Tensor()};
 }
 const OpDef view_assign = make_op("view_assign", va_infer, va_kernel);
@@ -77,7 +79,9 @@ Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& vi
                     {"view_offset", view_offset}});
 }
 
-const OpDef& view_assign_op() { return view_assign; }
+const OpDef& view_assign_op() {
+  return view_assign;
+}
 
 std::vector<Tensor> view_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];

@@ -7,10 +7,10 @@
 namespace tandem {
 
 struct AllocatorStats {
-  int64_t bytes_in_use = 0;    // handed out to live storages
+  int64_t bytes_in_use = 0;  // handed out to live storages
   int64_t peak_bytes_in_use = 0;
-  int64_t bytes_cached = 0;    // held on free lists, ready for reuse
-  int64_t num_allocs = 0;      // calls to allocate()
+  int64_t bytes_cached = 0;       // held on free lists, ready for reuse
+  int64_t num_allocs = 0;         // calls to allocate()
   int64_t num_system_allocs = 0;  // of which reached the system allocator
 };
 

@@ -37,9 +37,9 @@ uint16_t float_to_half(float f) {
   std::memcpy(&u, &f, 4);
   uint32_t sign = (u >> 16) & 0x8000;
   uint32_t abs = u & 0x7fffffff;
-  if (abs > 0x7f800000) return uint16_t(sign | 0x7e00);  // NaN
+  if (abs > 0x7f800000) return uint16_t(sign | 0x7e00);   // NaN
   if (abs >= 0x477ff000) return uint16_t(sign | 0x7c00);  // overflow -> inf
-  if (abs < 0x38800000) {                                  // subnormal or zero
+  if (abs < 0x38800000) {                                 // subnormal or zero
     if (abs < 0x33000000) return uint16_t(sign);
     uint32_t exp = abs >> 23;
     uint32_t man = (abs & 0x7fffff) | 0x800000;

@@ -49,11 +49,15 @@ size_t itemsize(DType t);
 const char* dtype_name(DType t);
 // PyTorch-style short name: "float32", "int64", "bool".
 const char* dtype_short_name(DType t);
-inline bool is_floating(DType t) { return t >= DType::Float16; }
+inline bool is_floating(DType t) {
+  return t >= DType::Float16;
+}
 inline bool is_integral(DType t, bool include_bool = false) {
   return t == DType::Bool ? include_bool : t <= DType::Int64;
 }
-inline bool is_signed(DType t) { return t != DType::Bool && t != DType::UInt8; }
+inline bool is_signed(DType t) {
+  return t != DType::Bool && t != DType::UInt8;
+}
 
 // The promoted type of a and b (PyTorch's table; see docs in dtype.cpp).
 DType promote_types(DType a, DType b);
@@ -63,9 +67,9 @@ bool can_cast(DType from, DType to);
 // Compile-time mapping between C++ element types and DType.
 template <typename T>
 struct dtype_of;
-#define TANDEM_DTYPE_OF(T, D) \
-  template <>                 \
-  struct dtype_of<T> {        \
+#define TANDEM_DTYPE_OF(T, D)                \
+  template <>                                \
+  struct dtype_of<T> {                       \
     static constexpr DType value = DType::D; \
   };
 TANDEM_DTYPE_OF(bool, Bool)
@@ -90,19 +94,19 @@ TANDEM_DTYPE_OF(double, Float64)
     __VA_ARGS__();                \
     break;                        \
   }
-#define TANDEM_DISPATCH_COMPUTE(dt, NAME, ...)                                        \
-  [&] {                                                                               \
-    switch (dt) {                                                                     \
-      TANDEM_DT_CASE(Bool, bool, __VA_ARGS__)                                         \
-      TANDEM_DT_CASE(UInt8, uint8_t, __VA_ARGS__)                                     \
-      TANDEM_DT_CASE(Int8, int8_t, __VA_ARGS__)                                       \
-      TANDEM_DT_CASE(Int16, int16_t, __VA_ARGS__)                                     \
-      TANDEM_DT_CASE(Int32, int32_t, __VA_ARGS__)                                     \
-      TANDEM_DT_CASE(Int64, int64_t, __VA_ARGS__)                                     \
-      TANDEM_DT_CASE(Float32, float, __VA_ARGS__)                                     \
-      TANDEM_DT_CASE(Float64, double, __VA_ARGS__)                                    \
-      default:                                                                        \
-        ::tandem::throw_error<::tandem::TypeError>(NAME, ": no kernel for dtype ",    \
-                                                   ::tandem::dtype_name(dt));         \
-    }                                                                                 \
+#define TANDEM_DISPATCH_COMPUTE(dt, NAME, ...)                                     \
+  [&] {                                                                            \
+    switch (dt) {                                                                  \
+      TANDEM_DT_CASE(Bool, bool, __VA_ARGS__)                                      \
+      TANDEM_DT_CASE(UInt8, uint8_t, __VA_ARGS__)                                  \
+      TANDEM_DT_CASE(Int8, int8_t, __VA_ARGS__)                                    \
+      TANDEM_DT_CASE(Int16, int16_t, __VA_ARGS__)                                  \
+      TANDEM_DT_CASE(Int32, int32_t, __VA_ARGS__)                                  \
+      TANDEM_DT_CASE(Int64, int64_t, __VA_ARGS__)                                  \
+      TANDEM_DT_CASE(Float32, float, __VA_ARGS__)                                  \
+      TANDEM_DT_CASE(Float64, double, __VA_ARGS__)                                 \
+      default:                                                                     \
+        ::tandem::throw_error<::tandem::TypeError>(NAME, ": no kernel for dtype ", \
+                                                   ::tandem::dtype_name(dt));      \
+    }                                                                              \
   }()

@@ -46,7 +46,8 @@ template <typename E = Error, typename... Args>
 }  // namespace tandem
 
 // Checks a condition on user input; the message should name the op, the values and the fix.
-#define TANDEM_CHECK(cond, E, ...)                                  \
-  do {                                                              \
-    if (!(cond)) [[unlikely]] ::tandem::throw_error<E>(__VA_ARGS__); \
+#define TANDEM_CHECK(cond, E, ...)           \
+  do {                                       \
+    if (!(cond)) [[unlikely]]                \
+      ::tandem::throw_error<E>(__VA_ARGS__); \
   } while (0)

@@ -22,8 +22,7 @@ class Scalar {
   int64_t to_int() const { return kind_ == Kind::Float ? int64_t(d_) : i_; }
   // The dtype PyTorch gives a tensor made from this number: bool, int64 or float32.
   DType default_dtype() const {
-    return kind_ == Kind::Bool ? DType::Bool
-                               : (kind_ == Kind::Int ? DType::Int64 : DType::Float32);
+    return kind_ == Kind::Bool ? DType::Bool : (kind_ == Kind::Int ? DType::Int64 : DType::Float32);
   }
 
  private:

@@ -52,8 +52,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, like PyTorch
   if (dim < -n || dim >= n)
-    throw_error<IndexError>(op, ": dimension out of range (expected to be in range of [", -n,
-                            ", ", n - 1, "], but got ", dim, ")");
+    throw_error<IndexError>(op, ": dimension out of range (expected to be in range of [", -n, ", ",
+                            n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 

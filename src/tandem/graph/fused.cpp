@@ -56,7 +56,8 @@ std::vector<TensorMeta> fused_infer(const OpDef& op, const std::vector<Tensor>& 
                                     const Attrs& a) {
   const FusedProgram& p = program_of(a);
   Shape s = in.empty() ? Shape{} : in[0].shape();
-  for (size_t i = 1; i < in.size(); ++i) s = broadcast_shapes(s, in[i].shape(), "fused_elementwise");
+  for (size_t i = 1; i < in.size(); ++i)
+    s = broadcast_shapes(s, in[i].shape(), "fused_elementwise");
   return {{s, p.dtype}};
 }
 
@@ -94,6 +95,8 @@ int64_t register_program(FusedProgram p) {
   return int64_t(programs().size()) - 1;
 }
 
-const OpDef& fused_elementwise_op() { return fused_op; }
+const OpDef& fused_elementwise_op() {
+  return fused_op;
+}
 
 }  // namespace tandem::graph

@@ -12,7 +12,7 @@
 namespace tandem::graph {
 
 struct FusedInstr {
-  const OpDef* op;      // for printing
+  const OpDef* op;  // for printing
   ArrayFn fn;
   double params[3] = {0, 0, 0};
   int out_reg = 0;

@@ -39,7 +39,9 @@ void Graph::verify() const {
 }
 
 namespace {
-std::string type_str(const Value& v) { return std::string(dtype_name(v.dtype)) + shape_str(v.shape); }
+std::string type_str(const Value& v) {
+  return std::string(dtype_name(v.dtype)) + shape_str(v.shape);
+}
 }  // namespace
 
 std::string Graph::str() const {

@@ -22,7 +22,9 @@ Tracer::~Tracer() {
   if (active_) current = prev_;
 }
 
-Tracer* Tracer::active() { return current; }
+Tracer* Tracer::active() {
+  return current;
+}
 
 Tensor Tracer::symbolic(int64_t value) {
   auto impl = std::make_shared<TensorImpl>();
@@ -86,8 +88,8 @@ std::vector<Tensor> Tracer::record(const OpDef& op, const std::vector<Tensor>& i
   return outs;
 }
 
-void Tracer::record_inplace(const OpDef& op, const std::vector<Tensor>& inputs,
-                            const Attrs& attrs, const Tensor& out) {
+void Tracer::record_inplace(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                            const Tensor& out) {
   if (out.is_symbolic())
     TANDEM_CHECK(!views_.count(value_of(out)), NotImplementedError, "jit: in-place ", op.name,
                  " on a view (e.g. x[0] += 1 or x[mask] = v) is not supported inside jit yet; "

@@ -37,11 +37,12 @@ Tensor Module::register_buffer(const std::string& name, Tensor value) {
   return value;
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix) const {
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(
+    const std::string& prefix) const {
   std::vector<std::pair<std::string, Tensor>> out;
   std::set<const TensorImpl*> seen;
   std::function<void(const Module&, const std::string&)> walk = [&](const Module& m,
-                                                                     const std::string& p) {
+                                                                    const std::string& p) {
     for (auto& [n, t] : m.params_)
       if (seen.insert(t.impl()).second) out.emplace_back(join(p, n), t);
     for (auto& [n, c] : m.children_) walk(*c, join(p, n));
@@ -114,7 +115,9 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool has_bias) {
   if (has_bias) bias = register_parameter("bias", uniform_param({out_features}, bound));
 }
 
-Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
+Tensor Linear::forward(const Tensor& x) {
+  return linear(x, weight, bias);
+}
 
 Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride_,
                int64_t padding_, bool has_bias)

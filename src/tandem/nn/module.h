@@ -19,13 +19,15 @@ class Module {
   Tensor operator()(const Tensor& x) { return forward(x); }
 
   // Parameters of this module and its submodules, each once, with dotted names.
-  std::vector<std::pair<std::string, Tensor>> named_parameters(const std::string& prefix = "") const;
+  std::vector<std::pair<std::string, Tensor>> named_parameters(
+      const std::string& prefix = "") const;
   std::vector<Tensor> parameters() const;
   std::vector<std::pair<std::string, Tensor>> named_buffers(const std::string& prefix = "") const;
   // Parameters and buffers by dotted name (what checkpoints save).
   std::vector<std::pair<std::string, Tensor>> state_dict() const;
   // Copies values in by name; throws naming missing / unexpected keys or shape mismatches.
-  void load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state, bool strict = true);
+  void load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state,
+                       bool strict = true);
   void train(bool mode = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }

@@ -32,7 +32,9 @@ const T& typed(const Attrs& a, const AttrValue* v, const std::string& key) {
 }
 }  // namespace
 
-bool Attrs::get_bool(const std::string& key) const { return typed<bool>(*this, find(key), key); }
+bool Attrs::get_bool(const std::string& key) const {
+  return typed<bool>(*this, find(key), key);
+}
 int64_t Attrs::get_int(const std::string& key) const {
   return typed<int64_t>(*this, find(key), key);
 }

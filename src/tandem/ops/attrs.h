@@ -11,8 +11,8 @@
 
 namespace tandem {
 
-using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::vector<int64_t>,
-                               std::string>;
+using AttrValue =
+    std::variant<std::monostate, bool, int64_t, double, std::vector<int64_t>, std::string>;
 
 class Attrs {
  public:

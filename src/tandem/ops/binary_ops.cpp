@@ -49,7 +49,8 @@ DEFINE_EW(lt, ({EwPolicy::Compare, BIN(Lt, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(le, ({EwPolicy::Compare, BIN(Le, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(gt, ({EwPolicy::Compare, BIN(Gt, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(ge, ({EwPolicy::Compare, BIN(Ge, bool, TANDEM_ALL_TYPES)}))
-DEFINE_EW(isclose, ({EwPolicy::Compare, BIN(IsClose, bool, TANDEM_ALL_TYPES),
+DEFINE_EW(isclose, ({EwPolicy::Compare,
+                     BIN(IsClose, bool, TANDEM_ALL_TYPES),
                      {"rtol", "atol", "equal_nan"}}))
 DEFINE_EW(logical_and, ({EwPolicy::Logical, BIN(LogicalAnd, bool, bool)}))
 DEFINE_EW(logical_or, ({EwPolicy::Logical, BIN(LogicalOr, bool, bool)}))
@@ -72,7 +73,7 @@ DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYP
 // so no thread ever traps.
 void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
   if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
-  if (b.is_symbolic()) return;                // no data while tracing a graph
+  if (b.is_symbolic()) return;               // no data while tracing a graph
   DType t = result_type({a, b});
   if (is_floating(t)) return;
   TANDEM_CHECK(!any(eq(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError, op,
@@ -97,7 +98,8 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
                ": a bool alpha is only supported for bool results, got ", dtype_name(t));
   TANDEM_CHECK(!alpha.is_float() || is_floating(t), TypeError, op,
                ": for integral input tensors, argument alpha must not be a floating point "
-               "number (got ", alpha.to_double(), " with ", dtype_name(t), ")");
+               "number (got ",
+               alpha.to_double(), " with ", dtype_name(t), ")");
 }
 
 const OpDef& binary_op(const std::string& name) {
@@ -107,7 +109,9 @@ const OpDef& binary_op(const std::string& name) {
 }
 
 // --- backward rules (written with ops; broadcasting is undone by the engine's sum_to) ----
-Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+Tensor num(double v) {
+  return scalar_tensor(Scalar(v));
+}
 
 std::vector<Tensor> add_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   double alpha = c.attrs.get_float_or("alpha", 1.0);
@@ -128,8 +132,12 @@ std::vector<Tensor> div_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 }
 
 // A 0/1 tensor of g's dtype from a predicate (gradients through it are zero).
-Tensor mask(const Tensor& cond, const Tensor& g) { return to_dtype(cond, g.dtype()); }
-Tensor zero_grad(const Tensor& g) { return zeros(g.shape(), g.dtype()); }
+Tensor mask(const Tensor& cond, const Tensor& g) {
+  return to_dtype(cond, g.dtype());
+}
+Tensor zero_grad(const Tensor& g) {
+  return zeros(g.shape(), g.dtype());
+}
 // Only the gradients an input needs: fa / fb are evaluated lazily.
 template <typename FA, typename FB>
 std::vector<Tensor> grads2(const VjpCtx& c, FA fa, FB fb) {
@@ -138,16 +146,19 @@ std::vector<Tensor> grads2(const VjpCtx& c, FA fa, FB fb) {
 
 // Rounded quotients are step functions: zero gradient, as in PyTorch.
 std::vector<Tensor> zero2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  return grads2(c, [&] { return zero_grad(g[0]); }, [&] { return zero_grad(g[0]); });
+  return grads2(
+      c, [&] { return zero_grad(g[0]); }, [&] { return zero_grad(g[0]); });
 }
 // fmod(a, b) = a - trunc(a / b) b and remainder(a, b) = a - floor(a / b) b.
 std::vector<Tensor> fmod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return grads2(c, [&] { return g[0]; }, [&] { return neg(mul(g[0], div(a, b, "trunc"))); });
+  return grads2(
+      c, [&] { return g[0]; }, [&] { return neg(mul(g[0], div(a, b, "trunc"))); });
 }
 std::vector<Tensor> remainder_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return grads2(c, [&] { return g[0]; }, [&] { return neg(mul(g[0], floor_divide(a, b))); });
+  return grads2(
+      c, [&] { return g[0]; }, [&] { return neg(mul(g[0], floor_divide(a, b))); });
 }
 // PyTorch's pow rules: the base gets 0 where the exponent is 0 (even at base 0), the
 // exponent gets 0 where base == 0 and exponent >= 0 (log(0) would make it nan).
@@ -167,11 +178,13 @@ std::vector<Tensor> pow_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> atan2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
   Tensor gd = div(g[0], add(mul(a, a), mul(b, b)));
-  return grads2(c, [&] { return mul(gd, b); }, [&] { return neg(mul(gd, a)); });
+  return grads2(
+      c, [&] { return mul(gd, b); }, [&] { return neg(mul(gd, a)); });
 }
 std::vector<Tensor> hypot_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   Tensor gd = div(g[0], c.outputs[0]);
-  return grads2(c, [&] { return mul(gd, c.inputs[0]); }, [&] { return mul(gd, c.inputs[1]); });
+  return grads2(
+      c, [&] { return mul(gd, c.inputs[0]); }, [&] { return mul(gd, c.inputs[1]); });
 }
 // copysign(a, b) = |a| sgn(b): d/da = sign(a) sgn(b) (0 at a == 0, as PyTorch); b gets 0.
 std::vector<Tensor> copysign_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
@@ -182,8 +195,9 @@ std::vector<Tensor> copysign_vjp(const VjpCtx& c, const std::vector<Tensor>& g) 
 }
 std::vector<Tensor> logaddexp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return grads2(c, [&] { return mul(g[0], sigmoid(sub(a, b))); },
-                [&] { return mul(g[0], sigmoid(sub(b, a))); });
+  return grads2(
+      c, [&] { return mul(g[0], sigmoid(sub(a, b))); },
+      [&] { return mul(g[0], sigmoid(sub(b, a))); });
 }
 // maximum / minimum: the winner gets the gradient, ties split it half and half; where a
 // nan propagates both operands get it (PyTorch's masks).
@@ -193,8 +207,9 @@ std::vector<Tensor> extremum_vjp(const VjpCtx& c, const Tensor& g, bool is_max) 
   auto part = [&](const Tensor& loses) {
     return mul(g, sub(sub(num(1.0), mask(loses, g)), half_tie));
   };
-  return grads2(c, [&] { return part(is_max ? lt(a, b) : gt(a, b)); },
-                [&] { return part(is_max ? gt(a, b) : lt(a, b)); });
+  return grads2(
+      c, [&] { return part(is_max ? lt(a, b) : gt(a, b)); },
+      [&] { return part(is_max ? gt(a, b) : lt(a, b)); });
 }
 std::vector<Tensor> maximum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return extremum_vjp(c, g[0], true);
@@ -207,7 +222,8 @@ std::vector<Tensor> minimum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> fextremum_vjp(const VjpCtx& c, const Tensor& g, bool is_max) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
   Tensor to_a = mask(logical_or(is_max ? ge(a, b) : le(a, b), isnan(b)), g);
-  return grads2(c, [&] { return mul(g, to_a); }, [&] { return mul(g, sub(num(1.0), to_a)); });
+  return grads2(
+      c, [&] { return mul(g, to_a); }, [&] { return mul(g, sub(num(1.0), to_a)); });
 }
 std::vector<Tensor> fmax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return fextremum_vjp(c, g[0], true);
@@ -288,7 +304,9 @@ Tensor scalar_tensor(Scalar s) {
 
 // alpha == 1 (the common case) passes no attribute: the kernel defaults it to 1, and the
 // call skips building Attrs, which is measurable in per-op overhead.
-bool is_one(Scalar s) { return !s.is_float() ? s.to_int() == 1 : s.to_double() == 1.0; }
+bool is_one(Scalar s) {
+  return !s.is_float() ? s.to_int() == 1 : s.to_double() == 1.0;
+}
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(add_op, {a, b});
@@ -300,7 +318,9 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_alpha("sub", a, b, alpha);
   return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
-Tensor mul(const Tensor& a, const Tensor& b) { return dispatch1(mul_op, {a, b}); }
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return dispatch1(mul_op, {a, b});
+}
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
   if (mode.empty() || mode == "true") return dispatch1(div_op, {a, b});
   if (mode == "trunc") {
@@ -308,8 +328,7 @@ Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
     return dispatch1(div_trunc_op, {a, b});
   }
   if (mode == "floor") return floor_divide(a, b);
-  throw_error<ValueError>("div: rounding_mode must be None, 'trunc' or 'floor', got '", mode,
-                          "'");
+  throw_error<ValueError>("div: rounding_mode must be None, 'trunc' or 'floor', got '", mode, "'");
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
   check_int_divisor("floor_divide", a, b);
@@ -324,8 +343,10 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
   return dispatch1(fmod_op, {a, b});
 }
 
-#define TANDEM_DEFINE_BINARY_FN(name) \
-  Tensor name(const Tensor& a, const Tensor& b) { return dispatch1(name##_op, {a, b}); }
+#define TANDEM_DEFINE_BINARY_FN(name)             \
+  Tensor name(const Tensor& a, const Tensor& b) { \
+    return dispatch1(name##_op, {a, b});          \
+  }
 Tensor pow(const Tensor& a, const Tensor& b) {
   check_int_pow(a, b);
   return dispatch1(pow_op, {a, b});

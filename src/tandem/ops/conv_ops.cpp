@@ -16,8 +16,8 @@ namespace tandem {
 namespace {
 
 Attrs conv_attrs(const Conv2dArgs& a) {
-  return {{"stride", a.stride}, {"padding", a.padding}, {"dilation", a.dilation},
-          {"groups", a.groups}};
+  return {
+      {"stride", a.stride}, {"padding", a.padding}, {"dilation", a.dilation}, {"groups", a.groups}};
 }
 
 void check_args(const Attrs& at, const char* op) {
@@ -37,8 +37,8 @@ ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char
   check_args(at, op);
   TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
                shape_str(x));
-  TANDEM_CHECK(w.size() == 4, ValueError, op, ": expected a 4-D weight (O, C/groups, KH, KW), got shape ",
-               shape_str(w));
+  TANDEM_CHECK(w.size() == 4, ValueError, op,
+               ": expected a 4-D weight (O, C/groups, KH, KW), got shape ", shape_str(w));
   ConvParams p;
   const auto &s = at.get_ints("stride"), &pd = at.get_ints("padding"), &d = at.get_ints("dilation");
   p.N = x[0], p.C = x[1], p.H = x[2], p.W = x[3];
@@ -46,9 +46,9 @@ ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char
   p.groups = at.get_int("groups");
   p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1];
   p.pt = pd[0], p.pl = pd[1], p.pb = pd[2], p.pr = pd[3];
-  TANDEM_CHECK(p.C == w[1] * p.groups, ValueError, op, ": expected input with ",
-               w[1] * p.groups, " channels (weight ", shape_str(w), ", groups=", p.groups,
-               ") but got ", p.C, " channels (input ", shape_str(x), ")");
+  TANDEM_CHECK(p.C == w[1] * p.groups, ValueError, op, ": expected input with ", w[1] * p.groups,
+               " channels (weight ", shape_str(w), ", groups=", p.groups, ") but got ", p.C,
+               " channels (input ", shape_str(x), ")");
   TANDEM_CHECK(p.O % p.groups == 0, ValueError, op, ": out_channels (", p.O,
                ") must be divisible by groups (", p.groups, ")");
   int64_t eh = p.H + p.pt + p.pb, ew = p.W + p.pl + p.pr;
@@ -66,7 +66,6 @@ DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
                " and ", dtype_name(w.dtype()));
   return x.dtype();
 }
-
 
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
@@ -108,8 +107,10 @@ void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<T
   Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   if (gx.numel() > 0) {
-    if (gy.numel() == 0) copy_into(gx, Tensor::wrap_scalar(Scalar(0.0), kt));
-    else conv2d_backward_data(p, kt, gy.data_ptr(), w.data_ptr(), gx.data_ptr());
+    if (gy.numel() == 0)
+      copy_into(gx, Tensor::wrap_scalar(Scalar(0.0), kt));
+    else
+      conv2d_backward_data(p, kt, gy.data_ptr(), w.data_ptr(), gx.data_ptr());
   }
   if (!gx.same(out[0])) copy_into(out[0], gx);
 }
@@ -234,7 +235,8 @@ Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t
   TANDEM_CHECK(x.dim() == 2 || x.dim() == 3, ValueError,
                "conv1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape ",
                shape_str(x.shape()));
-  TANDEM_CHECK(weight.dim() == 3, ValueError, "conv1d: expected a 3-D weight (O, C/groups, K), got shape ",
+  TANDEM_CHECK(weight.dim() == 3, ValueError,
+               "conv1d: expected a 3-D weight (O, C/groups, K), got shape ",
                shape_str(weight.shape()));
   TANDEM_CHECK(padding.size() == 2, ValueError, "conv1d: padding needs {left, right}");
   Conv2dArgs a;

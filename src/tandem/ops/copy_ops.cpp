@@ -27,7 +27,9 @@ const OpDef cast_op = [] {
 TANDEM_REGISTER_OP(cast_op)
 
 // A cast's gradient is cast back by the engine to the input's dtype.
-std::vector<Tensor> cast_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+std::vector<Tensor> cast_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
+  return {g[0]};
+}
 TANDEM_DEFINE_VJP(cast_op, cast_vjp)
 
 }  // namespace
@@ -37,7 +39,9 @@ Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
   return dispatch1(cast_op, {x}, {{"dtype", int64_t(dtype)}});
 }
 
-Tensor clone(const Tensor& x) { return to_dtype(x, x.dtype(), true); }
+Tensor clone(const Tensor& x) {
+  return to_dtype(x, x.dtype(), true);
+}
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src) {
   Shape b = broadcast_shapes(dst.shape(), src.shape(), "copy_");

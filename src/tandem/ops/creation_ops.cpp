@@ -18,8 +18,8 @@ std::vector<TensorMeta> shape_dtype_infer(const OpDef&, const std::vector<Tensor
 
 void full_kernel(const OpDef&, const std::vector<Tensor>&, std::vector<Tensor>& out,
                  const Attrs& a) {
-  Scalar v = a.get_bool("is_float") ? Scalar(a.get_float("value"))
-                                    : Scalar(int64_t(a.get_int("ivalue")));
+  Scalar v =
+      a.get_bool("is_float") ? Scalar(a.get_float("value")) : Scalar(int64_t(a.get_int("ivalue")));
   copy_into(out[0], Tensor::wrap_scalar(v, out[0].dtype()));
 }
 
@@ -49,8 +49,7 @@ void range_kernel(const OpDef& op, const std::vector<Tensor>&, std::vector<Tenso
   copy_into(out[0], tmp);
 }
 
-void eye_kernel(const OpDef&, const std::vector<Tensor>&, std::vector<Tensor>& out,
-                const Attrs&) {
+void eye_kernel(const OpDef&, const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs&) {
   copy_into(out[0], Tensor::wrap_scalar(Scalar(int64_t(0)), out[0].dtype()));
   Tensor d = diagonal(out[0], 0, 0, 1);
   copy_into(d, Tensor::wrap_scalar(Scalar(int64_t(1)), out[0].dtype()));
@@ -89,12 +88,18 @@ Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
   Attrs a{{"shape", shape},
           {"dtype", int64_t(dtype.value_or(value.default_dtype()))},
           {"is_float", value.is_float()}};
-  if (value.is_float()) a.set("value", value.to_double());
-  else a.set("ivalue", value.to_int());
+  if (value.is_float())
+    a.set("value", value.to_double());
+  else
+    a.set("ivalue", value.to_int());
   return dispatch1(full_op, {}, a);
 }
-Tensor zeros(const Shape& shape, DType dtype) { return full(shape, Scalar(int64_t(0)), dtype); }
-Tensor ones(const Shape& shape, DType dtype) { return full(shape, Scalar(int64_t(1)), dtype); }
+Tensor zeros(const Shape& shape, DType dtype) {
+  return full(shape, Scalar(int64_t(0)), dtype);
+}
+Tensor ones(const Shape& shape, DType dtype) {
+  return full(shape, Scalar(int64_t(1)), dtype);
+}
 Tensor empty(const Shape& shape, DType dtype) {
   check_shape(shape, "empty");
   return Tensor::empty(shape, dtype);
@@ -105,14 +110,14 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   DType dt = dtype.value_or(ints ? DType::Int64 : DType::Float32);
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   TANDEM_CHECK(st != 0, ValueError, "arange: step must be nonzero");
-  TANDEM_CHECK(std::isfinite(s) && std::isfinite(e), ValueError,
-               "arange: unsupported range: ", s, " -> ", e);
+  TANDEM_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: ", s,
+               " -> ", e);
   TANDEM_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
                "arange: upper bound and larger bound inconsistent with step sign (start=", s,
                ", end=", e, ", step=", st, ")");
-  int64_t n = ints ? (end.to_int() - start.to_int() + step.to_int() - (st > 0 ? 1 : -1)) /
-                         step.to_int()
-                   : int64_t(std::ceil((e - s) / st));
+  int64_t n =
+      ints ? (end.to_int() - start.to_int() + step.to_int() - (st > 0 ? 1 : -1)) / step.to_int()
+           : int64_t(std::ceil((e - s) / st));
   Attrs a{{"shape", Shape{std::max<int64_t>(n, 0)}},
           {"dtype", int64_t(dt)},
           {"start", s},

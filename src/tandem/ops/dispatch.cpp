@@ -51,8 +51,10 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
-  if (graph::Tracer* tr = graph::Tracer::active()) outs = tr->record(op, inputs, attrs);
-  else outs = execute(op, inputs, attrs);
+  if (graph::Tracer* tr = graph::Tracer::active())
+    outs = tr->record(op, inputs, attrs);
+  else
+    outs = execute(op, inputs, attrs);
   if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
   return outs;
 }

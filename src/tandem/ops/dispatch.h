@@ -11,8 +11,7 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
                              const Attrs& attrs = {});
 // Runs the op now (view or kernel) with no tracing and no autograd: what the graph executor
 // calls for each node.
-std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
-                            const Attrs& attrs);
+std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
 // Single-output form.
 Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {});
 // Writes the single output into `out` (in-place ops and out= arguments). The result shape

@@ -12,7 +12,8 @@
 namespace tandem {
 
 Tensor dropout(const Tensor& x, double p, bool training) {
-  TANDEM_CHECK(p >= 0 && p <= 1, ValueError, "dropout: probability has to be between 0 and 1, but got ", p);
+  TANDEM_CHECK(p >= 0 && p <= 1, ValueError,
+               "dropout: probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return x;
   if (p == 1) return mul(x, scalar_tensor(Scalar(0.0)));
   Tensor keep = bernoulli(x.shape(), 1.0 - p, is_floating(x.dtype()) ? x.dtype() : DType::Float32);
@@ -20,7 +21,8 @@ Tensor dropout(const Tensor& x, double p, bool training) {
 }
 
 Tensor dropout2d(const Tensor& x, double p, bool training) {
-  TANDEM_CHECK(p >= 0 && p <= 1, ValueError, "dropout2d: probability has to be between 0 and 1, but got ", p);
+  TANDEM_CHECK(p >= 0 && p <= 1, ValueError,
+               "dropout2d: probability has to be between 0 and 1, but got ", p);
   TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError,
                "dropout2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape ",
                shape_str(x.shape()));
@@ -32,10 +34,12 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
 }
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {
-  TANDEM_CHECK(weight.dim() == 2, ValueError, "embedding: weight must be 2-D (num_embeddings, dim), got shape ",
+  TANDEM_CHECK(weight.dim() == 2, ValueError,
+               "embedding: weight must be 2-D (num_embeddings, dim), got shape ",
                shape_str(weight.shape()));
   TANDEM_CHECK(indices.dtype() == DType::Int64 || indices.dtype() == DType::Int32, TypeError,
-               "embedding: indices must be an integer tensor (int64), got ", dtype_name(indices.dtype()));
+               "embedding: indices must be an integer tensor (int64), got ",
+               dtype_name(indices.dtype()));
   // index_select would wrap negative indices numpy-style; an embedding index must name a row.
   int64_t n_rows = weight.shape()[0];
   if (indices.numel() > 0) {

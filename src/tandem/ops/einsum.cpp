@@ -40,23 +40,30 @@ Term sum_unused(Term a, const std::string& keep) {
   std::vector<int64_t> dims;
   std::string ns;
   for (size_t i = 0; i < a.subs.size(); ++i) {
-    if (keep.find(a.subs[i]) == std::string::npos) dims.push_back(int64_t(i));
-    else ns += a.subs[i];
+    if (keep.find(a.subs[i]) == std::string::npos)
+      dims.push_back(int64_t(i));
+    else
+      ns += a.subs[i];
   }
   if (dims.empty()) return a;
   return {sum(a.t, dims, false), ns};
 }
 
-int64_t size_of(const Term& a, char c) { return a.t.shape()[a.subs.find(c)]; }
+int64_t size_of(const Term& a, char c) {
+  return a.t.shape()[a.subs.find(c)];
+}
 
 Term contract(Term a, Term b, const std::string& needed) {
   std::string batch, ka, kb, red;
   for (char c : a.subs) {
     bool in_b = b.subs.find(c) != std::string::npos;
     bool need = needed.find(c) != std::string::npos;
-    if (in_b && need) batch += c;
-    else if (in_b) red += c;
-    else ka += c;
+    if (in_b && need)
+      batch += c;
+    else if (in_b)
+      red += c;
+    else
+      ka += c;
   }
   for (char c : b.subs)
     if (a.subs.find(c) == std::string::npos) kb += c;
@@ -109,8 +116,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       ins.push_back(lhs.substr(start, i - start));
       start = i + 1;
     }
-  TANDEM_CHECK(ins.size() == operands.size(), ValueError, "einsum: the equation has ",
-               ins.size(), " operands but ", operands.size(), " tensors were given");
+  TANDEM_CHECK(ins.size() == operands.size(), ValueError, "einsum: the equation has ", ins.size(),
+               " operands but ", operands.size(), " tensors were given");
   std::string out;
   if (arrow != std::string::npos) {
     out = eq.substr(arrow + 2);

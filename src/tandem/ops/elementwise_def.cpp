@@ -7,7 +7,9 @@
 namespace tandem {
 namespace {
 
-int category(DType t) { return t == DType::Bool ? 0 : (is_floating(t) ? 2 : 1); }
+int category(DType t) {
+  return t == DType::Bool ? 0 : (is_floating(t) ? 2 : 1);
+}
 
 // Combines a higher-priority result with a lower-priority one (PyTorch's
 // combine_categories): the lower class only matters when it is a higher category.
@@ -19,7 +21,9 @@ DType combine(int has_higher, DType higher, int has_lower, DType lower) {
   return promote_types(higher, lower);
 }
 
-const EwInfo& info_of(const OpDef& op) { return *static_cast<const EwInfo*>(op.data); }
+const EwInfo& info_of(const OpDef& op) {
+  return *static_cast<const EwInfo*>(op.data);
+}
 
 DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
   const EwInfo& info = info_of(op);
@@ -52,7 +56,9 @@ DType kernel_dtype(DType t) {
 
 }  // namespace
 
-DType default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
+DType default_float_dtype() {
+  return g_default_float.load(std::memory_order_relaxed);
+}
 
 void set_default_float_dtype(DType t) {
   TANDEM_CHECK(t == DType::Float32 || t == DType::Float64, TypeError,
@@ -60,7 +66,9 @@ void set_default_float_dtype(DType t) {
   g_default_float.store(t, std::memory_order_relaxed);
 }
 
-DType result_type(const std::vector<Tensor>& ts) { return result_type(ts.data(), ts.size()); }
+DType result_type(const std::vector<Tensor>& ts) {
+  return result_type(ts.data(), ts.size());
+}
 
 DType result_type(const Tensor* ts, size_t n) {
   // Three classes, highest priority first: tensors with dims, 0-d tensors, Python numbers.

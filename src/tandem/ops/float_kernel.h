@@ -8,7 +8,9 @@
 namespace tandem {
 
 // The dtype a float kernel runs in for output dtype t.
-inline DType float_kernel_dtype(DType t) { return t == DType::Float64 ? t : DType::Float32; }
+inline DType float_kernel_dtype(DType t) {
+  return t == DType::Float64 ? t : DType::Float32;
+}
 // t as a dense tensor of dtype kt (no copy when it already is one).
 inline Tensor dense_as(const Tensor& t, DType kt) {
   return (t.dtype() == kt ? t : to_dtype(t, kt)).contiguous();

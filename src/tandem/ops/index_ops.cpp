@@ -28,8 +28,8 @@ IndexPlan plan_index(const Tensor& x, const std::vector<int64_t>& dims,
                      const std::vector<Tensor>& idx, const char* op) {
   TANDEM_CHECK(!dims.empty() && dims.size() == idx.size(), ValueError, op,
                ": need one index tensor per indexed dim");
-  TANDEM_CHECK(int64_t(dims.size()) <= x.dim(), IndexError, op, ": too many indices for tensor of dimension ",
-               x.dim());
+  TANDEM_CHECK(int64_t(dims.size()) <= x.dim(), IndexError, op,
+               ": too many indices for tensor of dimension ", x.dim());
   IndexPlan p;
   p.dims = dims;
   for (size_t i = 0; i < idx.size(); ++i) {
@@ -42,7 +42,8 @@ IndexPlan plan_index(const Tensor& x, const std::vector<int64_t>& dims,
         int64_t x = a[a.size() - k], y = b[b.size() - k];
         TANDEM_CHECK(x == y || x == 1 || y == 1, IndexError, op,
                      ": shape mismatch: indexing tensors could not be broadcast together with "
-                     "shapes ", shape_str(a), " and ", shape_str(b));
+                     "shapes ",
+                     shape_str(a), " and ", shape_str(b));
       }
     }
     p.bshape = i == 0 ? idx[0].shape() : broadcast_shapes(p.bshape, idx[i].shape(), op);
@@ -185,19 +186,18 @@ void index_put_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<T
   }
 }
 
-std::vector<TensorMeta> gather_infer(const OpDef&, const std::vector<Tensor>& in,
-                                     const Attrs& a) {
+std::vector<TensorMeta> gather_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor &x = in[0], &index = in[1];
   int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "gather");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "gather: index must be an int64 tensor, got ", dtype_name(index.dtype()));
   TANDEM_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() <= 1), ValueError,
-               "gather: index tensor must have the same number of dimensions as input (",
-               x.dim(), "), got ", index.dim());
+               "gather: index tensor must have the same number of dimensions as input (", x.dim(),
+               "), got ", index.dim());
   for (int64_t d = 0; d < index.dim() && x.dim() > 0; ++d)
     TANDEM_CHECK(d == dim || index.shape()[d] <= x.shape()[d], ValueError,
-                 "gather: size of index (", shape_str(index.shape()),
-                 ") must not exceed input's (", shape_str(x.shape()), ") except at dim ", dim);
+                 "gather: size of index (", shape_str(index.shape()), ") must not exceed input's (",
+                 shape_str(x.shape()), ") except at dim ", dim);
   return {{index.shape(), x.dtype()}};
 }
 
@@ -211,19 +211,18 @@ void gather_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
 }
 
 // Inputs: x, index, src; output: x with src scattered along dim.
-std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& in,
-                                      const Attrs& a) {
+std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor &x = in[0], &index = in[1], &src = in[2];
   int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "scatter");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "scatter: index must be an int64 tensor, got ", dtype_name(index.dtype()));
   TANDEM_CHECK(index.dim() == x.dim(), ValueError,
-               "scatter: index tensor must have the same number of dimensions as self (",
-               x.dim(), "), got ", index.dim());
+               "scatter: index tensor must have the same number of dimensions as self (", x.dim(),
+               "), got ", index.dim());
   for (int64_t d = 0; d < index.dim(); ++d) {
     TANDEM_CHECK(d == dim || index.shape()[d] <= x.shape()[d], ValueError,
-                 "scatter: size of index ", shape_str(index.shape()),
-                 " must not exceed self's ", shape_str(x.shape()), " except at dim ", dim);
+                 "scatter: size of index ", shape_str(index.shape()), " must not exceed self's ",
+                 shape_str(x.shape()), " except at dim ", dim);
     TANDEM_CHECK(src.dim() == 0 || (src.dim() == index.dim() && index.shape()[d] <= src.shape()[d]),
                  ValueError, "scatter: index ", shape_str(index.shape()),
                  " must not be larger than src ", shape_str(src.shape()));
@@ -236,8 +235,8 @@ void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   const Tensor& x = in[0];
   int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "scatter");
   Tensor idx = to_dtype(in[1], DType::Int64).contiguous();
-  DType ct = (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32
-                                                                            : x.dtype();
+  DType ct =
+      (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32 : x.dtype();
   Tensor dst = ct == x.dtype() ? out[0] : Tensor::empty(x.shape(), ct);
   copy_into(dst, x);
   Tensor src = to_dtype(in[2], ct);
@@ -246,8 +245,7 @@ void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   if (!dst.same(out[0])) copy_into(out[0], dst);
 }
 
-std::vector<TensorMeta> nonzero_infer(const OpDef&, const std::vector<Tensor>& in,
-                                      const Attrs&) {
+std::vector<TensorMeta> nonzero_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
   throw_error<NotImplementedError>(
       "nonzero: the output shape depends on the data, so it cannot be inferred symbolically");
 }
@@ -334,8 +332,8 @@ std::vector<Tensor> with_front(std::vector<Tensor> front, const std::vector<Tens
 Tensor index(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx) {
   return dispatch1(index_op, with_front({x}, idx), {{"dims", dims}});
 }
-Tensor index_put(const Tensor& x, const std::vector<int64_t>& dims,
-                 const std::vector<Tensor>& idx, const Tensor& values, bool accumulate) {
+Tensor index_put(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx,
+                 const Tensor& values, bool accumulate) {
   return dispatch1(index_put_op, with_front({x, values}, idx),
                    {{"dims", dims}, {"accumulate", accumulate}});
 }
@@ -377,8 +375,8 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask) {
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
-  TANDEM_CHECK(mask.dtype() == DType::Bool, TypeError,
-               "masked_fill: expected a bool mask, got ", dtype_name(mask.dtype()));
+  TANDEM_CHECK(mask.dtype() == DType::Bool, TypeError, "masked_fill: expected a bool mask, got ",
+               dtype_name(mask.dtype()));
   TANDEM_CHECK(value.dim() == 0, ValueError,
                "masked_fill: only supports a 0-dimensional value tensor, got ", value.dim(),
                " dims");
@@ -387,19 +385,20 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   return to_dtype(where(mask, v, x), x.dtype());
 }
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
-  TANDEM_CHECK(broadcast_shapes(x.shape(), mask.shape(), "masked_fill_") == x.shape(),
-               ValueError, "masked_fill_: mask of shape ", shape_str(mask.shape()),
+  TANDEM_CHECK(broadcast_shapes(x.shape(), mask.shape(), "masked_fill_") == x.shape(), ValueError,
+               "masked_fill_: mask of shape ", shape_str(mask.shape()),
                " cannot be broadcast to the tensor's shape ", shape_str(x.shape()));
   copy_(x, masked_fill(x, mask, value));
   return x;
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
-  TANDEM_CHECK(mask.dtype() == DType::Bool, TypeError,
-               "masked_select: expected a bool mask, got ", dtype_name(mask.dtype()));
+  TANDEM_CHECK(mask.dtype() == DType::Bool, TypeError, "masked_select: expected a bool mask, got ",
+               dtype_name(mask.dtype()));
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_select");
   Tensor xb = expand(x, b), mb = expand(mask, b);
-  if (b.empty()) return reshape(index(reshape(xb, {1}), {0}, mask_to_indices(reshape(mb, {1}))), {-1});
+  if (b.empty())
+    return reshape(index(reshape(xb, {1}), {0}, mask_to_indices(reshape(mb, {1}))), {-1});
   std::vector<int64_t> dims(b.size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = int64_t(i);
   return index(xb, dims, mask_to_indices(mb));
@@ -461,7 +460,8 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
   TANDEM_CHECK(x.dtype() == DType::Int64 || x.dtype() == DType::Int32, TypeError,
                "one_hot: expected an int64 tensor of class indices, got ", dtype_name(x.dtype()));
   if (num_classes < 0) {
-    TANDEM_CHECK(x.numel() > 0, ValueError, "one_hot: cannot infer num_classes from an empty tensor");
+    TANDEM_CHECK(x.numel() > 0, ValueError,
+                 "one_hot: cannot infer num_classes from an empty tensor");
     num_classes = amax(x).item().to_int() + 1;
   }
   if (x.numel() > 0) {

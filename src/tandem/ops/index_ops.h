@@ -14,8 +14,8 @@ namespace tandem {
 // in place when they are adjacent, else it goes first.
 Tensor index(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx);
 // Functional x[idx] = values (or += with accumulate); returns a new tensor.
-Tensor index_put(const Tensor& x, const std::vector<int64_t>& dims,
-                 const std::vector<Tensor>& idx, const Tensor& values, bool accumulate = false);
+Tensor index_put(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx,
+                 const Tensor& values, bool accumulate = false);
 // In-place form: writes into x (any view).
 const Tensor& index_put_(const Tensor& x, const std::vector<int64_t>& dims,
                          const std::vector<Tensor>& idx, const Tensor& values,

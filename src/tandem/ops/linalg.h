@@ -11,10 +11,10 @@ namespace tandem {
 // numpy matmul: 1-D operands are promoted to a matrix and the added dim removed after;
 // batch dims broadcast.
 Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor mm(const Tensor& a, const Tensor& b);    // 2-D only
-Tensor bmm(const Tensor& a, const Tensor& b);   // 3-D only, equal batch sizes
-Tensor mv(const Tensor& a, const Tensor& v);    // 2-D x 1-D
-Tensor dot(const Tensor& a, const Tensor& b);   // 1-D x 1-D
+Tensor mm(const Tensor& a, const Tensor& b);   // 2-D only
+Tensor bmm(const Tensor& a, const Tensor& b);  // 3-D only, equal batch sizes
+Tensor mv(const Tensor& a, const Tensor& v);   // 2-D x 1-D
+Tensor dot(const Tensor& a, const Tensor& b);  // 1-D x 1-D
 Tensor outer(const Tensor& a, const Tensor& b);
 // beta * input + alpha * (m1 @ m2)
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, Scalar beta = 1,

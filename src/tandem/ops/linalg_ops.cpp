@@ -155,25 +155,26 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  TANDEM_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "mm: expects 2-D tensors, got ",
-               a.dim(), "-d and ", b.dim(), "-d");
+  TANDEM_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "mm: expects 2-D tensors, got ", a.dim(),
+               "-d and ", b.dim(), "-d");
   return matmul(a, b);
 }
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  TANDEM_CHECK(a.dim() == 3 && b.dim() == 3, ValueError, "bmm: expects 3-D tensors, got ",
-               a.dim(), "-d and ", b.dim(), "-d");
-  TANDEM_CHECK(a.shape()[0] == b.shape()[0], ValueError, "bmm: batch sizes differ: ",
-               a.shape()[0], " vs ", b.shape()[0]);
+  TANDEM_CHECK(a.dim() == 3 && b.dim() == 3, ValueError, "bmm: expects 3-D tensors, got ", a.dim(),
+               "-d and ", b.dim(), "-d");
+  TANDEM_CHECK(a.shape()[0] == b.shape()[0], ValueError, "bmm: batch sizes differ: ", a.shape()[0],
+               " vs ", b.shape()[0]);
   return matmul(a, b);
 }
 Tensor mv(const Tensor& a, const Tensor& v) {
-  TANDEM_CHECK(a.dim() == 2 && v.dim() == 1, ValueError, "mv: expects a 2-D matrix and a 1-D vector, got ",
-               a.dim(), "-d and ", v.dim(), "-d");
+  TANDEM_CHECK(a.dim() == 2 && v.dim() == 1, ValueError,
+               "mv: expects a 2-D matrix and a 1-D vector, got ", a.dim(), "-d and ", v.dim(),
+               "-d");
   return matmul(a, v);
 }
 Tensor dot(const Tensor& a, const Tensor& b) {
-  TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "dot: expects 1-D tensors, got ",
-               a.dim(), "-d and ", b.dim(), "-d");
+  TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "dot: expects 1-D tensors, got ", a.dim(),
+               "-d and ", b.dim(), "-d");
   return matmul(a, b);
 }
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -185,8 +186,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) {
   return add_scaled_product(input, mm(m1, m2), beta, alpha);
 }
-Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta,
-               Scalar alpha) {
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   return add_scaled_product(input, bmm(b1, b2), beta, alpha);
 }
 
@@ -199,13 +199,15 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 
 Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& da,
                  const std::vector<int64_t>& db) {
-  TANDEM_CHECK(da.size() == db.size(), ValueError, "tensordot: both dim lists need the same length (",
-               da.size(), " vs ", db.size(), ")");
+  TANDEM_CHECK(da.size() == db.size(), ValueError,
+               "tensordot: both dim lists need the same length (", da.size(), " vs ", db.size(),
+               ")");
   std::vector<int64_t> ca, cb;
   for (size_t i = 0; i < da.size(); ++i) {
     int64_t x = wrap_dim(da[i], a.dim(), "tensordot"), y = wrap_dim(db[i], b.dim(), "tensordot");
-    TANDEM_CHECK(a.shape()[x] == b.shape()[y], ValueError, "tensordot: contracted dims differ: ",
-                 a.shape()[x], " (dim ", x, " of a) vs ", b.shape()[y], " (dim ", y, " of b)");
+    TANDEM_CHECK(a.shape()[x] == b.shape()[y], ValueError,
+                 "tensordot: contracted dims differ: ", a.shape()[x], " (dim ", x, " of a) vs ",
+                 b.shape()[y], " (dim ", y, " of b)");
     ca.push_back(x);
     cb.push_back(y);
   }
@@ -257,8 +259,8 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
   TANDEM_CHECK(x1.dim() >= 2 && x2.dim() >= 2, ValueError, "cdist: expects at least 2-D inputs");
   TANDEM_CHECK(x1.shape().back() == x2.shape().back(), ValueError,
-               "cdist: X1 and X2 must have the same number of columns: ", x1.shape().back(),
-               " vs ", x2.shape().back());
+               "cdist: X1 and X2 must have the same number of columns: ", x1.shape().back(), " vs ",
+               x2.shape().back());
   TANDEM_CHECK(p >= 0, ValueError, "cdist: p must be non-negative, got ", p);
   Tensor d = sub(unsqueeze(x1, -2), unsqueeze(x2, -3));  // (.., P, R, M)
   return norm(d, p, std::vector<int64_t>{-1}, false);
@@ -284,8 +286,8 @@ Tensor inv(const Tensor& x) {
       int64_t piv = col;
       for (int64_t i = col + 1; i < n; ++i)
         if (std::fabs(m[i * n + col]) > std::fabs(m[piv * n + col])) piv = i;
-      TANDEM_CHECK(m[piv * n + col] != 0.0, ValueError,
-                   "inv: the matrix is singular (pivot ", col, " is zero); it has no inverse");
+      TANDEM_CHECK(m[piv * n + col] != 0.0, ValueError, "inv: the matrix is singular (pivot ", col,
+                   " is zero); it has no inverse");
       if (piv != col)
         for (int64_t j = 0; j < n; ++j) {
           std::swap(m[col * n + j], m[piv * n + j]);

@@ -13,7 +13,9 @@
 namespace tandem {
 namespace {
 
-Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+Tensor num(double v) {
+  return scalar_tensor(Scalar(v));
+}
 
 void check_reduction(const std::string& r, const char* op, bool batchmean = false) {
   TANDEM_CHECK(r == "none" || r == "mean" || r == "sum" || (batchmean && r == "batchmean"),
@@ -74,8 +76,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     TANDEM_CHECK(lo >= 0 && hi < C, IndexError, "nll_loss: target ", lo < 0 ? lo : hi,
                  " is out of bounds for ", C, " classes");
   }
-  Tensor picked = squeeze(gather(classes_last(x), -1, unsqueeze(safe, -1)),
-                          std::vector<int64_t>{-1});
+  Tensor picked =
+      squeeze(gather(classes_last(x), -1, unsqueeze(safe, -1)), std::vector<int64_t>{-1});
   Tensor w = weight.defined() ? index_select(as_float(weight, x), 0, reshape(safe, {-1}))
                               : ones({safe.numel()}, x.dtype());
   w = mul(reshape(w, safe.shape()), to_dtype(valid, x.dtype()));
@@ -127,9 +129,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   } else if (reduction == "sum") {
     s = sum(smooth);
   } else if (weight.defined()) {
-    Tensor safe = where(ne(t, scalar_tensor(Scalar(ignore_index))), t, scalar_tensor(Scalar(int64_t(0))));
-    Tensor wsum = sum(mul(reshape(index_select(as_float(weight, input), 0, reshape(safe, {-1})),
-                                  safe.shape()), valid));
+    Tensor safe =
+        where(ne(t, scalar_tensor(Scalar(ignore_index))), t, scalar_tensor(Scalar(int64_t(0))));
+    Tensor wsum = sum(
+        mul(reshape(index_select(as_float(weight, input), 0, reshape(safe, {-1})), safe.shape()),
+            valid));
     s = div(sum(smooth), wsum);
   } else {
     s = div(sum(smooth), sum(valid));
@@ -176,8 +180,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   if (input.numel() > 0 && !input.is_symbolic()) {
     double lo = amin(input).item_double(), hi = amax(input).item_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
-                 "binary_cross_entropy: all elements of input should be between 0 and 1, got ",
-                 lo, "..", hi, "; use binary_cross_entropy_with_logits for logits");
+                 "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
+                 "..", hi, "; use binary_cross_entropy_with_logits for logits");
   }
   Tensor t = as_float(target, input);
   Tensor lx = clamp(log(input), Scalar(-100.0), std::nullopt);
@@ -194,7 +198,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
   Tensor t = as_float(target, input);
   // log(1 + exp(-x)) computed stably as max(-x, 0) + log1p(exp(-|x|)).
-  Tensor softplus_neg = add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
+  Tensor softplus_neg =
+      add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
   Tensor loss;
   if (pos_weight.defined()) {
     Tensor lw = add(num(1.0), mul(sub(pos_weight, num(1.0)), t));

@@ -17,7 +17,6 @@
 namespace tandem {
 namespace {
 
-
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
@@ -162,7 +161,8 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   Tensor w = take(in, k, at.get_bool("has_weight"));
   if (w.defined()) w = dense_as(w, kt);
   Tensor mean = dense_as(in[k], kt), invstd = dense_as(in[k + 1], kt);
-  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt),
+         gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::batch_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, mean.data<T>(),
@@ -266,7 +266,8 @@ void ln_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   Tensor mean = dense_as(in[2], kt), rstd = dense_as(in[3], kt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
   if (w.defined()) w = dense_as(w, kt);
-  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt),
+         gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::layer_norm_backward(gy.data<T>(), x.data<T>(), M, D, mean.data<T>(), rstd.data<T>(),
@@ -344,7 +345,8 @@ void gn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   Tensor mean = dense_as(in[2], kt), rstd = dense_as(in[3], kt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
   if (w.defined()) w = dense_as(w, kt);
-  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt), gb = kernel_buffer(out[2], kt);
+  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt),
+         gb = kernel_buffer(out[2], kt);
   by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     norm_cpu::group_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, G, mean.data<T>(),

@@ -43,8 +43,8 @@ using VjpFn = std::vector<Tensor> (*)(const VjpCtx& ctx, const std::vector<Tenso
 struct OpDef {
   std::string name;
   InferFn infer = nullptr;
-  KernelFn kernel = nullptr;  // null for pure view ops
-  ViewFn view = nullptr;      // non-null for ops whose output aliases input 0
+  KernelFn kernel = nullptr;   // null for pure view ops
+  ViewFn view = nullptr;       // non-null for ops whose output aliases input 0
   const void* data = nullptr;  // op-family table read by shared kernels (e.g. elementwise fns)
   // The kernel writes any output strides and dtypes itself (elementwise ops); otherwise
   // dispatch_out computes into a dense temporary and copies.
@@ -79,28 +79,28 @@ std::vector<const OpDef*> all_ops();
 }  // namespace tandem
 
 // Attaches a backward rule to an OpDef defined earlier in the same file.
-#define TANDEM_DEFINE_VJP(var, fn)                \
-  static const int var##_vjp_set = [] {           \
-    (var).vjp = (fn);                             \
-    return 0;                                     \
+#define TANDEM_DEFINE_VJP(var, fn)      \
+  static const int var##_vjp_set = [] { \
+    (var).vjp = (fn);                   \
+    return 0;                           \
   }();
 // Marks an OpDef whose outputs never carry gradients.
-#define TANDEM_NOT_DIFFERENTIABLE(var)            \
-  static const int var##_nondiff_set = [] {       \
-    (var).non_differentiable = true;              \
-    return 0;                                     \
+#define TANDEM_NOT_DIFFERENTIABLE(var)      \
+  static const int var##_nondiff_set = [] { \
+    (var).non_differentiable = true;        \
+    return 0;                               \
   }();
 
 // Marks an OpDef that draws from the random generator.
-#define TANDEM_STATEFUL(var)                      \
-  static const int var##_stateful_set = [] {      \
-    (var).stateful = true;                        \
-    return 0;                                     \
+#define TANDEM_STATEFUL(var)                 \
+  static const int var##_stateful_set = [] { \
+    (var).stateful = true;                   \
+    return 0;                                \
   }();
 
 // Defines and registers an OpDef at static-initialisation time.
-#define TANDEM_REGISTER_OP(var)                                 \
-  static const int var##_registered = [] {                      \
-    ::tandem::register_op(&var);                                \
-    return 0;                                                   \
+#define TANDEM_REGISTER_OP(var)            \
+  static const int var##_registered = [] { \
+    ::tandem::register_op(&var);           \
+    return 0;                              \
   }();

@@ -23,8 +23,7 @@ Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& a);
 Tensor avg_pool2d_backward(const Tensor& grad_out, const std::vector<int64_t>& input_size,
                            const Pool2dArgs& a);
 Tensor adaptive_avg_pool2d(const Tensor& x, const std::vector<int64_t>& output_size);
-Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out,
-                                    const std::vector<int64_t>& input_size);
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const std::vector<int64_t>& input_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x,
                                               const std::vector<int64_t>& output_size);
 // PyTorch's pooled output size for one dim.

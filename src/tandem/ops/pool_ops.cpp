@@ -22,9 +22,12 @@ int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
 namespace {
 
 Attrs pool_attrs(const Pool2dArgs& a) {
-  return {{"kernel", a.kernel},       {"stride", a.stride},
-          {"padding", a.padding},     {"dilation", a.dilation},
-          {"ceil_mode", a.ceil_mode}, {"count_include_pad", a.count_include_pad},
+  return {{"kernel", a.kernel},
+          {"stride", a.stride},
+          {"padding", a.padding},
+          {"dilation", a.dilation},
+          {"ceil_mode", a.ceil_mode},
+          {"count_include_pad", a.count_include_pad},
           {"divisor_override", a.divisor_override}};
 }
 
@@ -41,7 +44,8 @@ PoolParams params_of(const Shape& x, const Attrs& at, const char* op) {
                  " stride=", s[i], " dilation=", d[i]);
     TANDEM_CHECK(p[i] >= 0 && p[i] <= (d[i] * (k[i] - 1) + 1) / 2, ValueError, op,
                  ": pad should be non-negative and at most half of the effective kernel size, "
-                 "got pad=", p[i], " kernel_size=", k[i]);
+                 "got pad=",
+                 p[i], " kernel_size=", k[i]);
   }
   PoolParams pp;
   pp.planes = x[0] * x[1];
@@ -64,7 +68,8 @@ DType float_dtype(const Tensor& x, const char* op) {
   return x.dtype();
 }
 
-std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
+std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                   const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
   Shape s{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW};
   return {{s, float_dtype(in[0], "max_pool2d")}, {s, DType::Int64}};
@@ -86,20 +91,22 @@ std::vector<TensorMeta> maxp_bwd_infer(const OpDef&, const std::vector<Tensor>& 
                    in[0].shape()[0] == xs[0] && in[0].shape()[1] == xs[1],
                ValueError, "max_pool2d_backward: grad_output ", shape_str(in[0].shape()),
                " and indices ", shape_str(in[1].shape()), " don't fit input size ", shape_str(xs));
-  TANDEM_CHECK(in[1].dtype() == DType::Int64, TypeError, "max_pool2d_backward: indices must be int64");
+  TANDEM_CHECK(in[1].dtype() == DType::Int64, TypeError,
+               "max_pool2d_backward: indices must be int64");
   return {{xs, float_dtype(in[0], "max_pool2d_backward")}};
 }
 void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                      const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
   PoolParams p{};
-  p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2], p.OW = in[0].shape()[3];
+  p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2],
+  p.OW = in[0].shape()[3];
   DType kt = float_kernel_dtype(out[0].dtype());
   Tensor gy = dense_as(in[0], kt), idx = in[1].contiguous(), gx = kernel_buffer(out[0], kt);
   const int64_t* ip = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ",
-                 ip[i], " out of range for a ", p.H, "x", p.W, " plane");
+    TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ", ip[i],
+                 " out of range for a ", p.H, "x", p.W, " plane");
   if (gx.numel()) max_pool2d_bwd(p, kt, gy.data_ptr(), ip, gx.data_ptr());
   copy_back(gx, out[0]);
 }
@@ -163,17 +170,17 @@ void aavg_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
 std::vector<TensorMeta> aavg_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
                                        const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
-  TANDEM_CHECK(xs.size() == 4 && in[0].dim() == 4 && in[0].shape()[0] == xs[0] &&
-                   in[0].shape()[1] == xs[1],
-               ValueError, "adaptive_avg_pool2d_backward: grad_output ", shape_str(in[0].shape()),
-               " doesn't fit input size ", shape_str(xs));
+  TANDEM_CHECK(
+      xs.size() == 4 && in[0].dim() == 4 && in[0].shape()[0] == xs[0] && in[0].shape()[1] == xs[1],
+      ValueError, "adaptive_avg_pool2d_backward: grad_output ", shape_str(in[0].shape()),
+      " doesn't fit input size ", shape_str(xs));
   return {{xs, float_dtype(in[0], "adaptive_avg_pool2d_backward")}};
 }
 void aavg_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                      const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
-  PoolParams p = adaptive_params(xs, {in[0].shape()[2], in[0].shape()[3]},
-                                 "adaptive_avg_pool2d_backward");
+  PoolParams p =
+      adaptive_params(xs, {in[0].shape()[2], in[0].shape()[3]}, "adaptive_avg_pool2d_backward");
   DType kt = float_kernel_dtype(out[0].dtype());
   Tensor gy = dense_as(in[0], kt), gx = kernel_buffer(out[0], kt);
   if (gx.numel()) adaptive_avg_pool2d_bwd(p, kt, gy.data_ptr(), gx.data_ptr());
@@ -277,7 +284,9 @@ auto batched(const Tensor& x, const char* op, F&& f) {
                shape_str(x.shape()));
   return x.dim() == 3 ? std::forward<F>(f)(unsqueeze(x, 0), true) : std::forward<F>(f)(x, false);
 }
-Tensor unbatch(const Tensor& t, bool u) { return u ? squeeze(t, std::vector<int64_t>{0}) : t; }
+Tensor unbatch(const Tensor& t, bool u) {
+  return u ? squeeze(t, std::vector<int64_t>{0}) : t;
+}
 
 }  // namespace
 

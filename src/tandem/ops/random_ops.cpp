@@ -35,8 +35,7 @@ std::pair<uint64_t, uint64_t> reserve(uint64_t n) {
 
 enum class Dist { Uniform, Normal, Randint, Bernoulli };
 
-std::vector<TensorMeta> dist_infer(const OpDef& op, const std::vector<Tensor>& in,
-                                   const Attrs& a) {
+std::vector<TensorMeta> dist_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a) {
   if (!in.empty()) return {{in[0].shape(), in[0].dtype()}};  // bernoulli(p)
   return {{a.get_ints("shape"), a.get_dtype("dtype")}};
 }
@@ -159,15 +158,21 @@ Tensor uniform(double low, double high, const Shape& shape, DType dtype) {
   check_float(dtype, "uniform");
   TANDEM_CHECK(low <= high, ValueError, "uniform: expects low <= high, got low=", low,
                " high=", high);
-  return dispatch1(uniform_op, {}, {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", low}, {"b", high}});
+  return dispatch1(uniform_op, {},
+                   {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", low}, {"b", high}});
 }
-Tensor rand(const Shape& shape, DType dtype) { return uniform(0, 1, shape, dtype); }
+Tensor rand(const Shape& shape, DType dtype) {
+  return uniform(0, 1, shape, dtype);
+}
 Tensor normal(double mean, double std, const Shape& shape, DType dtype) {
   check_float(dtype, "normal");
   TANDEM_CHECK(std >= 0, ValueError, "normal: expects std >= 0.0, got ", std);
-  return dispatch1(normal_op, {}, {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", mean}, {"b", std}});
+  return dispatch1(normal_op, {},
+                   {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", mean}, {"b", std}});
 }
-Tensor randn(const Shape& shape, DType dtype) { return normal(0, 1, shape, dtype); }
+Tensor randn(const Shape& shape, DType dtype) {
+  return normal(0, 1, shape, dtype);
+}
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
   TANDEM_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
                " high=", high);
@@ -183,10 +188,12 @@ Tensor bernoulli(const Shape& shape, double p, DType dtype) {
   return bernoulli(full(shape, Scalar(p), dtype));
 }
 const Tensor& normal_(const Tensor& x, double mean, double std) {
-  return copy_(x, normal(mean, std, x.shape(), is_floating(x.dtype()) ? x.dtype() : DType::Float64));
+  return copy_(x,
+               normal(mean, std, x.shape(), is_floating(x.dtype()) ? x.dtype() : DType::Float64));
 }
 const Tensor& uniform_(const Tensor& x, double low, double high) {
-  return copy_(x, uniform(low, high, x.shape(), is_floating(x.dtype()) ? x.dtype() : DType::Float64));
+  return copy_(x,
+               uniform(low, high, x.shape(), is_floating(x.dtype()) ? x.dtype() : DType::Float64));
 }
 
 Tensor randperm(int64_t n, DType dtype) {
@@ -218,15 +225,16 @@ Tensor multinomial(const Tensor& p, int64_t num_samples, bool replacement) {
     TANDEM_CHECK(std::isfinite(wp[i]) && wp[i] >= 0, ValueError,
                  "multinomial: probability tensor contains either inf, nan or element < 0");
   auto [seed, off] = reserve(uint64_t(rows * num_samples));
-  Tensor out = Tensor::empty(p.dim() == 1 ? Shape{num_samples} : Shape{rows, num_samples},
-                             DType::Int64);
+  Tensor out =
+      Tensor::empty(p.dim() == 1 ? Shape{num_samples} : Shape{rows, num_samples}, DType::Int64);
   int64_t* o = out.data<int64_t>();
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<double> row(wp + r * cats, wp + (r + 1) * cats);
     for (int64_t s = 0; s < num_samples; ++s) {
       double total = 0;
       for (double v : row) total += v;
-      TANDEM_CHECK(total > 0, ValueError, "multinomial: invalid distribution (sum of probabilities <= 0)");
+      TANDEM_CHECK(total > 0, ValueError,
+                   "multinomial: invalid distribution (sum of probabilities <= 0)");
       auto rnd = philox4x32(off + uint64_t(r * num_samples + s), seed);
       double u = to_unit_double(rnd[0], rnd[1]) * total, acc = 0;
       int64_t pick = cats - 1;

@@ -30,7 +30,8 @@ std::vector<int64_t> normalize_dims(const DimList& dims, int64_t ndim, const cha
   std::vector<bool> seen(size_t(std::max<int64_t>(ndim, 1)), false);
   for (int64_t d : *dims) {
     int64_t w = wrap_dim(d, ndim, op);
-    TANDEM_CHECK(!seen[w], ValueError, op, ": dim ", w, " appears multiple times in the list of dims");
+    TANDEM_CHECK(!seen[w], ValueError, op, ": dim ", w,
+                 " appears multiple times in the list of dims");
     seen[w] = true;
     if (ndim > 0) out.push_back(w);
   }
@@ -44,8 +45,10 @@ Shape reduced_shape(const Shape& shape, const std::vector<int64_t>& dims, bool k
   for (size_t d = 0; d < shape.size(); ++d) {
     bool red = k < dims.size() && dims[k] == int64_t(d);
     if (red) ++k;
-    if (!red) out.push_back(shape[d]);
-    else if (keepdim) out.push_back(1);
+    if (!red)
+      out.push_back(shape[d]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -83,9 +86,12 @@ ReduceGeom prepare(const Tensor& x, const std::vector<int64_t>& dims) {
         g.O *= s[d];
         continue;
       }
-      if (d < first) g.O *= s[d];
-      else if (d > last) g.I *= s[d];
-      else g.R *= s[d];
+      if (d < first)
+        g.O *= s[d];
+      else if (d > last)
+        g.I *= s[d];
+      else
+        g.R *= s[d];
     }
     return g;
   }
@@ -118,7 +124,9 @@ DType reduce_out_dtype(RKind k, DType in, const Attrs& attrs, const char* op) {
   }
 }
 
-RKind kind_of(const OpDef& op) { return RKind(reinterpret_cast<intptr_t>(op.data)); }
+RKind kind_of(const OpDef& op) {
+  return RKind(reinterpret_cast<intptr_t>(op.data));
+}
 
 std::vector<TensorMeta> reduce_infer(const OpDef& op, const std::vector<Tensor>& in,
                                      const Attrs& attrs) {
@@ -141,13 +149,14 @@ void reduce_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tens
   RKind k = kind_of(op);
   DType od = out[0].dtype();
   // Accumulate in the output's dtype, float32 for 16-bit floats; all/any read bools.
-  DType acc = (k == RKind::All || k == RKind::Any) ? DType::Bool
+  DType acc = (k == RKind::All || k == RKind::Any)              ? DType::Bool
               : (od == DType::Float16 || od == DType::BFloat16) ? DType::Float32
                                                                 : od;
   Tensor xin = x.dtype() == acc ? x : to_dtype(x, acc);
   ReduceGeom g = prepare(xin, dims);
-  Tensor dst = (out[0].dtype() == acc && out[0].is_contiguous()) ? out[0]
-                                                                  : Tensor::empty(out[0].shape(), acc);
+  Tensor dst = (out[0].dtype() == acc && out[0].is_contiguous())
+                   ? out[0]
+                   : Tensor::empty(out[0].shape(), acc);
   static const ReduceKind map[] = {ReduceKind::Sum, ReduceKind::Prod, ReduceKind::Sum,
                                    ReduceKind::Max, ReduceKind::Min,  ReduceKind::All,
                                    ReduceKind::Any};
@@ -286,8 +295,8 @@ void arg_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>
              const Attrs& attrs) {
   const Tensor& x = in[0];
   bool is_max = op.data != nullptr;
-  DType ct = (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32
-                                                                            : x.dtype();
+  DType ct =
+      (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32 : x.dtype();
   Tensor xin = x.dtype() == ct ? x : to_dtype(x, ct);
   std::vector<int64_t> dims;
   if (x.dim() > 0) dims.push_back(wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str()));
@@ -312,8 +321,8 @@ TANDEM_REGISTER_OP(min_dim_op)
 TANDEM_DEFINE_VJP(max_dim_op, arg_vjp)
 TANDEM_DEFINE_VJP(min_dim_op, arg_vjp)
 
-Attrs reduce_attrs(const Tensor& x, const DimList& dims, bool keepdim,
-                   std::optional<DType> dtype, const char* op) {
+Attrs reduce_attrs(const Tensor& x, const DimList& dims, bool keepdim, std::optional<DType> dtype,
+                   const char* op) {
   Attrs a{{"dims", normalize_dims(dims, x.dim(), op)}, {"keepdim", keepdim}};
   if (dtype) a.set("dtype", int64_t(*dtype));
   return a;
@@ -376,8 +385,7 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return min_dim(x, *dim, keepdim).second;
 }
 
-std::pair<Tensor, Tensor> var_mean(const Tensor& x, DimList dims, double correction,
-                                   bool keepdim) {
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, DimList dims, double correction, bool keepdim) {
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "var: expected a floating point tensor, got ",
                dtype_name(x.dtype()));
   std::vector<int64_t> d = normalize_dims(dims, x.dim(), "var");
@@ -393,8 +401,7 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& x, DimList dims, double correct
 Tensor var(const Tensor& x, DimList dims, double correction, bool keepdim) {
   return var_mean(x, dims, correction, keepdim).first;
 }
-std::pair<Tensor, Tensor> std_mean(const Tensor& x, DimList dims, double correction,
-                                   bool keepdim) {
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, DimList dims, double correction, bool keepdim) {
   auto [v, m] = var_mean(x, dims, correction, keepdim);
   return {sqrt(v), m};
 }

@@ -11,7 +11,9 @@
 namespace tandem {
 namespace {
 
-bool bilinear(const OpDef& op) { return op.name.find("bilinear") != std::string::npos; }
+bool bilinear(const OpDef& op) {
+  return op.name.find("bilinear") != std::string::npos;
+}
 
 ResizeParams resize_params(const Shape& x, const Shape& y, const Attrs& at) {
   ResizeParams p;
@@ -22,7 +24,8 @@ ResizeParams resize_params(const Shape& x, const Shape& y, const Attrs& at) {
   return p;
 }
 
-std::vector<TensorMeta> resize_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
+std::vector<TensorMeta> resize_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                     const Attrs& at) {
   const Tensor& x = in[0];
   TANDEM_CHECK(x.dim() == 4, ValueError, op.name, ": expected a 4-D input (N, C, H, W), got shape ",
                shape_str(x.shape()));
@@ -40,7 +43,8 @@ void resize_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<T
   DType kt = float_kernel_dtype(out[0].dtype());
   Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   ResizeParams p = resize_params(x.shape(), y.shape(), at);
-  if (y.numel()) (bilinear(op) ? resize_bilinear : resize_nearest)(p, kt, x.data_ptr(), y.data_ptr());
+  if (y.numel())
+    (bilinear(op) ? resize_bilinear : resize_nearest)(p, kt, x.data_ptr(), y.data_ptr());
   copy_back(y, out[0]);
 }
 
@@ -48,10 +52,10 @@ void resize_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<T
 std::vector<TensorMeta> resize_bwd_infer(const OpDef& op, const std::vector<Tensor>& in,
                                          const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
-  TANDEM_CHECK(xs.size() == 4 && in[0].dim() == 4 && in[0].shape()[0] == xs[0] &&
-                   in[0].shape()[1] == xs[1],
-               ValueError, op.name, ": grad_output ", shape_str(in[0].shape()),
-               " doesn't fit input size ", shape_str(xs));
+  TANDEM_CHECK(
+      xs.size() == 4 && in[0].dim() == 4 && in[0].shape()[0] == xs[0] && in[0].shape()[1] == xs[1],
+      ValueError, op.name, ": grad_output ", shape_str(in[0].shape()), " doesn't fit input size ",
+      shape_str(xs));
   return {{xs, in[0].dtype()}};
 }
 void resize_bwd_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
@@ -79,7 +83,8 @@ ConvParams im2col_params(const Shape& x, const Attrs& at, const char* op) {
   p.pt = p.pb = pd[0];
   p.pl = p.pr = pd[1];
   p.groups = 1;
-  int64_t eh = p.H + 2 * pd[0] - d[0] * (k[0] - 1) - 1, ew = p.W + 2 * pd[1] - d[1] * (k[1] - 1) - 1;
+  int64_t eh = p.H + 2 * pd[0] - d[0] * (k[0] - 1) - 1,
+          ew = p.W + 2 * pd[1] - d[1] * (k[1] - 1) - 1;
   TANDEM_CHECK(eh >= 0 && ew >= 0, ValueError, op, ": the kernel (", k[0], ", ", k[1],
                ") with dilation doesn't fit the padded input ", shape_str(x));
   p.OH = eh / s[0] + 1;
@@ -88,8 +93,8 @@ ConvParams im2col_params(const Shape& x, const Attrs& at, const char* op) {
 }
 
 std::vector<TensorMeta> unfold_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
-  TANDEM_CHECK(in[0].dim() == 4, ValueError, "unfold: expected a 4-D input (N, C, H, W), got shape ",
-               shape_str(in[0].shape()));
+  TANDEM_CHECK(in[0].dim() == 4, ValueError,
+               "unfold: expected a 4-D input (N, C, H, W), got shape ", shape_str(in[0].shape()));
   TANDEM_CHECK(is_floating(in[0].dtype()), TypeError, "unfold: expected a floating input");
   ConvParams p = im2col_params(in[0].shape(), at, "unfold");
   return {{{p.N, p.C * p.KH * p.KW, p.OH * p.OW}, in[0].dtype()}};
@@ -143,8 +148,10 @@ void fold_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
 
 const OpDef nearest_op = make_op("upsample_nearest2d", resize_infer, resize_kernel);
 const OpDef bilinear_op = make_op("upsample_bilinear2d", resize_infer, resize_kernel);
-const OpDef nearest_bwd_op = make_op("upsample_nearest2d_backward", resize_bwd_infer, resize_bwd_kernel);
-const OpDef bilinear_bwd_op = make_op("upsample_bilinear2d_backward", resize_bwd_infer, resize_bwd_kernel);
+const OpDef nearest_bwd_op =
+    make_op("upsample_nearest2d_backward", resize_bwd_infer, resize_bwd_kernel);
+const OpDef bilinear_bwd_op =
+    make_op("upsample_bilinear2d_backward", resize_bwd_infer, resize_bwd_kernel);
 const OpDef unfold_op = make_op("unfold", unfold_infer, unfold_kernel);
 const OpDef fold_op = make_op("fold", fold_infer, fold_kernel);
 TANDEM_REGISTER_OP(nearest_op)

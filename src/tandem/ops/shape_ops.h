@@ -48,8 +48,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
 Tensor hstack(const std::vector<Tensor>& xs);
 Tensor vstack(const std::vector<Tensor>& xs);
 Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
-Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts,
-            const std::vector<int64_t>& dims);
+Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims);
 // PyTorch's repeat: tile the whole tensor `repeats` times per dim.
 Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats);
 // numpy's tile: like repeat, with fewer reps padded with leading ones.

@@ -87,31 +87,50 @@ DEFINE_UNARY(isposinf, ({EwPolicy::Predicate, PRED(IsPosInf)}))
 DEFINE_UNARY(isneginf, ({EwPolicy::Predicate, PRED(IsNegInf)}))
 DEFINE_UNARY(signbit, ({EwPolicy::Predicate, PRED(Signbit)}))
 DEFINE_UNARY(logical_not, ({EwPolicy::Predicate, PRED(LogicalNot)}))
-DEFINE_UNARY(bitwise_not, ({EwPolicy::Integral, unary_table<fn::BitwiseNot, void, bool,
-                                                            TANDEM_INT_TYPES>()}))
+DEFINE_UNARY(bitwise_not,
+             ({EwPolicy::Integral, unary_table<fn::BitwiseNot, void, bool, TANDEM_INT_TYPES>()}))
 
 // Integer bounds outside the dtype's range saturate (clamping a uint8 tensor at -2 is
 // clamping at 0) instead of wrapping or overflowing when the kernel converts them.
 double saturate_bound(double v, DType t) {
   double lo, hi;
   switch (t) {
-    case DType::UInt8: lo = 0, hi = 255; break;
-    case DType::Int8: lo = -128, hi = 127; break;
-    case DType::Int16: lo = -32768, hi = 32767; break;
-    case DType::Int32: lo = -2147483648.0, hi = 2147483647.0; break;
-    case DType::Int64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
-    default: return v;
+    case DType::UInt8:
+      lo = 0, hi = 255;
+      break;
+    case DType::Int8:
+      lo = -128, hi = 127;
+      break;
+    case DType::Int16:
+      lo = -32768, hi = 32767;
+      break;
+    case DType::Int32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::Int64:
+      lo = -9223372036854775808.0, hi = 9223372036854774784.0;
+      break;
+    default:
+      return v;
   }
   return std::min(std::max(v, lo), hi);
 }
 
 // --- backward rules --------------------------------------------------------------------
-Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+Tensor num(double v) {
+  return scalar_tensor(Scalar(v));
+}
 // A 0/1 tensor of g's dtype from a predicate (gradients through it are zero).
-Tensor mask(const Tensor& cond, const Tensor& g) { return to_dtype(cond, g.dtype()); }
-Tensor zero_grad(const Tensor& g) { return zeros(g.shape(), g.dtype()); }
+Tensor mask(const Tensor& cond, const Tensor& g) {
+  return to_dtype(cond, g.dtype());
+}
+Tensor zero_grad(const Tensor& g) {
+  return zeros(g.shape(), g.dtype());
+}
 
-std::vector<Tensor> neg_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {neg(g[0])}; }
+std::vector<Tensor> neg_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
+  return {neg(g[0])};
+}
 std::vector<Tensor> exp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], c.outputs[0])};
 }
@@ -134,7 +153,9 @@ std::vector<Tensor> relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> zero_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
   return {zero_grad(g[0])};
 }
-std::vector<Tensor> identity_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+std::vector<Tensor> identity_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
+  return {g[0]};
+}
 std::vector<Tensor> abs_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], sign(c.inputs[0]))};
 }
@@ -193,7 +214,9 @@ std::vector<Tensor> tan_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], add(mul(y, y), num(1.0)))};
 }
 // 1 - x^2, x^2 - 1 and x^2 + 1 for the inverse trigonometric and hyperbolic functions.
-Tensor one_minus_sq(const Tensor& x) { return sub(num(1.0), mul(x, x)); }
+Tensor one_minus_sq(const Tensor& x) {
+  return sub(num(1.0), mul(x, x));
+}
 std::vector<Tensor> asin_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], rsqrt(one_minus_sq(c.inputs[0])))};
 }
@@ -361,8 +384,10 @@ TANDEM_NOT_DIFFERENTIABLE(bitwise_not_op)
 
 }  // namespace
 
-#define TANDEM_DEFINE_UNARY_FN(name) \
-  Tensor name(const Tensor& x) { return dispatch1(name##_op, {x}); }
+#define TANDEM_DEFINE_UNARY_FN(name)  \
+  Tensor name(const Tensor& x) {      \
+    return dispatch1(name##_op, {x}); \
+  }
 TANDEM_DEFINE_UNARY_FN(neg)
 TANDEM_DEFINE_UNARY_FN(abs)
 TANDEM_DEFINE_UNARY_FN(sign)
@@ -449,12 +474,13 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   TANDEM_CHECK(min_val <= max_val, ValueError, "hardtanh: min_val (", min_val,
                ") must not exceed max_val (", max_val, ")");
   DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
-  return dispatch1(clamp_op, {x},
-                   {{"min", saturate_bound(min_val, t)},
-                    {"max", saturate_bound(max_val, t)},
-                    {"open", true}});
+  return dispatch1(
+      clamp_op, {x},
+      {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}, {"open", true}});
 }
-Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
+Tensor relu6(const Tensor& x) {
+  return hardtanh(x, 0.0, 6.0);
+}
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   TANDEM_CHECK(min || max, ValueError, "clamp: at least one of 'min' or 'max' must not be None");
@@ -483,11 +509,10 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
 
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  double big = x.dtype() == DType::Float64   ? std::numeric_limits<double>::max()
-               : x.dtype() == DType::Float16 ? 65504.0
-               : x.dtype() == DType::BFloat16
-                   ? 3.3895313892515355e38
-                   : double(std::numeric_limits<float>::max());
+  double big = x.dtype() == DType::Float64    ? std::numeric_limits<double>::max()
+               : x.dtype() == DType::Float16  ? 65504.0
+               : x.dtype() == DType::BFloat16 ? 3.3895313892515355e38
+                                              : double(std::numeric_limits<float>::max());
   return dispatch1(nan_to_num_op, {x},
                    {{"nan", nan.value_or(0.0)},
                     {"posinf", posinf.value_or(big)},

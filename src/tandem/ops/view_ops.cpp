@@ -199,7 +199,8 @@ Tensor slice_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a
 
 Tensor select_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor& x = in[0];
-  TANDEM_CHECK(x.dim() > 0, IndexError, "select: invalid index of a 0-dim tensor; use "
+  TANDEM_CHECK(x.dim() > 0, IndexError,
+               "select: invalid index of a 0-dim tensor; use "
                "tensor.item() to convert a 0-dim tensor to a number");
   int64_t d = wrap_dim(a.get_int("dim"), x.dim(), "select");
   int64_t n = x.shape()[d], i = a.get_int("index");
@@ -305,7 +306,9 @@ std::vector<Tensor> permute_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {permute(g[0], inv)};
 }
 // expand: the engine sums the gradient back to the input's shape.
-std::vector<Tensor> expand_vjp(const VjpCtx&, const std::vector<Tensor>& g) { return {g[0]}; }
+std::vector<Tensor> expand_vjp(const VjpCtx&, const std::vector<Tensor>& g) {
+  return {g[0]};
+}
 TANDEM_DEFINE_VJP(reshape_op, reshape_vjp)
 TANDEM_DEFINE_VJP(view_op, reshape_vjp)
 TANDEM_DEFINE_VJP(squeeze_op, reshape_vjp)
@@ -357,7 +360,9 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 Tensor expand(const Tensor& x, const Shape& shape) {
   return dispatch1(expand_op, {x}, {{"shape", shape}});
 }
-Tensor broadcast_to(const Tensor& x, const Shape& shape) { return expand(x, shape); }
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  return expand(x, shape);
+}
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step) {
   return dispatch1(slice_op, {x},

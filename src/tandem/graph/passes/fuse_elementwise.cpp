@@ -133,8 +133,10 @@ void fuse_elementwise(Graph& g) {
   }
   std::vector<Node> nodes;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (role[i] == 0) nodes.push_back(std::move(g.nodes[i]));
-    else if (role[i] == 2) nodes.push_back(std::move(fused_at.at(i)));
+    if (role[i] == 0)
+      nodes.push_back(std::move(g.nodes[i]));
+    else if (role[i] == 2)
+      nodes.push_back(std::move(fused_at.at(i)));
   }
   g.nodes = std::move(nodes);
 }

@@ -9,24 +9,24 @@
 namespace tandem::fn {
 using namespace simd;
 
-#define TANDEM_BINARY_FN(NAME, EXPR, VEXPR)         \
-  struct NAME {                                     \
-    template <typename T>                           \
-    static T s(T a, T b, const EwP& p) {            \
-      return EXPR;                                  \
-    }                                               \
-    template <typename V>                           \
-    static V v(V a, V b, const EwP& p) {            \
-      using T = typename V::T;                      \
-      return VEXPR;                                 \
-    }                                               \
+#define TANDEM_BINARY_FN(NAME, EXPR, VEXPR) \
+  struct NAME {                             \
+    template <typename T>                   \
+    static T s(T a, T b, const EwP& p) {    \
+      return EXPR;                          \
+    }                                       \
+    template <typename V>                   \
+    static V v(V a, V b, const EwP& p) {    \
+      using T = typename V::T;              \
+      return VEXPR;                         \
+    }                                       \
   };
-#define TANDEM_BINARY_FN_S(NAME, RET, EXPR)  \
-  struct NAME {                              \
-    template <typename T>                    \
-    static RET s(T a, T b, const EwP& p) {   \
-      return EXPR;                           \
-    }                                        \
+#define TANDEM_BINARY_FN_S(NAME, RET, EXPR) \
+  struct NAME {                             \
+    template <typename T>                   \
+    static RET s(T a, T b, const EwP& p) {  \
+      return EXPR;                          \
+    }                                       \
   };
 
 template <typename T>
@@ -39,8 +39,7 @@ struct WrapOf {
   using type = T;
 };
 template <typename T>
-  requires(std::is_integral_v<T> && std::is_signed_v<T>)
-struct WrapOf<T> {
+requires(std::is_integral_v<T>&& std::is_signed_v<T>) struct WrapOf<T> {
   using type = std::make_unsigned_t<T>;
 };
 template <typename T>
@@ -162,7 +161,7 @@ TANDEM_BINARY_FN_S(Ge, bool, a >= b)
 TANDEM_BINARY_FN_S(LogicalAnd, bool, bool(a) && bool(b))
 TANDEM_BINARY_FN_S(LogicalOr, bool, bool(a) || bool(b))
 TANDEM_BINARY_FN_S(LogicalXor, bool, bool(a) != bool(b))
-TANDEM_BINARY_FN_S(BitAnd, T, T(a & b))
+TANDEM_BINARY_FN_S(BitAnd, T, T(a& b))
 TANDEM_BINARY_FN_S(BitOr, T, T(a | b))
 TANDEM_BINARY_FN_S(BitXor, T, T(a ^ b))
 // Shifts past the bit width give 0 (or -1 for negative values shifted right), as in PyTorch.

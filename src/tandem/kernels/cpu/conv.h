@@ -10,12 +10,12 @@
 namespace tandem {
 
 struct ConvParams {
-  int64_t N, C, H, W;        // input
-  int64_t O, KH, KW;         // weight (O, C / groups, KH, KW)
-  int64_t OH, OW;            // output
-  int64_t sh, sw;            // stride
-  int64_t pt, pl, pb, pr;    // padding top / left / bottom / right
-  int64_t dh, dw;            // dilation (1 = dense)
+  int64_t N, C, H, W;      // input
+  int64_t O, KH, KW;       // weight (O, C / groups, KH, KW)
+  int64_t OH, OW;          // output
+  int64_t sh, sw;          // stride
+  int64_t pt, pl, pb, pr;  // padding top / left / bottom / right
+  int64_t dh, dw;          // dilation (1 = dense)
   int64_t groups;
   std::string key() const;
 };
@@ -23,11 +23,10 @@ struct ConvParams {
 void conv2d_forward(const ConvParams& p, DType dt, const void* x, const void* w, const void* b,
                     void* y);
 // gx = d(loss)/dx from gy = d(loss)/dy.
-void conv2d_backward_data(const ConvParams& p, DType dt, const void* gy, const void* w,
-                          void* gx);
+void conv2d_backward_data(const ConvParams& p, DType dt, const void* gy, const void* w, void* gx);
 // gw (and gb when not null) from x and gy.
-void conv2d_backward_weights(const ConvParams& p, DType dt, const void* x, const void* gy,
-                             void* gw, void* gb);
+void conv2d_backward_weights(const ConvParams& p, DType dt, const void* x, const void* gy, void* gw,
+                             void* gb);
 
 // im2col of one image's Cg channels into cols (Cg * KH * KW, OH * OW), and its adjoint
 // (col2im accumulates into x). Instantiated for float and double.

@@ -25,9 +25,9 @@ void backward_weights(const ConvParams&, DType, const T*, const T*, T*, T*);
 
 std::string ConvParams::key() const {
   std::ostringstream os;
-  os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ','
-     << sh << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ','
-     << dw << ',' << groups;
+  os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ',' << sh
+     << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ',' << dw
+     << ',' << groups;
   return os.str();
 }
 
@@ -43,7 +43,7 @@ dnnl::engine& engine() {
 }
 
 struct Descs {
-  memory::desc src, wei, bias, dst;            // plain user layouts
+  memory::desc src, wei, bias, dst;  // plain user layouts
   memory::desc src_any, wei_any, bias_any, dst_any;
   memory::dims strides, dil, pad_l, pad_r;
 };
@@ -51,8 +51,9 @@ struct Descs {
 Descs descs_of(const ConvParams& p) {
   Descs d;
   memory::dims src{p.N, p.C, p.H, p.W}, dst{p.N, p.O, p.OH, p.OW}, bias{p.O};
-  memory::dims wei = p.groups == 1 ? memory::dims{p.O, p.C, p.KH, p.KW}
-                                   : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
+  memory::dims wei = p.groups == 1
+                         ? memory::dims{p.O, p.C, p.KH, p.KW}
+                         : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
   d.src = memory::desc(src, dt::f32, tag::nchw);
   d.dst = memory::desc(dst, dt::f32, tag::nchw);
   d.wei = memory::desc(wei, dt::f32, p.groups == 1 ? tag::oihw : tag::goihw);
@@ -134,8 +135,8 @@ Entry& entry_for(const ConvParams& p) {
   e->d = descs_of(p);
   const Descs& d = e->d;
   auto fdesc = dnnl::convolution_forward::desc(
-      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
-      d.wei_any, d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
+      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any, d.wei_any,
+      d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
   e->fwd_pd = dnnl::convolution_forward::primitive_desc(fdesc, engine());
   e->fwd = dnnl::convolution_forward(e->fwd_pd);
   e->fwd_src = make_reorder(d.src, e->fwd_pd.src_desc());
@@ -149,9 +150,9 @@ void ensure_bwd_data(Entry& e) {
   std::lock_guard<std::mutex> g(cache_mu);
   if (e.has_bwd_data) return;
   const Descs& d = e.d;
-  auto desc = dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct,
-                                                    d.src_any, d.wei_any, d.dst_any, d.strides,
-                                                    d.dil, d.pad_l, d.pad_r);
+  auto desc = dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.src_any,
+                                                    d.wei_any, d.dst_any, d.strides, d.dil, d.pad_l,
+                                                    d.pad_r);
   e.bd_pd = dnnl::convolution_backward_data::primitive_desc(desc, engine(), e.fwd_pd);
   e.bd = dnnl::convolution_backward_data(e.bd_pd);
   e.bd_gy = make_reorder(d.dst, e.bd_pd.diff_dst_desc());
@@ -164,9 +165,9 @@ void ensure_bwd_weights(Entry& e) {
   std::lock_guard<std::mutex> g(cache_mu);
   if (e.has_bwd_w) return;
   const Descs& d = e.d;
-  auto desc = dnnl::convolution_backward_weights::desc(
-      dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.bias_any, d.dst_any,
-      d.strides, d.dil, d.pad_l, d.pad_r);
+  auto desc = dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct,
+                                                       d.src_any, d.wei_any, d.bias_any, d.dst_any,
+                                                       d.strides, d.dil, d.pad_l, d.pad_r);
   e.bw_pd = dnnl::convolution_backward_weights::primitive_desc(desc, engine(), e.fwd_pd);
   e.bw = dnnl::convolution_backward_weights(e.bw_pd);
   e.bw_src = make_reorder(d.src, e.bw_pd.src_desc());
@@ -189,9 +190,8 @@ void guarded(const char* op, F&& f) {
 void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void* w, const void* b,
                     void* y) {
   if (dtype == DType::Float64)
-    return conv_ref::forward(p, dtype, static_cast<const double*>(x),
-                             static_cast<const double*>(w), static_cast<const double*>(b),
-                             static_cast<double*>(y));
+    return conv_ref::forward(p, dtype, static_cast<const double*>(x), static_cast<const double*>(w),
+                             static_cast<const double*>(b), static_cast<double*>(y));
   guarded("conv2d", [&] {
     Entry& e = entry_for(p);
     dnnl::stream strm(engine());
@@ -205,8 +205,9 @@ void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void*
       std::memset(zb.ptr, 0, zb.size);
     }
     memory bias(e.d.bias, engine(), const_cast<void*>(b ? b : zb.ptr));
-    e.fwd.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias},
-                         {DNNL_ARG_DST, dst}});
+    e.fwd.execute(
+        strm,
+        {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
     if (e.fwd_dst.needed) {
       memory user(e.d.dst, engine(), y);
       e.fwd_dst.prim.execute(strm, dst, user);
@@ -256,7 +257,9 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
       sb.ptr = cpu_allocate(sb.size);
     }
     memory db(e.d.bias, engine(), gb ? gb : sb.ptr);
-    e.bw.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw},
+    e.bw.execute(strm, {{DNNL_ARG_SRC, src},
+                        {DNNL_ARG_DIFF_DST, dy},
+                        {DNNL_ARG_DIFF_WEIGHTS, dw},
                         {DNNL_ARG_DIFF_BIAS, db}});
     if (e.bw_gw.needed) {
       memory user(e.d.wei, engine(), gw);

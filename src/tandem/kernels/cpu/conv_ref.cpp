@@ -95,8 +95,8 @@ template void im2col<float>(const ConvParams&, const float*, int64_t, float*);
 template void im2col<double>(const ConvParams&, const double*, int64_t, double*);
 template void col2im<float>(const ConvParams&, const float*, int64_t, float*);
 template void col2im<double>(const ConvParams&, const double*, int64_t, double*);
-template void forward<double>(const ConvParams&, DType, const double*, const double*,
-                              const double*, double*);
+template void forward<double>(const ConvParams&, DType, const double*, const double*, const double*,
+                              double*);
 template void forward<float>(const ConvParams&, DType, const float*, const float*, const float*,
                              float*);
 template void backward_data<double>(const ConvParams&, DType, const double*, const double*,
@@ -104,8 +104,8 @@ template void backward_data<double>(const ConvParams&, DType, const double*, con
 template void backward_data<float>(const ConvParams&, DType, const float*, const float*, float*);
 template void backward_weights<double>(const ConvParams&, DType, const double*, const double*,
                                        double*, double*);
-template void backward_weights<float>(const ConvParams&, DType, const float*, const float*,
-                                      float*, float*);
+template void backward_weights<float>(const ConvParams&, DType, const float*, const float*, float*,
+                                      float*);
 
 }  // namespace conv_ref
 }  // namespace tandem

@@ -90,9 +90,9 @@ void copy_same(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n, si
 template <typename S>
 void convert_from(const char* src, int64_t ss, char* dst, int64_t ds, DType ddt, int64_t n) {
   switch (ddt) {
-#define X(D, T)                                      \
-  case DType::D:                                     \
-    convert_loop<S, T>(src, ss, dst, ds, n);         \
+#define X(D, T)                              \
+  case DType::D:                             \
+    convert_loop<S, T>(src, ss, dst, ds, n); \
     return;
     TANDEM_ALL_STORAGE_TYPES(X)
 #undef X
@@ -105,9 +105,9 @@ void convert_strided(const char* src, int64_t ss, DType sdt, char* dst, int64_t 
                      int64_t n) {
   if (sdt == ddt) return copy_same(src, ss, dst, ds, n, itemsize(sdt));
   switch (sdt) {
-#define X(D, T)                                      \
-  case DType::D:                                     \
-    convert_from<T>(src, ss, dst, ds, ddt, n);       \
+#define X(D, T)                                \
+  case DType::D:                               \
+    convert_from<T>(src, ss, dst, ds, ddt, n); \
     return;
     TANDEM_ALL_STORAGE_TYPES(X)
 #undef X

@@ -21,8 +21,8 @@ struct Geometry {
   int64_t shape[16];
   int64_t strides[kMaxOps][16];  // bytes
   char* base[kMaxOps];
-  DType dtype[kMaxOps];      // storage dtype of each operand
-  DType fn_dtype[kMaxOps];   // dtype the array function uses for it
+  DType dtype[kMaxOps];     // storage dtype of each operand
+  DType fn_dtype[kMaxOps];  // dtype the array function uses for it
   size_t fn_size[kMaxOps];
 };
 
@@ -63,7 +63,8 @@ Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector
       }
     }
     g.shape[g.ndim] = shape[d];
-    for (int k = 0; k < g.nops; ++k) g.strides[k][g.ndim] = st[k][d] * int64_t(itemsize(g.dtype[k]));
+    for (int k = 0; k < g.nops; ++k)
+      g.strides[k][g.ndim] = st[k][d] * int64_t(itemsize(g.dtype[k]));
     g.ndim++;
   }
   // A tiny innermost dim (x.expand(n, 2)) would mean one call per couple of elements: walk
@@ -83,8 +84,7 @@ struct Scratch {
 };
 
 // Processes `len` elements of the innermost dim starting at per-operand pointers p.
-void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t len,
-                 Scratch& s) {
+void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t len, Scratch& s) {
   int last = g.ndim - 1;
   bool direct[kMaxOps];
   bool all_direct = true;
@@ -116,8 +116,7 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
         }
         in[k - 1] = s.buf[k];
       } else {
-        convert_strided(src, stride, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k],
-                        n);
+        convert_strided(src, stride, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k], n);
         in[k - 1] = s.buf[k];
       }
     }
@@ -200,9 +199,10 @@ void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Te
       ins[i] = inputs[i].contiguous();
       if (ins[i].shares_storage(out)) {  // already contiguous: force a copy
         Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
-        convert_strided(static_cast<const char*>(inputs[i].data_ptr()), int64_t(inputs[i].itemsize()),
-                        inputs[i].dtype(), static_cast<char*>(c.data_ptr()),
-                        int64_t(c.itemsize()), c.dtype(), c.numel());
+        convert_strided(static_cast<const char*>(inputs[i].data_ptr()),
+                        int64_t(inputs[i].itemsize()), inputs[i].dtype(),
+                        static_cast<char*>(c.data_ptr()), int64_t(c.itemsize()), c.dtype(),
+                        c.numel());
         ins[i] = c;
       }
     }
@@ -233,10 +233,18 @@ void copy_fn(int64_t n, void* out, const void* const* in, const double*) {
 void copy_into(const Tensor& dst, const Tensor& src) {
   EwCall call;
   switch (dst.itemsize()) {
-    case 1: call.fn = copy_fn<1>; break;
-    case 2: call.fn = copy_fn<2>; break;
-    case 4: call.fn = copy_fn<4>; break;
-    default: call.fn = copy_fn<8>; break;
+    case 1:
+      call.fn = copy_fn<1>;
+      break;
+    case 2:
+      call.fn = copy_fn<2>;
+      break;
+    case 4:
+      call.fn = copy_fn<4>;
+      break;
+    default:
+      call.fn = copy_fn<8>;
+      break;
   }
   call.out_dtype = dst.dtype();
   call.in_dtypes[0] = dst.dtype();

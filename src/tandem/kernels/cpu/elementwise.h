@@ -16,8 +16,8 @@ using ArrayFn = void (*)(int64_t n, void* out, const void* const* in, const doub
 struct EwCall {
   ArrayFn fn = nullptr;
   const double* params = nullptr;
-  DType out_dtype = DType::Float32;                // what fn writes
-  DType in_dtypes[kMaxEwInputs] = {};              // what fn reads, per input
+  DType out_dtype = DType::Float32;    // what fn writes
+  DType in_dtypes[kMaxEwInputs] = {};  // what fn reads, per input
 };
 
 // Runs call.fn over out's shape; inputs broadcast to it. out may be any view of any dtype.
@@ -26,8 +26,8 @@ void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Te
 void copy_into(const Tensor& dst, const Tensor& src);
 // n elements from a strided source of dtype sdt into a strided destination of dtype ddt
 // (strides in bytes).
-void convert_strided(const char* src, int64_t src_stride, DType sdt, char* dst,
-                     int64_t dst_stride, DType ddt, int64_t n);
+void convert_strided(const char* src, int64_t src_stride, DType sdt, char* dst, int64_t dst_stride,
+                     DType ddt, int64_t n);
 
 // Elements per thread below which kernels stay single-threaded.
 constexpr int64_t kParallelGrain = 32768;

@@ -25,7 +25,9 @@ concept HasVec2 = std::is_floating_point_v<T> && requires(typename simd::VecOf<T
   F::v(x, x, EwP{});
 };
 
-inline EwP load_params(const double* p) { return p ? EwP{p[0], p[1], p[2]} : EwP{}; }
+inline EwP load_params(const double* p) {
+  return p ? EwP{p[0], p[1], p[2]} : EwP{};
+}
 
 template <typename F, typename T, typename O = T>
 void unary_fn(int64_t n, void* out, const void* const* in, const double* params) {

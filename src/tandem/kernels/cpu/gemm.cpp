@@ -14,8 +14,8 @@ namespace {
 
 // Blocked C += alpha * A @ B for dense (non-transposed) panels; the j loop vectorizes.
 template <typename T>
-void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
-               int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+               const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
   auto a_at = [&](int64_t i, int64_t k) { return ta ? A[k * lda + i] : A[i * lda + k]; };
   // B transposed is packed once so the inner loop streams contiguous rows.
   std::vector<T> bt;
@@ -57,7 +57,8 @@ void gemm(DType dtype, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double
     if (K == 0) {  // oneDNN rejects K == 0; the product is then beta * C
       float* c = static_cast<float*>(C);
       for (int64_t i = 0; i < M; ++i)
-        for (int64_t j = 0; j < N; ++j) c[i * ldc + j] = beta == 0 ? 0.f : float(beta) * c[i * ldc + j];
+        for (int64_t j = 0; j < N; ++j)
+          c[i * ldc + j] = beta == 0 ? 0.f : float(beta) * c[i * ldc + j];
       return;
     }
     // Tiny products finish faster on one thread than a parallel region costs (and a busy

@@ -39,11 +39,21 @@ void for_each_index(const Shape& shape, F&& f) {
 template <typename T>
 void apply_mode(T& dst, T v, int mode) {
   switch (mode) {
-    case 0: dst = v; break;
-    case 1: dst = T(dst + v); break;
-    case 2: dst = T(dst * v); break;
-    case 3: dst = v > dst ? v : dst; break;
-    default: dst = v < dst ? v : dst; break;
+    case 0:
+      dst = v;
+      break;
+    case 1:
+      dst = T(dst + v);
+      break;
+    case 2:
+      dst = T(dst * v);
+      break;
+    case 3:
+      dst = v > dst ? v : dst;
+      break;
+    default:
+      dst = v < dst ? v : dst;
+      break;
   }
 }
 

@@ -74,7 +74,7 @@ inline Window avg_window(const PoolParams& p, int64_t oh, int64_t ow) {
   w0 = std::max<int64_t>(w0, 0);
   h1 = std::min(h1, p.H);
   w1 = std::min(w1, p.W);
-  int64_t div = p.divisor_override ? p.divisor_override
+  int64_t div = p.divisor_override    ? p.divisor_override
                 : p.count_include_pad ? pool
                                       : (h1 - h0) * (w1 - w0);
   return {h0, h1, w0, w1, div};
@@ -115,8 +115,12 @@ void avg_bwd(const PoolParams& p, const T* gy, T* gx) {
   }
 }
 
-inline int64_t ad_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
-inline int64_t ad_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+inline int64_t ad_start(int64_t o, int64_t in, int64_t out) {
+  return (o * in) / out;
+}
+inline int64_t ad_end(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
 
 template <typename T>
 void adaptive_avg_fwd(const PoolParams& p, const T* x, T* y) {
@@ -231,8 +235,7 @@ void adaptive_avg_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, void
     adaptive_avg_bwd<T>(p, TANDEM_CPTR(T, gy), TANDEM_PTR(T, gx));
   });
 }
-void adaptive_max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y,
-                             int64_t* idx) {
+void adaptive_max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y, int64_t* idx) {
   by_float(dt, "adaptive_max_pool2d", [&](auto z) {
     using T = decltype(z);
     adaptive_max_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y), idx);

@@ -41,8 +41,8 @@ struct Op {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
                   (K == ReduceKind::Sum || K == ReduceKind::Prod)) {
       // At least unsigned int wide: narrower unsigned types promote to (signed) int.
-      using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
-                                   std::make_unsigned_t<T>>;
+      using U =
+          std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
       return K == ReduceKind::Sum ? T(U(acc) + U(x)) : T(U(acc) * U(x));
     }
     if constexpr (K == ReduceKind::Sum) return T(acc + x);
@@ -59,9 +59,8 @@ struct Op {
 template <typename T, ReduceKind K>
 T reduce_row(const T* x, int64_t n) {
   using O = Op<T, K>;
-  if constexpr (std::is_floating_point_v<T> &&
-                (K == ReduceKind::Sum || K == ReduceKind::Prod || K == ReduceKind::Max ||
-                 K == ReduceKind::Min)) {
+  if constexpr (std::is_floating_point_v<T> && (K == ReduceKind::Sum || K == ReduceKind::Prod ||
+                                                K == ReduceKind::Max || K == ReduceKind::Min)) {
     using V = typename simd::VecOf<T>::type;
     constexpr int W = V::W;
     if (n >= 4 * W) {
@@ -183,12 +182,24 @@ void reduce_kernel(ReduceKind kind, const Tensor& x, int64_t O, int64_t R, int64
     const scalar_t* xp = x.data<scalar_t>();
     scalar_t* op = out.data<scalar_t>();
     switch (kind) {
-      case ReduceKind::Sum: reduce_typed<scalar_t, ReduceKind::Sum>(xp, O, R, I, op); break;
-      case ReduceKind::Prod: reduce_typed<scalar_t, ReduceKind::Prod>(xp, O, R, I, op); break;
-      case ReduceKind::Max: reduce_typed<scalar_t, ReduceKind::Max>(xp, O, R, I, op); break;
-      case ReduceKind::Min: reduce_typed<scalar_t, ReduceKind::Min>(xp, O, R, I, op); break;
-      case ReduceKind::All: reduce_typed<scalar_t, ReduceKind::All>(xp, O, R, I, op); break;
-      case ReduceKind::Any: reduce_typed<scalar_t, ReduceKind::Any>(xp, O, R, I, op); break;
+      case ReduceKind::Sum:
+        reduce_typed<scalar_t, ReduceKind::Sum>(xp, O, R, I, op);
+        break;
+      case ReduceKind::Prod:
+        reduce_typed<scalar_t, ReduceKind::Prod>(xp, O, R, I, op);
+        break;
+      case ReduceKind::Max:
+        reduce_typed<scalar_t, ReduceKind::Max>(xp, O, R, I, op);
+        break;
+      case ReduceKind::Min:
+        reduce_typed<scalar_t, ReduceKind::Min>(xp, O, R, I, op);
+        break;
+      case ReduceKind::All:
+        reduce_typed<scalar_t, ReduceKind::All>(xp, O, R, I, op);
+        break;
+      case ReduceKind::Any:
+        reduce_typed<scalar_t, ReduceKind::Any>(xp, O, R, I, op);
+        break;
     }
   });
 }

@@ -43,10 +43,13 @@ void run(const ResizeParams& p, const T* src, T* dst) {
         int64_t base = pl * p.H * p.W;
         if constexpr (!Bilinear) {
           int64_t i = base + nearest_src(oh, rh, p.H) * p.W + nearest_src(ow, rw, p.W);
-          if (Backward) dst[i] += src[o];
-          else dst[o] = src[i];
+          if (Backward)
+            dst[i] += src[o];
+          else
+            dst[o] = src[i];
         } else {
-          Lerp h = linear_src(oh, rh, p.H, p.align_corners), w = linear_src(ow, rw, p.W, p.align_corners);
+          Lerp h = linear_src(oh, rh, p.H, p.align_corners),
+               w = linear_src(ow, rw, p.W, p.align_corners);
           T wh1 = T(h.w1), wh0 = T(1) - wh1, ww1 = T(w.w1), ww0 = T(1) - ww1;
           int64_t i00 = base + h.i0 * p.W + w.i0, i01 = base + h.i0 * p.W + w.i1;
           int64_t i10 = base + h.i1 * p.W + w.i0, i11 = base + h.i1 * p.W + w.i1;
@@ -57,7 +60,8 @@ void run(const ResizeParams& p, const T* src, T* dst) {
             dst[i10] += wh1 * ww0 * g;
             dst[i11] += wh1 * ww1 * g;
           } else {
-            dst[o] = wh0 * (ww0 * src[i00] + ww1 * src[i01]) + wh1 * (ww0 * src[i10] + ww1 * src[i11]);
+            dst[o] =
+                wh0 * (ww0 * src[i00] + ww1 * src[i01]) + wh1 * (ww0 * src[i10] + ww1 * src[i11]);
           }
         }
       }
@@ -69,7 +73,8 @@ void typed(const ResizeParams& p, DType dt, const void* s, void* d) {
   if (dt == DType::Float32)
     return run<float, Backward, Bilinear>(p, static_cast<const float*>(s), static_cast<float*>(d));
   if (dt == DType::Float64)
-    return run<double, Backward, Bilinear>(p, static_cast<const double*>(s), static_cast<double*>(d));
+    return run<double, Backward, Bilinear>(p, static_cast<const double*>(s),
+                                           static_cast<double*>(d));
   throw_error<TypeError>("interpolate: expected float32 or float64, got ", dtype_name(dt));
 }
 

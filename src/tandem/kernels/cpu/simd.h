@@ -29,25 +29,63 @@ struct VF {
   }
   static VF set1(float x) { return {_mm512_set1_ps(x)}; }
 };
-inline VF operator+(VF a, VF b) { return {_mm512_add_ps(a.v, b.v)}; }
-inline VF operator-(VF a, VF b) { return {_mm512_sub_ps(a.v, b.v)}; }
-inline VF operator*(VF a, VF b) { return {_mm512_mul_ps(a.v, b.v)}; }
-inline VF operator/(VF a, VF b) { return {_mm512_div_ps(a.v, b.v)}; }
-inline VF operator-(VF a) { return {_mm512_xor_ps(a.v, _mm512_set1_ps(-0.0f))}; }
-inline VF vmax(VF a, VF b) { return {_mm512_max_ps(a.v, b.v)}; }
-inline VF vmin(VF a, VF b) { return {_mm512_min_ps(a.v, b.v)}; }
-inline VF vabs(VF a) { return {_mm512_abs_ps(a.v)}; }
-inline VF vsqrt(VF a) { return {_mm512_sqrt_ps(a.v)}; }
-inline VF::Mask gt(VF a, VF b) { return _mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ); }
-inline VF::Mask lt(VF a, VF b) { return _mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ); }
-inline VF::Mask isnan_mask(VF a) { return _mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q); }
-inline VF select(VF::Mask m, VF a, VF b) { return {_mm512_mask_blend_ps(m, b.v, a.v)}; }
-inline VF vexp(VF a) { return {Sleef_expf16_u10(a.v)}; }
-inline VF vexpm1(VF a) { return {Sleef_expm1f16_u10(a.v)}; }
-inline VF vlog(VF a) { return {Sleef_logf16_u10(a.v)}; }
-inline VF vlog1p(VF a) { return {Sleef_log1pf16_u10(a.v)}; }
-inline VF vtanh(VF a) { return {Sleef_tanhf16_u10(a.v)}; }
-inline VF verf(VF a) { return {Sleef_erff16_u10(a.v)}; }
+inline VF operator+(VF a, VF b) {
+  return {_mm512_add_ps(a.v, b.v)};
+}
+inline VF operator-(VF a, VF b) {
+  return {_mm512_sub_ps(a.v, b.v)};
+}
+inline VF operator*(VF a, VF b) {
+  return {_mm512_mul_ps(a.v, b.v)};
+}
+inline VF operator/(VF a, VF b) {
+  return {_mm512_div_ps(a.v, b.v)};
+}
+inline VF operator-(VF a) {
+  return {_mm512_xor_ps(a.v, _mm512_set1_ps(-0.0f))};
+}
+inline VF vmax(VF a, VF b) {
+  return {_mm512_max_ps(a.v, b.v)};
+}
+inline VF vmin(VF a, VF b) {
+  return {_mm512_min_ps(a.v, b.v)};
+}
+inline VF vabs(VF a) {
+  return {_mm512_abs_ps(a.v)};
+}
+inline VF vsqrt(VF a) {
+  return {_mm512_sqrt_ps(a.v)};
+}
+inline VF::Mask gt(VF a, VF b) {
+  return _mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ);
+}
+inline VF::Mask lt(VF a, VF b) {
+  return _mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ);
+}
+inline VF::Mask isnan_mask(VF a) {
+  return _mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q);
+}
+inline VF select(VF::Mask m, VF a, VF b) {
+  return {_mm512_mask_blend_ps(m, b.v, a.v)};
+}
+inline VF vexp(VF a) {
+  return {Sleef_expf16_u10(a.v)};
+}
+inline VF vexpm1(VF a) {
+  return {Sleef_expm1f16_u10(a.v)};
+}
+inline VF vlog(VF a) {
+  return {Sleef_logf16_u10(a.v)};
+}
+inline VF vlog1p(VF a) {
+  return {Sleef_log1pf16_u10(a.v)};
+}
+inline VF vtanh(VF a) {
+  return {Sleef_tanhf16_u10(a.v)};
+}
+inline VF verf(VF a) {
+  return {Sleef_erff16_u10(a.v)};
+}
 
 struct VD {
   static constexpr int W = 8;
@@ -64,30 +102,72 @@ struct VD {
   }
   static VD set1(double x) { return {_mm512_set1_pd(x)}; }
 };
-inline VD operator+(VD a, VD b) { return {_mm512_add_pd(a.v, b.v)}; }
-inline VD operator-(VD a, VD b) { return {_mm512_sub_pd(a.v, b.v)}; }
-inline VD operator*(VD a, VD b) { return {_mm512_mul_pd(a.v, b.v)}; }
-inline VD operator/(VD a, VD b) { return {_mm512_div_pd(a.v, b.v)}; }
-inline VD operator-(VD a) { return {_mm512_xor_pd(a.v, _mm512_set1_pd(-0.0))}; }
-inline VD vmax(VD a, VD b) { return {_mm512_max_pd(a.v, b.v)}; }
-inline VD vmin(VD a, VD b) { return {_mm512_min_pd(a.v, b.v)}; }
-inline VD vabs(VD a) { return {_mm512_abs_pd(a.v)}; }
-inline VD vsqrt(VD a) { return {_mm512_sqrt_pd(a.v)}; }
-inline VD::Mask gt(VD a, VD b) { return _mm512_cmp_pd_mask(a.v, b.v, _CMP_GT_OQ); }
-inline VD::Mask lt(VD a, VD b) { return _mm512_cmp_pd_mask(a.v, b.v, _CMP_LT_OQ); }
-inline VD::Mask isnan_mask(VD a) { return _mm512_cmp_pd_mask(a.v, a.v, _CMP_UNORD_Q); }
-inline VD select(VD::Mask m, VD a, VD b) { return {_mm512_mask_blend_pd(m, b.v, a.v)}; }
-inline VD vexp(VD a) { return {Sleef_expd8_u10(a.v)}; }
-inline VD vexpm1(VD a) { return {Sleef_expm1d8_u10(a.v)}; }
-inline VD vlog(VD a) { return {Sleef_logd8_u10(a.v)}; }
-inline VD vlog1p(VD a) { return {Sleef_log1pd8_u10(a.v)}; }
-inline VD vtanh(VD a) { return {Sleef_tanhd8_u10(a.v)}; }
-inline VD verf(VD a) { return {Sleef_erfd8_u10(a.v)}; }
+inline VD operator+(VD a, VD b) {
+  return {_mm512_add_pd(a.v, b.v)};
+}
+inline VD operator-(VD a, VD b) {
+  return {_mm512_sub_pd(a.v, b.v)};
+}
+inline VD operator*(VD a, VD b) {
+  return {_mm512_mul_pd(a.v, b.v)};
+}
+inline VD operator/(VD a, VD b) {
+  return {_mm512_div_pd(a.v, b.v)};
+}
+inline VD operator-(VD a) {
+  return {_mm512_xor_pd(a.v, _mm512_set1_pd(-0.0))};
+}
+inline VD vmax(VD a, VD b) {
+  return {_mm512_max_pd(a.v, b.v)};
+}
+inline VD vmin(VD a, VD b) {
+  return {_mm512_min_pd(a.v, b.v)};
+}
+inline VD vabs(VD a) {
+  return {_mm512_abs_pd(a.v)};
+}
+inline VD vsqrt(VD a) {
+  return {_mm512_sqrt_pd(a.v)};
+}
+inline VD::Mask gt(VD a, VD b) {
+  return _mm512_cmp_pd_mask(a.v, b.v, _CMP_GT_OQ);
+}
+inline VD::Mask lt(VD a, VD b) {
+  return _mm512_cmp_pd_mask(a.v, b.v, _CMP_LT_OQ);
+}
+inline VD::Mask isnan_mask(VD a) {
+  return _mm512_cmp_pd_mask(a.v, a.v, _CMP_UNORD_Q);
+}
+inline VD select(VD::Mask m, VD a, VD b) {
+  return {_mm512_mask_blend_pd(m, b.v, a.v)};
+}
+inline VD vexp(VD a) {
+  return {Sleef_expd8_u10(a.v)};
+}
+inline VD vexpm1(VD a) {
+  return {Sleef_expm1d8_u10(a.v)};
+}
+inline VD vlog(VD a) {
+  return {Sleef_logd8_u10(a.v)};
+}
+inline VD vlog1p(VD a) {
+  return {Sleef_log1pd8_u10(a.v)};
+}
+inline VD vtanh(VD a) {
+  return {Sleef_tanhd8_u10(a.v)};
+}
+inline VD verf(VD a) {
+  return {Sleef_erfd8_u10(a.v)};
+}
 
 // The remaining SLEEF functions, float and double.
-#define TANDEM_SLEEF_UNARY(NAME, F16, D8)                 \
-  inline VF NAME(VF a) { return {F16(a.v)}; }           \
-  inline VD NAME(VD a) { return {D8(a.v)}; }
+#define TANDEM_SLEEF_UNARY(NAME, F16, D8) \
+  inline VF NAME(VF a) {                  \
+    return {F16(a.v)};                    \
+  }                                       \
+  inline VD NAME(VD a) {                  \
+    return {D8(a.v)};                     \
+  }
 TANDEM_SLEEF_UNARY(vsin, Sleef_sinf16_u10, Sleef_sind8_u10)
 TANDEM_SLEEF_UNARY(vcos, Sleef_cosf16_u10, Sleef_cosd8_u10)
 TANDEM_SLEEF_UNARY(vtan, Sleef_tanf16_u10, Sleef_tand8_u10)
@@ -105,12 +185,24 @@ TANDEM_SLEEF_UNARY(vlog10, Sleef_log10f16_u10, Sleef_log10d8_u10)
 TANDEM_SLEEF_UNARY(verfc, Sleef_erfcf16_u15, Sleef_erfcd8_u15)
 #undef TANDEM_SLEEF_UNARY
 // Round half to even.
-inline VF vround(VF a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
-inline VD vround(VD a) { return {_mm512_roundscale_pd(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
-inline VF vpow(VF a, VF b) { return {Sleef_powf16_u10(a.v, b.v)}; }
-inline VD vpow(VD a, VD b) { return {Sleef_powd8_u10(a.v, b.v)}; }
-inline VF vatan2(VF a, VF b) { return {Sleef_atan2f16_u10(a.v, b.v)}; }
-inline VD vatan2(VD a, VD b) { return {Sleef_atan2d8_u10(a.v, b.v)}; }
+inline VF vround(VF a) {
+  return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+}
+inline VD vround(VD a) {
+  return {_mm512_roundscale_pd(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+}
+inline VF vpow(VF a, VF b) {
+  return {Sleef_powf16_u10(a.v, b.v)};
+}
+inline VD vpow(VD a, VD b) {
+  return {Sleef_powd8_u10(a.v, b.v)};
+}
+inline VF vatan2(VF a, VF b) {
+  return {Sleef_atan2f16_u10(a.v, b.v)};
+}
+inline VD vatan2(VD a, VD b) {
+  return {Sleef_atan2d8_u10(a.v, b.v)};
+}
 
 #else  // scalar fallback: width-1 vectors over <cmath>
 
@@ -126,25 +218,82 @@ struct VS {
   void store_partial(S* p, int) const { *p = v; }
   static VS set1(S x) { return {x}; }
 };
-template <typename S> VS<S> operator+(VS<S> a, VS<S> b) { return {a.v + b.v}; }
-template <typename S> VS<S> operator-(VS<S> a, VS<S> b) { return {a.v - b.v}; }
-template <typename S> VS<S> operator*(VS<S> a, VS<S> b) { return {a.v * b.v}; }
-template <typename S> VS<S> operator/(VS<S> a, VS<S> b) { return {a.v / b.v}; }
-template <typename S> VS<S> operator-(VS<S> a) { return {-a.v}; }
-template <typename S> VS<S> vmax(VS<S> a, VS<S> b) { return {a.v > b.v ? a.v : b.v}; }
-template <typename S> VS<S> vmin(VS<S> a, VS<S> b) { return {a.v < b.v ? a.v : b.v}; }
-template <typename S> VS<S> vabs(VS<S> a) { return {std::fabs(a.v)}; }
-template <typename S> VS<S> vsqrt(VS<S> a) { return {std::sqrt(a.v)}; }
-template <typename S> bool gt(VS<S> a, VS<S> b) { return a.v > b.v; }
-template <typename S> bool lt(VS<S> a, VS<S> b) { return a.v < b.v; }
-template <typename S> bool isnan_mask(VS<S> a) { return a.v != a.v; }
-template <typename S> VS<S> select(bool m, VS<S> a, VS<S> b) { return m ? a : b; }
-template <typename S> VS<S> vexp(VS<S> a) { return {std::exp(a.v)}; }
-template <typename S> VS<S> vexpm1(VS<S> a) { return {std::expm1(a.v)}; }
-template <typename S> VS<S> vlog(VS<S> a) { return {std::log(a.v)}; }
-template <typename S> VS<S> vlog1p(VS<S> a) { return {std::log1p(a.v)}; }
-template <typename S> VS<S> vtanh(VS<S> a) { return {std::tanh(a.v)}; }
-template <typename S> VS<S> verf(VS<S> a) { return {std::erf(a.v)}; }
+template <typename S>
+VS<S> operator+(VS<S> a, VS<S> b) {
+  return {a.v + b.v};
+}
+template <typename S>
+VS<S> operator-(VS<S> a, VS<S> b) {
+  return {a.v - b.v};
+}
+template <typename S>
+VS<S> operator*(VS<S> a, VS<S> b) {
+  return {a.v * b.v};
+}
+template <typename S>
+VS<S> operator/(VS<S> a, VS<S> b) {
+  return {a.v / b.v};
+}
+template <typename S>
+VS<S> operator-(VS<S> a) {
+  return {-a.v};
+}
+template <typename S>
+VS<S> vmax(VS<S> a, VS<S> b) {
+  return {a.v > b.v ? a.v : b.v};
+}
+template <typename S>
+VS<S> vmin(VS<S> a, VS<S> b) {
+  return {a.v < b.v ? a.v : b.v};
+}
+template <typename S>
+VS<S> vabs(VS<S> a) {
+  return {std::fabs(a.v)};
+}
+template <typename S>
+VS<S> vsqrt(VS<S> a) {
+  return {std::sqrt(a.v)};
+}
+template <typename S>
+bool gt(VS<S> a, VS<S> b) {
+  return a.v > b.v;
+}
+template <typename S>
+bool lt(VS<S> a, VS<S> b) {
+  return a.v < b.v;
+}
+template <typename S>
+bool isnan_mask(VS<S> a) {
+  return a.v != a.v;
+}
+template <typename S>
+VS<S> select(bool m, VS<S> a, VS<S> b) {
+  return m ? a : b;
+}
+template <typename S>
+VS<S> vexp(VS<S> a) {
+  return {std::exp(a.v)};
+}
+template <typename S>
+VS<S> vexpm1(VS<S> a) {
+  return {std::expm1(a.v)};
+}
+template <typename S>
+VS<S> vlog(VS<S> a) {
+  return {std::log(a.v)};
+}
+template <typename S>
+VS<S> vlog1p(VS<S> a) {
+  return {std::log1p(a.v)};
+}
+template <typename S>
+VS<S> vtanh(VS<S> a) {
+  return {std::tanh(a.v)};
+}
+template <typename S>
+VS<S> verf(VS<S> a) {
+  return {std::erf(a.v)};
+}
 #define TANDEM_STD_UNARY(NAME, FN) \
   template <typename S>            \
   VS<S> NAME(VS<S> a) {            \
@@ -166,9 +315,18 @@ TANDEM_STD_UNARY(vlog2, log2)
 TANDEM_STD_UNARY(vlog10, log10)
 TANDEM_STD_UNARY(verfc, erfc)
 #undef TANDEM_STD_UNARY
-template <typename S> VS<S> vpow(VS<S> a, VS<S> b) { return {std::pow(a.v, b.v)}; }
-template <typename S> VS<S> vround(VS<S> a) { return {__builtin_roundeven(a.v)}; }
-template <typename S> VS<S> vatan2(VS<S> a, VS<S> b) { return {std::atan2(a.v, b.v)}; }
+template <typename S>
+VS<S> vpow(VS<S> a, VS<S> b) {
+  return {std::pow(a.v, b.v)};
+}
+template <typename S>
+VS<S> vround(VS<S> a) {
+  return {__builtin_roundeven(a.v)};
+}
+template <typename S>
+VS<S> vatan2(VS<S> a, VS<S> b) {
+  return {std::atan2(a.v, b.v)};
+}
 using VF = VS<float>;
 using VD = VS<double>;
 #endif

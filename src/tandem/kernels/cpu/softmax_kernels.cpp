@@ -85,8 +85,10 @@ void cols(bool log, const T* x, T* y, int64_t R, int64_t I, T* m, T* s) {
   for (int64_t i = 0; i < I; ++i) s[i] = log ? std::log(s[i]) : T(1) / s[i];
   for (int64_t r = 0; r < R; ++r)
     for (int64_t i = 0; i < I; ++i) {
-      if (log) y[r * I + i] = (x[r * I + i] - m[i]) - s[i];
-      else y[r * I + i] *= s[i];
+      if (log)
+        y[r * I + i] = (x[r * I + i] - m[i]) - s[i];
+      else
+        y[r * I + i] *= s[i];
     }
 }
 
@@ -170,8 +172,8 @@ void softmax_backward_rows(DType dt, bool log, const void* y, const void* gy, vo
     return backward_rows<float>(log, static_cast<const float*>(y), static_cast<const float*>(gy),
                                 static_cast<float*>(gx), rows, R);
   if (dt == DType::Float64)
-    return backward_rows<double>(log, static_cast<const double*>(y),
-                                 static_cast<const double*>(gy), static_cast<double*>(gx), rows, R);
+    return backward_rows<double>(log, static_cast<const double*>(y), static_cast<const double*>(gy),
+                                 static_cast<double*>(gx), rows, R);
   throw_error<TypeError>("softmax_backward: expected float32 or float64, got ", dtype_name(dt));
 }
 

@@ -13,17 +13,17 @@ template <typename T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
 // A functor whose scalar form is EXPR on x and whose SIMD form is VEXPR on x.
-#define TANDEM_UNARY_FN(NAME, EXPR, VEXPR)          \
-  struct NAME {                                     \
-    template <typename T>                           \
-    static T s(T x, const EwP& p) {                 \
-      return EXPR;                                  \
-    }                                               \
-    template <typename V>                           \
-    static V v(V x, const EwP& p) {                 \
-      using T = typename V::T;                      \
-      return VEXPR;                                 \
-    }                                               \
+#define TANDEM_UNARY_FN(NAME, EXPR, VEXPR) \
+  struct NAME {                            \
+    template <typename T>                  \
+    static T s(T x, const EwP& p) {        \
+      return EXPR;                         \
+    }                                      \
+    template <typename V>                  \
+    static V v(V x, const EwP& p) {        \
+      using T = typename V::T;             \
+      return VEXPR;                        \
+    }                                      \
   };
 // Scalar form only (integer-friendly ops the compiler vectorizes by itself).
 #define TANDEM_UNARY_FN_S(NAME, EXPR) \
@@ -37,7 +37,7 @@ constexpr bool is_fp = std::is_floating_point_v<T>;
 TANDEM_UNARY_FN_S(Neg, T(-x))
 TANDEM_UNARY_FN_S(Abs, T(x < T(0) ? T(-x) : x))
 TANDEM_UNARY_FN_S(Sign, T((T(0) < x) - (x < T(0))))
-TANDEM_UNARY_FN_S(Square, T(x * x))
+TANDEM_UNARY_FN_S(Square, T(x* x))
 TANDEM_UNARY_FN_S(Floor, T(is_fp<T> ? std::floor(x) : x))
 TANDEM_UNARY_FN_S(Ceil, T(is_fp<T> ? std::ceil(x) : x))
 TANDEM_UNARY_FN_S(Trunc, T(is_fp<T> ? std::trunc(x) : x))
@@ -103,13 +103,12 @@ TANDEM_UNARY_FN(LogSigmoid, std::min(x, T(0)) - std::log1p(std::exp(-std::fabs(x
                 vmin(x, V::set1(T(0))) - vlog1p(vexp(-vabs(x))))
 TANDEM_UNARY_FN(Silu, x / (T(1) + std::exp(-x)), x / (V::set1(T(1)) + vexp(-x)))
 // softplus(x) = log1p(exp(beta x)) / beta, linear above threshold (PyTorch's definition).
-TANDEM_UNARY_FN(Softplus,
-                x * T(p.a) > T(p.b) ? x : std::log1p(std::exp(x * T(p.a))) / T(p.a),
-                select(gt(x * V::set1(T(p.a)), V::set1(T(p.b))), x,
-                       vlog1p(vexp(x * V::set1(T(p.a)))) / V::set1(T(p.a))))
+TANDEM_UNARY_FN(Softplus, x* T(p.a) > T(p.b) ? x : std::log1p(std::exp(x * T(p.a))) / T(p.a),
+                select(gt(x* V::set1(T(p.a)), V::set1(T(p.b))), x,
+                       vlog1p(vexp(x* V::set1(T(p.a)))) / V::set1(T(p.a))))
 // mish(x) = x tanh(softplus(x)); softplus written stably as max(x,0) + log1p(exp(-|x|)).
-TANDEM_UNARY_FN(Mish, x * std::tanh(std::max(x, T(0)) + std::log1p(std::exp(-std::fabs(x)))),
-                x * vtanh(vmax(x, V::set1(T(0))) + vlog1p(vexp(-vabs(x)))))
+TANDEM_UNARY_FN(Mish, x* std::tanh(std::max(x, T(0)) + std::log1p(std::exp(-std::fabs(x)))),
+                x* vtanh(vmax(x, V::set1(T(0))) + vlog1p(vexp(-vabs(x)))))
 TANDEM_UNARY_FN(GeluErf, T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))),
                 V::set1(T(0.5)) * x * (V::set1(T(1)) + verf(x * V::set1(T(M_SQRT1_2)))))
 TANDEM_UNARY_FN(GeluTanh,
@@ -121,23 +120,23 @@ TANDEM_UNARY_FN(GeluTanh,
 // elu with alpha = p.a, scale = p.b, input_scale = p.c (selu and celu are special cases).
 TANDEM_UNARY_FN(Elu, x > T(0) ? T(p.b) * x : T(p.b) * T(p.a) * std::expm1(x * T(p.c)),
                 select(gt(x, V::set1(T(0))), V::set1(T(p.b)) * x,
-                       V::set1(T(p.b * p.a)) * vexpm1(x * V::set1(T(p.c)))))
+                       V::set1(T(p.b* p.a)) * vexpm1(x * V::set1(T(p.c)))))
 TANDEM_UNARY_FN(LeakyRelu, x > T(0) ? x : x * T(p.a),
-                select(gt(x, V::set1(T(0))), x, x * V::set1(T(p.a))))
+                select(gt(x, V::set1(T(0))), x, x* V::set1(T(p.a))))
 TANDEM_UNARY_FN(Hardsigmoid, std::min(std::max(x / T(6) + T(0.5), T(0)), T(1)),
                 vmin(vmax(x / V::set1(T(6)) + V::set1(T(0.5)), V::set1(T(0))), V::set1(T(1))))
-TANDEM_UNARY_FN(Hardswish, x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6),
-                x * vmin(vmax(x + V::set1(T(3)), V::set1(T(0))), V::set1(T(6))) / V::set1(T(6)))
+TANDEM_UNARY_FN(Hardswish, x* std::min(std::max(x + T(3), T(0)), T(6)) / T(6),
+                x* vmin(vmax(x + V::set1(T(3)), V::set1(T(0))), V::set1(T(6))) / V::set1(T(6)))
 
 // erfinv: Giles' single-precision approximation, then two Newton steps on erf so float64
 // reaches full precision.
 struct Erfinv {
   template <typename T>
   static T s(T x, const EwP&) {
-    if (x <= T(-1)) return x == T(-1) ? -std::numeric_limits<T>::infinity()
-                                       : std::numeric_limits<T>::quiet_NaN();
-    if (x >= T(1)) return x == T(1) ? std::numeric_limits<T>::infinity()
-                                     : std::numeric_limits<T>::quiet_NaN();
+    if (x <= T(-1))
+      return x == T(-1) ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+    if (x >= T(1))
+      return x == T(1) ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
     double w = -std::log((1.0 - double(x)) * (1.0 + double(x))), r;
     if (w < 5.0) {
       w -= 2.5;
