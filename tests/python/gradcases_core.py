@@ -51,3 +51,24 @@ def _write_through_view(a, b):
 
 
 CASES["view_assign"] = [lambda: (_write_through_view, [rand(5), rand(2)])]
+
+
+def _second_order(forward):
+    """x -> d/dx sum(forward(x) ** 3): differentiating it exercises the backward op's rule."""
+    def fn(x, w):
+        x = x if x.requires_grad else x.detach().requires_grad_()
+        w = w if w.requires_grad else w.detach().requires_grad_()
+        y = forward(x, w)
+        gx, gw = tandem.autograd.grad((y * y * y).sum(), (x, w), create_graph=True)
+        return gx, gw
+    return fn
+
+
+_F = tandem.mint.nn.functional
+CASES["layer_norm_backward"] = [
+    lambda: (_second_order(lambda x, w: _F.layer_norm(x, (4,), w)), [rand(3, 4), rand(4, low=0.5)])]
+CASES["batch_norm_backward"] = [
+    lambda: (_second_order(lambda x, w: _F.batch_norm(x, None, None, w, None, training=True)),
+             [rand(4, 3, 2), rand(3, low=0.5)])]
+CASES["group_norm_backward"] = [
+    lambda: (_second_order(lambda x, w: _F.group_norm(x, 2, w)), [rand(2, 4, 3), rand(4, low=0.5)])]

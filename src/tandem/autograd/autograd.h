@@ -89,6 +89,13 @@ void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& at
                     const Tensor& out, const Tensor& old);
 }  // namespace autograd
 
+// A vjp for ops whose outputs also follow from a composite of simpler ops: re-runs
+// `composite` on fresh leaves and differentiates it. Exact for the first derivative of the
+// op (so second order through the op's use as a backward), without history beyond that.
+std::vector<Tensor> vjp_via_composite(
+    const VjpCtx& c, const std::vector<Tensor>& grads,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& composite);
+
 // Reduces a broadcast gradient back to `shape` (sums the broadcast dims).
 Tensor sum_to(const Tensor& g, const Shape& shape);
 

@@ -47,4 +47,36 @@ std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(DiffFn fn,
   return [vg](const std::vector<Tensor>& args) { return vg(args).second; };
 }
 
+std::vector<Tensor> vjp_via_composite(
+    const VjpCtx& c, const std::vector<Tensor>& grads,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& composite) {
+  std::vector<Tensor> leaves;
+  std::vector<size_t> wanted;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    Tensor l = detach(c.inputs[i]);
+    if (c.needs_grad[i] && is_floating(l.dtype())) {
+      set_requires_grad(l, true);
+      wanted.push_back(i);
+    }
+    leaves.push_back(l);
+  }
+  std::vector<Tensor> outs, gs, targets;
+  {
+    GradModeGuard on(true);
+    outs = composite(leaves);
+  }
+  for (size_t k = 0; k < outs.size() && k < grads.size(); ++k)
+    if (grads[k].defined() && requires_grad(outs[k])) {
+      targets.push_back(outs[k]);
+      gs.push_back(grads[k]);
+    }
+  std::vector<Tensor> result(c.inputs.size());
+  if (targets.empty() || wanted.empty()) return result;
+  std::vector<Tensor> ins;
+  for (size_t i : wanted) ins.push_back(leaves[i]);
+  std::vector<Tensor> r = tandem::grad(targets, ins, gs, false, is_grad_enabled(), true);
+  for (size_t j = 0; j < wanted.size(); ++j) result[wanted[j]] = r[j];
+  return result;
+}
+
 }  // namespace tandem

@@ -475,6 +475,106 @@ std::vector<Tensor> stats_detached(std::vector<Tensor> r) {
   return r;
 }
 
+
+// --- double backward: the backward ops re-expressed with ops, differentiated by autograd ---
+Tensor num(double v) { return scalar_tensor(Scalar(v)); }
+Tensor mean_(const Tensor& t, const std::vector<int64_t>& d) { return mean(t, d, true); }
+// The saved statistics, recomputed from x so that a second derivative sees how they depend
+// on x: mean(x) and 1/sqrt(var(x) + eps), with eps recovered from the saved rstd (constant).
+std::pair<Tensor, Tensor> live_stats(const Tensor& x, const Tensor& rstd,
+                                     const std::vector<int64_t>& red) {
+  Tensor mu = mean(x, red, true);
+  Tensor dev = sub(x, mu);
+  Tensor var = mean(mul(dev, dev), red, true);
+  Tensor eps = detach(sub(reciprocal(mul(rstd, rstd)), var));
+  return {mu, rsqrt(add(var, eps))};
+}
+
+std::vector<int64_t> all_but(int64_t keep, int64_t ndim) {
+  std::vector<int64_t> d;
+  for (int64_t i = 0; i < ndim; ++i)
+    if (i != keep) d.push_back(i);
+  return d;
+}
+
+// Inputs (gy, x, [w], mean, invstd): batch-norm gradients over channel dim 1.
+std::vector<Tensor> bn_bwd_composite(const std::vector<Tensor>& in, const Attrs& at) {
+  const Tensor &gy = in[0], &x = in[1];
+  size_t k = 2;
+  Tensor w = at.get_bool("has_weight") ? in[k++] : Tensor();
+  const Tensor &mean = in[k], &invstd = in[k + 1];
+  Shape vs(size_t(x.dim()), 1);
+  vs[1] = x.shape()[1];
+  std::vector<int64_t> red = all_but(1, x.dim());
+  Tensor inv = reshape(invstd, vs), mu = reshape(mean, vs);
+  if (at.get_bool("training")) std::tie(mu, inv) = live_stats(x, inv, red);
+  Tensor xhat = mul(sub(x, mu), inv);
+  Tensor gb = sum(gy, red), gw = sum(mul(gy, xhat), red);
+  Tensor scale = w.defined() ? mul(reshape(w, vs), inv) : inv;
+  Tensor gx;
+  if (at.get_bool("training")) {
+    double n = double(x.numel() / std::max<int64_t>(x.shape()[1], 1));
+    gx = mul(scale, sub(sub(gy, div(reshape(gb, vs), num(n))),
+                        mul(xhat, div(reshape(gw, vs), num(n)))));
+  } else {
+    gx = mul(gy, scale);
+  }
+  return {gx, gw, gb};
+}
+
+// Inputs (gy, x, mean, rstd, [w]): normalisation over the trailing dims.
+std::vector<Tensor> ln_bwd_composite(const std::vector<Tensor>& in, const Attrs& at) {
+  const Tensor &gy = in[0], &x = in[1], &rstd = in[3];  // in[2] (mean) is recomputed from x
+  Tensor w = at.get_bool("has_weight") ? in[4] : Tensor();
+  const auto& ns = at.get_ints("normalized_shape");
+  int64_t lead = x.dim() - int64_t(ns.size());
+  std::vector<int64_t> red, keep;
+  for (int64_t d = 0; d < x.dim(); ++d) (d >= lead ? red : keep).push_back(d);
+  auto [mu, r] = live_stats(x, rstd, red);
+  Tensor xhat = mul(sub(x, mu), r);
+  Tensor gxhat = w.defined() ? mul(gy, w) : gy;
+  Tensor gx = mul(r, sub(sub(gxhat, mean_(gxhat, red)), mul(xhat, mean_(mul(gxhat, xhat), red))));
+  Tensor gw = keep.empty() ? mul(gy, xhat) : sum(mul(gy, xhat), keep);
+  Tensor gb = keep.empty() ? gy : sum(gy, keep);
+  return {gx, reshape(gw, ns), reshape(gb, ns)};
+}
+
+// Inputs (gy, x, mean, rstd, [w]) with mean / rstd of shape (N, G).
+std::vector<Tensor> gn_bwd_composite(const std::vector<Tensor>& in, const Attrs& at) {
+  const Tensor &gy = in[0], &x = in[1], &rstd = in[3];  // in[2] (mean) is recomputed from x
+  Tensor w = at.get_bool("has_weight") ? in[4] : Tensor();
+  int64_t N = x.shape()[0], C = x.shape()[1], G = at.get_int("num_groups");
+  Shape vs(size_t(x.dim()), 1);
+  vs[1] = C;
+  Tensor gxhat = w.defined() ? mul(gy, reshape(w, vs)) : gy;
+  Tensor xg = reshape(x, {N, G, -1}), gg = reshape(gxhat, {N, G, -1});
+  std::vector<int64_t> last{-1};
+  auto [m, r] = live_stats(xg, unsqueeze(reshape(rstd, {N, G}), -1), last);
+  Tensor xhat = mul(sub(xg, m), r);
+  Tensor gx = mul(r, sub(sub(gg, mean_(gg, last)), mul(xhat, mean_(mul(gg, xhat), last))));
+  std::vector<int64_t> red = all_but(1, x.dim());
+  Tensor xhat_full = reshape(xhat, x.shape());
+  return {reshape(gx, x.shape()), sum(mul(gy, xhat_full), red), sum(gy, red)};
+}
+
+std::vector<Tensor> bn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
+    return bn_bwd_composite(in, c.attrs);
+  });
+}
+std::vector<Tensor> ln_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
+    return ln_bwd_composite(in, c.attrs);
+  });
+}
+std::vector<Tensor> gn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
+    return gn_bwd_composite(in, c.attrs);
+  });
+}
+TANDEM_DEFINE_VJP(batch_norm_bwd_op, bn_bwd_vjp)
+TANDEM_DEFINE_VJP(layer_norm_bwd_op, ln_bwd_vjp)
+TANDEM_DEFINE_VJP(group_norm_bwd_op, gn_bwd_vjp)
 }  // namespace
 
 std::vector<Tensor> batch_norm_forward(const Tensor& input, const Tensor& weight,
