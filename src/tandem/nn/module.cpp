@@ -5,10 +5,14 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/io/safetensors.h"
 #include "tandem/ops/conv.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/linalg.h"
+#include "tandem/ops/nn.h"
+#include "tandem/ops/norm.h"
+#include "tandem/ops/pool.h"
 #include "tandem/ops/shape_ops.h"
 
 namespace tandem::nn {
@@ -133,6 +137,60 @@ Tensor Conv2d::forward(const Tensor& x) {
   a.stride = {stride, stride};
   a.padding = {padding, padding, padding, padding};
   return conv2d(x, weight, bias, a);
+}
+
+BatchNorm::BatchNorm(int64_t num_features, double eps_, double momentum_)
+    : eps(eps_), momentum(momentum_) {
+  weight = register_parameter("weight", ones({num_features}));
+  bias = register_parameter("bias", zeros({num_features}));
+  running_mean = register_buffer("running_mean", zeros({num_features}));
+  running_var = register_buffer("running_var", ones({num_features}));
+}
+
+Tensor BatchNorm::forward(const Tensor& x) {
+  return batch_norm(x, running_mean, running_var, weight, bias, is_training(), momentum, eps);
+}
+
+LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_)
+    : normalized_shape(std::move(shape)), eps(eps_) {
+  weight = register_parameter("weight", ones(normalized_shape));
+  bias = register_parameter("bias", zeros(normalized_shape));
+}
+
+Tensor LayerNorm::forward(const Tensor& x) {
+  return layer_norm(x, normalized_shape, weight, bias, eps);
+}
+
+Pool2d::Pool2d(bool max, int64_t kernel_size, int64_t stride, int64_t padding)
+    : max_(max), k_(kernel_size), s_(stride > 0 ? stride : kernel_size), p_(padding) {}
+
+Tensor Pool2d::forward(const Tensor& x) {
+  Pool2dArgs a;
+  a.kernel = {k_, k_};
+  a.stride = {s_, s_};
+  a.padding = {p_, p_};
+  return max_ ? max_pool2d(x, a).first : avg_pool2d(x, a);
+}
+
+Tensor Dropout::forward(const Tensor& x) {
+  return dropout(x, p_, is_training());
+}
+
+Embedding::Embedding(int64_t num_embeddings, int64_t dim) {
+  GradModeGuard off(false);
+  weight = register_parameter("weight", randn({num_embeddings, dim}));
+}
+
+Tensor Embedding::forward(const Tensor& indices) {
+  return embedding(indices, weight);
+}
+
+void save(const Module& m, const std::string& path) {
+  io::save_safetensors(path, m.state_dict());
+}
+
+void load(Module& m, const std::string& path, bool strict) {
+  m.load_state_dict(io::load_safetensors(path).first, strict);
 }
 
 std::shared_ptr<Module> ReLU() {

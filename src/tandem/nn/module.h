@@ -68,6 +68,58 @@ class Conv2d : public Module {
   int64_t stride, padding;
 };
 
+// Batch normalisation over dim 1 of (N, C, *) input, with running statistics as buffers.
+class BatchNorm : public Module {
+ public:
+  explicit BatchNorm(int64_t num_features, double eps = 1e-5, double momentum = 0.1);
+  Tensor forward(const Tensor& x) override;
+  Tensor weight, bias, running_mean, running_var;
+  double eps, momentum;
+};
+
+// Normalisation over the trailing dims given by normalized_shape.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5);
+  Tensor forward(const Tensor& x) override;
+  Tensor weight, bias;
+  std::vector<int64_t> normalized_shape;
+  double eps;
+};
+
+// 2-D max or average pooling (stride defaults to the kernel size).
+class Pool2d : public Module {
+ public:
+  Pool2d(bool max, int64_t kernel_size, int64_t stride = 0, int64_t padding = 0);
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  bool max_;
+  int64_t k_, s_, p_;
+};
+
+// Zeroes elements with probability p in training mode.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5) : p_(p) {}
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  double p_;
+};
+
+// Rows of a (num_embeddings, dim) table for int64 indices.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t dim);
+  Tensor forward(const Tensor& indices) override;
+  Tensor weight;
+};
+
+// Saves / loads a module's state_dict as a safetensors file (atomic write).
+void save(const Module& m, const std::string& path);
+void load(Module& m, const std::string& path, bool strict = true);
+
 // An element-wise function (relu, sigmoid, tanh, ...) as a module.
 class Activation : public Module {
  public:
