@@ -7,11 +7,16 @@
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/nn/module.h"
+#include "tandem/nn/rnn.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/linalg.h"
+#include "tandem/ops/loss.h"
+#include "tandem/ops/nn.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 #include "tandem/optim/lr_scheduler.h"
+#include "tandem/optim/optimizer.h"
 
 using namespace tandem;
 
@@ -76,4 +81,115 @@ TEST(LRScheduler, Sequences) {
   for (int i = 0; i < 2; ++i) cos.step();
   EXPECT_NEAR(cos.get_last_lr()[0], 0.5, 1e-12);
   EXPECT_NEAR(opt2.option(0, "lr"), 0.5, 1e-12);
+}
+
+TEST(LRScheduler, MultiStepLambdaOneCycle) {
+  Tensor p = zeros({1});
+  set_requires_grad(p, true);
+  optim::SGD opt({{{p}, {}}}, {{"lr", 1.0}});
+  optim::MultiStepLR ms(opt, {3, 1}, 0.1);
+  std::vector<double> seen;
+  for (int i = 0; i < 4; ++i) {
+    ms.step();
+    seen.push_back(ms.get_last_lr()[0]);
+  }
+  EXPECT_NEAR(seen[0], 0.1, 1e-12);
+  EXPECT_NEAR(seen[1], 0.1, 1e-12);
+  EXPECT_NEAR(seen[2], 0.01, 1e-12);
+  EXPECT_NEAR(seen[3], 0.01, 1e-12);
+
+  optim::SGD opt2({{{p}, {}}}, {{"lr", 2.0}});
+  optim::LambdaLR lam(opt2, [](int64_t e) { return 1.0 / double(e + 1); });
+  EXPECT_NEAR(opt2.option(0, "lr"), 2.0, 1e-12);
+  lam.step();
+  lam.step();
+  EXPECT_NEAR(opt2.option(0, "lr"), 2.0 / 3.0, 1e-12);
+
+  // Reference sequences from torch.optim.lr_scheduler.OneCycleLR(max_lr=0.1, total_steps=10).
+  const std::vector<double> cos_ref = {0.004,
+                                       0.052,
+                                       0.1,
+                                       0.09504846320134738,
+                                       0.0811745653949763,
+                                       0.06112620219362893,
+                                       0.03887419780637107,
+                                       0.0188258346050237,
+                                       0.004951936798652629,
+                                       4e-07};
+  const std::vector<double> lin_ref = {0.004,
+                                       0.052,
+                                       0.1,
+                                       0.08571434285714286,
+                                       0.07142868571428572,
+                                       0.05714302857142858,
+                                       0.042857371428571434,
+                                       0.028571714285714284,
+                                       0.014286057142857148,
+                                       4e-07};
+  for (bool cosine : {true, false}) {
+    optim::SGD o({{{p}, {}}}, {{"lr", 1.0}});
+    optim::OneCycleLR oc(o, 0.1, 10, 0.3, cosine);
+    const auto& ref = cosine ? cos_ref : lin_ref;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_NEAR(o.option(0, "lr"), ref[i], 1e-12) << "step " << i << " cosine " << cosine;
+      if (i + 1 < ref.size()) oc.step();
+    }
+    EXPECT_THROW(oc.step(), ValueError);  // past total_steps
+  }
+}
+
+// One LSTM step written out by hand against the module's parameters.
+TEST(RNN, LstmMatchesHandWrittenCellAndShapes) {
+  manual_seed(3);
+  nn::RNN lstm(nn::RNNMode::LSTM, 3, 4);
+  Tensor x = randn({1, 2, 3});
+  auto r = lstm.run(x);
+  auto named = lstm.named_parameters();
+  ASSERT_EQ(named.size(), 4u);
+  EXPECT_EQ(named[0].first, "weight_ih_l0");
+  Tensor g = add(linear(select(x, 0, 0), named[0].second, named[2].second), named[3].second);
+  auto q = chunk(g, 4, -1);
+  Tensor c = mul(sigmoid(q[0]), tanh(q[2]));
+  Tensor h = mul(sigmoid(q[3]), tanh(c));
+  EXPECT_TRUE(allclose(select(r.h_n, 0, 0), h, 1e-5, 1e-6));
+  EXPECT_TRUE(allclose(select(r.c_n, 0, 0), c, 1e-5, 1e-6));
+
+  nn::RNNOptions o;
+  o.num_layers = 2;
+  o.bidirectional = true;
+  o.batch_first = true;
+  for (auto mode : {nn::RNNMode::Tanh, nn::RNNMode::Relu, nn::RNNMode::GRU, nn::RNNMode::LSTM}) {
+    nn::RNN rnn(mode, 3, 5, o);
+    auto out = rnn.run(randn({2, 7, 3}));  // (N, L, H_in)
+    EXPECT_EQ(out.output.shape(), Shape({2, 7, 10}));
+    EXPECT_EQ(out.h_n.shape(), Shape({4, 2, 5}));
+    // The forward direction's last output is its final hidden state.
+    Tensor last = narrow(select(out.output, 1, 6), 1, 0, 5);
+    EXPECT_TRUE(allclose(last, select(out.h_n, 0, 2), 1e-6, 1e-7));
+    EXPECT_EQ(out.c_n.defined(), mode == nn::RNNMode::LSTM);
+  }
+  EXPECT_THROW(lstm.run(randn({2, 3})), ValueError);
+  EXPECT_THROW(lstm.run(randn({2, 1, 5})), ValueError);
+  EXPECT_THROW(lstm.run(x, zeros({1, 1, 4})), ValueError);
+}
+
+// A GRU learns to output the running sum's sign; the loss must fall through backward().
+TEST(RNN, GruTrains) {
+  manual_seed(0);
+  nn::RNN gru(nn::RNNMode::GRU, 1, 8);
+  nn::Linear head(8, 1);
+  std::vector<Tensor> params = gru.parameters();
+  for (auto& p : head.parameters()) params.push_back(p);
+  optim::Adam opt({{params, {}}}, {{"lr", 0.02}});
+  Tensor x = randn({6, 16, 1});
+  Tensor y = sign(sum(x, std::vector<int64_t>{0}));
+  double first = 0, last = 0;
+  for (int step = 0; step < 60; ++step) {
+    opt.zero_grad();
+    Tensor loss = mse_loss(head(select(gru.run(x).output, 0, 5)), y);
+    backward({loss});
+    opt.step();
+    (step == 0 ? first : last) = loss.item_double();
+  }
+  EXPECT_LT(last, 0.5 * first);
 }

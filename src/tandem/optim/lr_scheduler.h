@@ -1,5 +1,6 @@
 // Learning-rate schedules for the C++ optimizers (closed forms of PyTorch's schedulers).
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "tandem/optim/optimizer.h"
@@ -76,6 +77,48 @@ class LinearLR : public LRScheduler {
  private:
   double start_, end_;
   int64_t total_;
+};
+
+// lr * gamma^(number of milestones <= epoch); milestones need not be sorted.
+class MultiStepLR : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& opt, std::vector<int64_t> milestones, double gamma = 0.1);
+
+ protected:
+  double lr_at(double base, int64_t epoch) const override;
+
+ private:
+  std::vector<int64_t> milestones_;
+  double gamma_;
+};
+
+// lr * lambda(epoch)
+class LambdaLR : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& opt, std::function<double(int64_t)> lr_lambda);
+
+ protected:
+  double lr_at(double base, int64_t epoch) const override;
+
+ private:
+  std::function<double(int64_t)> lambda_;
+};
+
+// The 1cycle policy (two phases, as PyTorch's default): max_lr / div_factor up to max_lr
+// over pct_start of total_steps, then down to initial / final_div_factor. Steps per batch;
+// momentum is not cycled here (the Python scheduler does that).
+class OneCycleLR : public LRScheduler {
+ public:
+  OneCycleLR(Optimizer& opt, double max_lr, int64_t total_steps, double pct_start = 0.3,
+             bool cosine = true, double div_factor = 25.0, double final_div_factor = 1e4);
+
+ protected:
+  double lr_at(double base, int64_t epoch) const override;
+
+ private:
+  double max_lr_, initial_lr_, min_lr_, up_end_;
+  int64_t total_;
+  bool cosine_;
 };
 
 }  // namespace tandem::optim
