@@ -6,10 +6,12 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/nn/attention.h"
 #include "tandem/nn/module.h"
 #include "tandem/nn/rnn.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/index_ops.h"
 #include "tandem/ops/linalg.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
@@ -192,4 +194,46 @@ TEST(RNN, GruTrains) {
     (step == 0 ? first : last) = loss.item_double();
   }
   EXPECT_LT(last, 0.5 * first);
+}
+
+// Per-head attention written with narrow + batched matmul, against the module's reshape path.
+TEST(MultiheadAttention, MatchesPerHeadFormulaAndMasks) {
+  manual_seed(1);
+  const int64_t E = 6, H = 3, d = 2, N = 2, L = 4, S = 5;
+  nn::MultiheadAttention mha(E, H, 0.0, true, /*batch_first=*/true);
+  Tensor q = randn({N, L, E}), kv = randn({N, S, E});
+  auto r = mha.attend(q, kv, kv);
+  EXPECT_EQ(r.output.shape(), Shape({N, L, E}));
+  EXPECT_EQ(r.weights.shape(), Shape({N, L, S}));
+
+  auto w = chunk(mha.in_proj_weight, 3, 0);
+  auto b = chunk(mha.in_proj_bias, 3, 0);
+  Tensor qp = linear(q, w[0], b[0]), kp = linear(kv, w[1], b[1]), vp = linear(kv, w[2], b[2]);
+  std::vector<Tensor> outs;
+  Tensor avg = zeros({N, L, S});
+  for (int64_t h = 0; h < H; ++h) {
+    Tensor qh = narrow(qp, 2, h * d, d), kh = narrow(kp, 2, h * d, d);
+    Tensor sc = div(matmul(qh, transpose(kh, 1, 2)), full({}, Scalar(std::sqrt(double(d)))));
+    Tensor a = softmax(sc, -1);
+    avg = add(avg, div(a, full({}, Scalar(double(H)))));
+    outs.push_back(matmul(a, narrow(vp, 2, h * d, d)));
+  }
+  Tensor ref = (*mha.out_proj)(cat(outs, 2));
+  EXPECT_TRUE(allclose(r.output, ref, 1e-4, 1e-5));
+  EXPECT_TRUE(allclose(r.weights, avg, 1e-4, 1e-6));
+
+  // A boolean mask (true = blocked) and the equivalent additive -inf mask agree, and blocked
+  // positions get zero weight.
+  Tensor blocked = gt(reshape(arange(Scalar(int64_t(0)), Scalar(S)), {1, S}),  // causal
+                      reshape(arange(Scalar(int64_t(0)), Scalar(L)), {L, 1}));
+  auto rb = mha.attend(q, kv, kv, blocked);
+  Tensor additive = masked_fill(zeros({L, S}), blocked, full({}, Scalar(-INFINITY)));
+  auto rf = mha.attend(q, kv, kv, additive);
+  EXPECT_TRUE(allclose(rb.output, rf.output, 1e-5, 1e-6));
+  EXPECT_NEAR(
+      sum(masked_fill(rb.weights, logical_not(blocked), full({}, Scalar(0.0)))).item_double(), 0.0,
+      1e-7);
+  EXPECT_THROW(mha.attend(q, kv, kv, zeros({L, L})), ValueError);
+  EXPECT_THROW(mha.attend(randn({N, L, 5}), kv, kv), ValueError);
+  EXPECT_THROW(nn::MultiheadAttention(5, 2), ValueError);
 }
