@@ -7,8 +7,10 @@
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/nn/attention.h"
+#include "tandem/nn/layers.h"
 #include "tandem/nn/module.h"
 #include "tandem/nn/rnn.h"
+#include "tandem/ops/conv.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/index_ops.h"
@@ -236,4 +238,50 @@ TEST(MultiheadAttention, MatchesPerHeadFormulaAndMasks) {
   EXPECT_THROW(mha.attend(q, kv, kv, zeros({L, L})), ValueError);
   EXPECT_THROW(mha.attend(randn({N, L, 5}), kv, kv), ValueError);
   EXPECT_THROW(nn::MultiheadAttention(5, 2), ValueError);
+}
+
+TEST(NnLayers, ConvFamilyGroupNormPoolAndLosses) {
+  manual_seed(5);
+  // Conv1d is a height-1 Conv2d.
+  nn::Conv1d c1(3, 4, 3, 2, 1);
+  Tensor x1 = randn({2, 3, 9});
+  Conv2dArgs a;
+  a.stride = {1, 2};
+  a.padding = {0, 1, 0, 1};
+  Tensor via2d = squeeze(conv2d(unsqueeze(x1, 2), unsqueeze(c1.weight, 2), c1.bias, a),
+                         std::vector<int64_t>{2});
+  EXPECT_EQ(c1(x1).shape(), Shape({2, 4, 5}));
+  EXPECT_TRUE(allclose(c1(x1), via2d, 1e-5, 1e-6));
+
+  // ConvTranspose2d (no bias) is the adjoint of Conv2d with the same weight:
+  // <convT(y), x> == <y, conv(x)>.
+  nn::ConvTranspose2d ct(4, 3, 3, 2, 1, 1, false);
+  Tensor y = randn({1, 4, 5, 5});
+  Tensor up = ct(y);
+  EXPECT_EQ(up.shape(), Shape({1, 3, 10, 10}));  // (5-1)*2 - 2 + 3 + 1
+  Tensor x = randn({1, 3, 10, 10});
+  Conv2dArgs b;
+  b.stride = {2, 2};
+  b.padding = {1, 1, 1, 1};
+  Tensor down = conv2d(x, ct.weight, Tensor(), b);
+  EXPECT_NEAR(sum(mul(up, x)).item_double(), sum(mul(y, down)).item_double(), 1e-3);
+
+  nn::GroupNorm gn(2, 4);
+  Tensor g = gn(add(mul(randn({3, 4, 5}), full({}, Scalar(3.0))), full({}, Scalar(7.0))));
+  Tensor grouped = reshape(g, {3, 2, 10});
+  EXPECT_TRUE(allclose(mean(grouped, std::vector<int64_t>{2}), zeros({3, 2}), 0, 1e-5));
+  EXPECT_TRUE(allclose(var(grouped, std::vector<int64_t>{2}, 0), ones({3, 2}), 1e-3, 1e-3));
+  EXPECT_THROW(nn::GroupNorm(3, 4), ValueError);
+
+  nn::AdaptiveAvgPool2d gap({1, 1});
+  auto flat = nn::Flatten();
+  Tensor img = randn({2, 3, 4, 4});
+  EXPECT_TRUE(allclose((*flat)(gap(img)), mean(img, std::vector<int64_t>{2, 3}), 1e-5, 1e-6));
+
+  Tensor p = randn({4, 3}), t = randn({4, 3});
+  Tensor d = sub(p, t);
+  EXPECT_NEAR(nn::Loss("mse", "sum")(p, t).item_double(), sum(mul(d, d)).item_double(), 1e-4);
+  EXPECT_NEAR(nn::Loss("l1")(p, t).item_double(), mean(abs(d)).item_double(), 1e-6);
+  EXPECT_THROW(nn::Loss("hinge"), ValueError);
+  EXPECT_THROW(nn::Loss("mse", "batchmean"), ValueError);
 }
