@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "tandem/graph/tracer.h"
 #include "tandem/ops/elementwise.h"
 
 namespace tandem::py {
@@ -132,6 +133,9 @@ Tensor from_numpy(nb::handle array, bool copy) {
   impl->storage = storage;
   Tensor t(impl);
   if (copy) {
+    // Host data is a constant even inside jit: copy it now rather than record the copy,
+    // or the new tensor would hold uninitialised bytes at trace time.
+    graph::TracePause pause;
     Tensor c = Tensor::empty(shape, dt);
     copy_(c, t);
     return c;

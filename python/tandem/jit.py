@@ -48,6 +48,8 @@ def _flatten(obj, leaves):
     if isinstance(obj, Tensor):
         leaves.append(obj)
         return ("T", len(leaves) - 1)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # namedtuple, e.g. (values, indices)
+        return ("namedtuple", (type(obj), [_flatten(o, leaves) for o in obj]))
     if isinstance(obj, (tuple, list)):
         return (type(obj).__name__, [_flatten(o, leaves) for o in obj])
     if isinstance(obj, dict):
@@ -63,6 +65,9 @@ def _unflatten(spec, leaves):
         return tuple(_unflatten(s, leaves) for s in val)
     if kind == "list":
         return [_unflatten(s, leaves) for s in val]
+    if kind == "namedtuple":
+        cls, items = val
+        return cls(*(_unflatten(s, leaves) for s in items))
     if kind == "dict":
         return {k: _unflatten(s, leaves) for k, s in val}
     return val

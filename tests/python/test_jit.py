@@ -277,3 +277,18 @@ def test_lenet_training_step_graph_matches_eager():
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_tensor_from_host_data_inside_jit_is_a_constant():
+    # Regression: the host-to-tensor copy used to be recorded instead of run, so the new
+    # tensor held uninitialised bytes at trace time (repeat_interleave read them as sizes).
+    @tandem.jit
+    def f(a):
+        r = tandem.tensor(np.asarray([1, 0, 3], dtype=np.int64))
+        assert r.numpy().tolist() == [1, 0, 3]
+        return tandem.mint.repeat_interleave(a, r, dim=0) + tandem.tensor([1.0, 2.0])
+
+    a = tandem.tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+    want = np.repeat(a.numpy(), [1, 0, 3], axis=0) + np.array([1.0, 2.0], np.float32)
+    for _ in range(2):  # traced call, then the cached graph
+        np.testing.assert_allclose(f(a).numpy(), want)

@@ -26,6 +26,13 @@ Tracer* Tracer::active() {
   return current;
 }
 
+TracePause::TracePause() : saved_(current) {
+  current = nullptr;
+}
+TracePause::~TracePause() {
+  current = saved_;
+}
+
 Tensor Tracer::symbolic(int64_t value) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = g_.values[size_t(value)].shape;

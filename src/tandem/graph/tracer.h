@@ -40,4 +40,17 @@ class Tracer {
   bool active_ = false;
 };
 
+// Suspends tracing on this thread for its lifetime, so ops run eagerly. For building
+// constants from host data inside a traced function (tandem.tensor(numpy) under jit).
+class TracePause {
+ public:
+  TracePause();
+  ~TracePause();
+  TracePause(const TracePause&) = delete;
+  TracePause& operator=(const TracePause&) = delete;
+
+ private:
+  Tracer* saved_;
+};
+
 }  // namespace tandem::graph
