@@ -18,6 +18,10 @@ void bind_graph(nb::module_& m) {
           arg("args"))
       .def_prop_ro("graph_text", [](const graph::Executable& e) { return e.graph().str(); })
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
+      .def_prop_ro("cost_text",
+                   [](const graph::Executable& e) {
+                     return graph::cost_str(graph::estimate_cost(e.graph()));
+                   })
       .def_prop_ro("captures_require_grad", [](const graph::Executable& e) {
         for (auto& c : e.graph().captures)
           if (requires_grad(Tensor(c.second))) return true;
@@ -30,17 +34,18 @@ void bind_graph(nb::module_& m) {
       "jit_compile",
       [](nb::callable fn, std::vector<Tensor> examples) {
         std::string before;
+        graph::CostReport before_cost;
         graph::Executable exe = graph::compile(
             [&](const std::vector<Tensor>& sym) {
               nb::object r = fn(sym);
               return nb::cast<std::vector<Tensor>>(r);
             },
-            examples, &before);
-        return std::make_pair(std::move(exe), before);
+            examples, &before, &before_cost);
+        return std::make_tuple(std::move(exe), before, graph::cost_str(before_cost));
       },
       arg("fn"), arg("examples"),
       "Traces fn(list of symbolic tensors) -> list of tensors; returns (Executable, traced "
-      "graph text before optimization).");
+      "graph text before optimization, its cost summary).");
 }
 
 }  // namespace tandem::py

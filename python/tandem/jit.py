@@ -74,8 +74,9 @@ def _unflatten(spec, leaves):
 
 
 class _Entry:
-    def __init__(self, exe, spec, traced_text):
+    def __init__(self, exe, spec, traced_text, traced_cost):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
+        self.traced_cost = traced_cost
 
 
 class JitFunction:
@@ -128,8 +129,8 @@ class JitFunction:
             return leaves
 
         tensors = [args[i] for i in positions] + [kwargs[k] for k in names]
-        exe, text = _C.jit_compile(traced, tensors)
-        entry = _Entry(exe, holder["spec"], text)
+        exe, text, cost = _C.jit_compile(traced, tensors)
+        entry = _Entry(exe, holder["spec"], text, cost)
         self._cache[key] = entry
         if len(self._cache) > 8 and not self._warned:
             self._warned = True
@@ -154,13 +155,17 @@ class JitFunction:
         return _unflatten(entry.spec, entry.exe(tensors))
 
     def explain(self, *args, **kwargs) -> str:
-        """The traced and optimized graphs for these arguments, and their kernel counts."""
+        """A report for these arguments: the traced graph (what eager mode runs) and the
+        optimized graph, each with its kernel count, whole-array reads + writes, bytes moved
+        and peak memory of the buffers it allocates."""
         tensors, key = self._split(args, kwargs)
         entry = self._cache.get(key) or self._trace(args, kwargs, key)
         traced_nodes = sum(1 for line in entry.traced_text.splitlines()
                            if " = " in line and "captured" not in line)
         return (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
-                f"optimized graph ({entry.exe.num_kernels} kernels):\n{entry.exe.graph_text}")
+                f"optimized graph ({entry.exe.num_kernels} kernels):\n{entry.exe.graph_text}\n"
+                f"eager:    {entry.traced_cost}\n"
+                f"compiled: {entry.exe.cost_text}\n")
 
 
 def _hashable(v, where):

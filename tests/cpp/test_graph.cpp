@@ -73,3 +73,24 @@ TEST(Graph, ReadingASymbolicValueThrows) {
                tandem::Error);
   EXPECT_EQ(graph::Tracer::active(), nullptr);  // tracing stopped after the error
 }
+
+// The cost model on x + x + x: eager (the traced graph) runs two kernels with five array
+// passes and two live buffers; the optimized graph one kernel reading x once.
+TEST(Graph, CostModelCountsPassesBytesAndPeak) {
+  std::string before;
+  graph::CostReport eager;
+  auto exe = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{add(add(in[0], in[0]), in[0])};
+      },
+      {ones({1000})}, &before, &eager);
+  EXPECT_EQ(eager.kernels, 2);
+  EXPECT_EQ(eager.array_passes, 5);
+  EXPECT_EQ(eager.bytes_moved, 5 * 4000);
+  EXPECT_EQ(eager.peak_bytes, 2 * 4000);
+  graph::CostReport compiled = graph::estimate_cost(exe.graph());
+  EXPECT_EQ(compiled.kernels, 1);
+  EXPECT_EQ(compiled.array_passes, 2);
+  EXPECT_EQ(compiled.peak_bytes, 4000);
+  EXPECT_EQ(graph::cost_str(compiled).rfind("1 kernel, 2 array passes", 0), 0u);
+}

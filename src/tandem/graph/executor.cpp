@@ -58,12 +58,14 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
 }
 
 Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
-                   const std::vector<Tensor>& examples, std::string* before) {
+                   const std::vector<Tensor>& examples, std::string* before,
+                   CostReport* before_cost) {
   Tracer tracer;
   std::vector<Tensor> sym = tracer.begin(examples);
   std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
   Graph g = tracer.finish(outs);
   if (before) *before = g.str();
+  if (before_cost) *before_cost = estimate_cost(g);
   optimize(g);
   return Executable(std::move(g));
 }

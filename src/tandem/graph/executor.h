@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "tandem/graph/cost.h"
 #include "tandem/graph/ir.h"
 
 namespace tandem::graph {
@@ -22,9 +23,11 @@ class Executable {
   std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
 };
 
-// Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` (if
-// given) receives the traced graph's text before optimization.
+// Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and
+// `before_cost` (if given) receive the traced graph's text and cost before optimization,
+// i.e. what eager mode runs.
 Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
-                   const std::vector<Tensor>& examples, std::string* before = nullptr);
+                   const std::vector<Tensor>& examples, std::string* before = nullptr,
+                   CostReport* before_cost = nullptr);
 
 }  // namespace tandem::graph

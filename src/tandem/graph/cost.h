@@ -1,0 +1,25 @@
+// A static cost model of a graph, for explain(): how many kernels run, how many whole-array
+// reads and writes they make, the bytes those move, and the peak bytes of buffers the graph
+// allocates (its inputs and captured tensors exist anyway and are not counted).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "tandem/graph/ir.h"
+
+namespace tandem::graph {
+
+struct CostReport {
+  int64_t kernels = 0;       // non-view op calls
+  int64_t array_passes = 0;  // reads + writes of tensors with more than one element
+  int64_t bytes_moved = 0;   // bytes read + written by the kernels
+  int64_t peak_bytes = 0;    // most bytes of graph-allocated buffers alive at once
+};
+
+// Walks the nodes in order; an input used twice by one node is read once, views move
+// nothing, and a value is freed after its last use unless it is a graph output.
+CostReport estimate_cost(const Graph& g);
+// "3 kernels, 5 array passes, 12.0 MB moved, peak 8.0 MB".
+std::string cost_str(const CostReport& c);
+
+}  // namespace tandem::graph
