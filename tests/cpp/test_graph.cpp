@@ -8,7 +8,10 @@
 #include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/linalg.h"
+#include "tandem/ops/nn.h"
 #include "tandem/ops/reduce.h"
+#include "tandem/ops/shape_ops.h"
 
 using namespace tandem;
 
@@ -93,4 +96,27 @@ TEST(Graph, CostModelCountsPassesBytesAndPeak) {
   EXPECT_EQ(compiled.array_passes, 2);
   EXPECT_EQ(compiled.peak_bytes, 4000);
   EXPECT_EQ(graph::cost_str(compiled).rfind("1 kernel, 2 array passes", 0), 0u);
+}
+
+// relu after matmul writes over the matmul's dying output; with a live view of that output
+// it must not (the view would see relu's values).
+TEST(Graph, ElementwiseWritesInPlaceOnlyOverUnaliasedDyingInputs) {
+  Tensor x = randn({4, 3}), w = randn({3, 5});
+  Tensor want = relu(matmul(x, w));
+  auto plain = graph::compile(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{relu(matmul(in[0], in[1]))}; },
+      {x, w});
+  EXPECT_EQ(plain.num_inplace_candidates(), 1u) << plain.graph().str();
+  EXPECT_TRUE(allclose(plain.run({x, w})[0], want));
+
+  auto viewed = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        Tensor y = matmul(in[0], in[1]);
+        Tensor v = reshape(y, {20});
+        return std::vector<Tensor>{relu(y), v};
+      },
+      {x, w});
+  auto out = viewed.run({x, w});
+  EXPECT_TRUE(allclose(out[0], want));
+  EXPECT_TRUE(allclose(out[1], reshape(matmul(x, w), {20})));
 }

@@ -1,13 +1,16 @@
 #include "tandem/graph/executor.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/graph/fused.h"
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise_def.h"
 
 namespace tandem::graph {
 
@@ -22,6 +25,30 @@ Executable::Executable(Graph g) : g_(std::move(g)) {
   free_after_.resize(g_.nodes.size());
   for (size_t v = 0; v < last.size(); ++v)
     if (last[v] >= 0 && !pinned[v]) free_after_[size_t(last[v])].push_back(int64_t(v));
+
+  // Values a kernel produced (not inputs, captures or views) may donate their buffer.
+  std::vector<bool> owned(g_.values.size(), false);
+  for (const Node& n : g_.nodes)
+    if (!n.op->view)
+      for (int64_t o : n.outputs) owned[size_t(o)] = true;
+  donor_.assign(g_.nodes.size(), -1);
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    const Node& n = g_.nodes[i];
+    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
+    if (!elementwise || n.outputs.size() != 1) continue;
+    const Value& out = g_.values[size_t(n.outputs[0])];
+    for (int64_t v : free_after_[i]) {
+      const Value& in = g_.values[size_t(v)];
+      if (owned[size_t(v)] && in.shape == out.shape && in.dtype == out.dtype) {
+        donor_[i] = v;
+        break;
+      }
+    }
+  }
+}
+
+size_t Executable::num_inplace_candidates() const {
+  return size_t(std::count_if(donor_.begin(), donor_.end(), [](int64_t v) { return v >= 0; }));
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
@@ -43,7 +70,16 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
     const Node& n = g_.nodes[i];
     ins.clear();
     for (int64_t v : n.inputs) ins.push_back(env[size_t(v)]);
-    std::vector<Tensor> outs = execute(*n.op, ins, n.attrs);
+    std::vector<Tensor> outs;
+    const Tensor* donor = donor_[i] >= 0 ? &env[size_t(donor_[i])] : nullptr;
+    // Only when no view or other tensor shares the buffer: same-index reads then writes are
+    // safe for elementwise kernels.
+    if (donor && donor->is_contiguous() && donor->storage().use_count() == 1) {
+      outs.push_back(*donor);
+      n.op->kernel(*n.op, ins, outs, n.attrs);
+    } else {
+      outs = execute(*n.op, ins, n.attrs);
+    }
     for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
     for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();
   }

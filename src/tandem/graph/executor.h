@@ -1,5 +1,5 @@
 // Runs a compiled graph in C++: no Python, no tracing, no autograd, values freed after
-// their last use.
+// their last use, and elementwise kernels writing in place over an input that dies there.
 #pragma once
 #include <functional>
 #include <string>
@@ -17,10 +17,15 @@ class Executable {
   const Graph& graph() const { return g_; }
   // Number of op calls per run.
   size_t num_kernels() const { return g_.nodes.size(); }
+  // Number of elementwise nodes that may write over a dying input instead of allocating.
+  size_t num_inplace_candidates() const;
 
  private:
   Graph g_;
   std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
+  // For elementwise node i, an input value that dies there with the output's shape and
+  // dtype: its buffer becomes the output (checked at run time to have no other alias).
+  std::vector<int64_t> donor_;
 };
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and
