@@ -2,8 +2,10 @@
 // the executor.
 #include <gtest/gtest.h>
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/executor.h"
+#include "tandem/graph/jit.h"
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
@@ -119,4 +121,27 @@ TEST(Graph, ElementwiseWritesInPlaceOnlyOverUnaliasedDyingInputs) {
   auto out = viewed.run({x, w});
   EXPECT_TRUE(allclose(out[0], want));
   EXPECT_TRUE(allclose(out[1], reshape(matmul(x, w), {20})));
+}
+
+// tandem::jit traces once per signature: shape, dtype and grad mode changes retrace.
+TEST(Graph, JitCachesPerSignature) {
+  int traces = 0;
+  auto f = jit([&](const std::vector<Tensor>& in) {
+    ++traces;
+    return std::vector<Tensor>{mul(in[0], in[0])};
+  });
+  Tensor a = full({3}, Scalar(2.0));
+  EXPECT_FLOAT_EQ(f({a})[0].contiguous().data<float>()[0], 4.0f);
+  f({full({3}, Scalar(3.0))});
+  EXPECT_EQ(traces, 1);
+  f({ones({4})});
+  f({ones({3}, DType::Float64)});
+  {
+    GradModeGuard off(false);
+    f({a});
+  }
+  EXPECT_EQ(traces, 4);
+  EXPECT_EQ(f.num_compiled(), 4u);
+  EXPECT_NE(f.explain({a}).find("compiled: 1 kernel"), std::string::npos);
+  EXPECT_THROW(f({Tensor()}), ValueError);  // an undefined argument is named, not traced
 }
