@@ -20,7 +20,7 @@ void bind_graph(nb::module_& m) {
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("cost_text",
                    [](const graph::Executable& e) {
-                     return graph::cost_str(graph::estimate_cost(e.graph()));
+                     return graph::cost_str(graph::estimate_cost(e.graph(), true));
                    })
       .def_prop_ro("captures_require_grad", [](const graph::Executable& e) {
         for (auto& c : e.graph().captures)

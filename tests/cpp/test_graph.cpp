@@ -110,6 +110,9 @@ TEST(Graph, ElementwiseWritesInPlaceOnlyOverUnaliasedDyingInputs) {
       {x, w});
   EXPECT_EQ(plain.num_inplace_candidates(), 1u) << plain.graph().str();
   EXPECT_TRUE(allclose(plain.run({x, w})[0], want));
+  const int64_t buf = 4 * 5 * 4;  // one (4, 5) float32 buffer
+  EXPECT_EQ(graph::estimate_cost(plain.graph(), false).peak_bytes, 2 * buf);
+  EXPECT_EQ(graph::estimate_cost(plain.graph(), true).peak_bytes, buf);
 
   auto viewed = graph::compile(
       [](const std::vector<Tensor>& in) {
@@ -121,6 +124,7 @@ TEST(Graph, ElementwiseWritesInPlaceOnlyOverUnaliasedDyingInputs) {
   auto out = viewed.run({x, w});
   EXPECT_TRUE(allclose(out[0], want));
   EXPECT_TRUE(allclose(out[1], reshape(matmul(x, w), {20})));
+  EXPECT_EQ(graph::estimate_cost(viewed.graph(), true).peak_bytes, 2 * buf);  // view keeps y
 }
 
 // tandem::jit traces once per signature: shape, dtype and grad mode changes retrace.

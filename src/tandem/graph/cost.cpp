@@ -4,9 +4,40 @@
 #include <cstdio>
 #include <unordered_set>
 
+#include "tandem/graph/fused.h"
+#include "tandem/ops/elementwise_def.h"
+
 namespace tandem::graph {
 
-CostReport estimate_cost(const Graph& g) {
+std::vector<int64_t> inplace_donors(const Graph& g) {
+  std::vector<int64_t> last(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t v : g.nodes[i].inputs) last[size_t(v)] = int64_t(i);
+  std::vector<bool> eligible(g.values.size(), false);  // kernel outputs
+  for (const Node& n : g.nodes)
+    if (!n.op->view)
+      for (int64_t o : n.outputs) eligible[size_t(o)] = true;
+  for (int64_t v : g.outputs) eligible[size_t(v)] = false;  // live to the end
+  for (auto& w : g.writebacks) eligible[size_t(w.second)] = false;
+  std::vector<int64_t> donor(g.nodes.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
+    if (!elementwise || n.outputs.size() != 1) continue;
+    const Value& out = g.values[size_t(n.outputs[0])];
+    for (int64_t v : n.inputs) {
+      const Value& in = g.values[size_t(v)];
+      if (eligible[size_t(v)] && last[size_t(v)] == int64_t(i) && in.shape == out.shape &&
+          in.dtype == out.dtype) {
+        donor[i] = v;
+        break;
+      }
+    }
+  }
+  return donor;
+}
+
+CostReport estimate_cost(const Graph& g, bool inplace) {
   auto bytes = [&](int64_t v) {
     const Value& val = g.values[size_t(v)];
     return numel_of(val.shape) * int64_t(itemsize(val.dtype));
@@ -22,6 +53,8 @@ CostReport estimate_cost(const Graph& g) {
   std::vector<int64_t> owner(g.values.size());
   for (size_t v = 0; v < owner.size(); ++v) owner[v] = int64_t(v);
 
+  std::vector<int64_t> donors =
+      inplace ? inplace_donors(g) : std::vector<int64_t>(g.nodes.size(), -1);
   CostReport c;
   std::vector<int64_t> allocated(g.values.size(), 0);
   std::vector<int64_t> owner_last(g.values.size(), -1);
@@ -38,11 +71,20 @@ CostReport estimate_cost(const Graph& g) {
         c.bytes_moved += bytes(v);
         c.array_passes += is_array(v);
       }
+      int64_t d = donors[i];
+      // The donor's buffer must have no alias used after this node.
+      bool reuse = d >= 0 && owner[size_t(d)] == d && allocated[size_t(d)] > 0 &&
+                   owner_last[size_t(d)] <= int64_t(i);
       for (int64_t o : n.outputs) {
         c.bytes_moved += bytes(o);
         c.array_passes += is_array(o);
-        allocated[size_t(o)] = bytes(o);
-        live += bytes(o);
+        if (reuse) {
+          allocated[size_t(o)] = allocated[size_t(d)];
+          allocated[size_t(d)] = 0;
+        } else {
+          allocated[size_t(o)] = bytes(o);
+          live += bytes(o);
+        }
       }
       c.peak_bytes = std::max(c.peak_bytes, live);
     }

@@ -16,9 +16,16 @@ struct CostReport {
   int64_t peak_bytes = 0;    // most bytes of graph-allocated buffers alive at once
 };
 
+// For each node, a value its output may overwrite, else -1: the node is elementwise with one
+// output, and the value is a kernel output (not an input, capture or view) of the same shape
+// and dtype whose last use is this node. The executor still checks at run time that no view
+// shares the buffer.
+std::vector<int64_t> inplace_donors(const Graph& g);
+
 // Walks the nodes in order; an input used twice by one node is read once, views move
-// nothing, and a value is freed after its last use unless it is a graph output.
-CostReport estimate_cost(const Graph& g);
+// nothing, and a value is freed after its last use unless it is a graph output. With
+// `inplace`, outputs reuse donor buffers as the executor does (the compiled plan's peak).
+CostReport estimate_cost(const Graph& g, bool inplace = false);
 // "3 kernels, 5 array passes, 12.0 MB moved, peak 8.0 MB".
 std::string cost_str(const CostReport& c);
 

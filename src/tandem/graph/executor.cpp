@@ -5,12 +5,10 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
-#include "tandem/graph/fused.h"
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
-#include "tandem/ops/elementwise_def.h"
 
 namespace tandem::graph {
 
@@ -26,25 +24,7 @@ Executable::Executable(Graph g) : g_(std::move(g)) {
   for (size_t v = 0; v < last.size(); ++v)
     if (last[v] >= 0 && !pinned[v]) free_after_[size_t(last[v])].push_back(int64_t(v));
 
-  // Values a kernel produced (not inputs, captures or views) may donate their buffer.
-  std::vector<bool> owned(g_.values.size(), false);
-  for (const Node& n : g_.nodes)
-    if (!n.op->view)
-      for (int64_t o : n.outputs) owned[size_t(o)] = true;
-  donor_.assign(g_.nodes.size(), -1);
-  for (size_t i = 0; i < g_.nodes.size(); ++i) {
-    const Node& n = g_.nodes[i];
-    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
-    if (!elementwise || n.outputs.size() != 1) continue;
-    const Value& out = g_.values[size_t(n.outputs[0])];
-    for (int64_t v : free_after_[i]) {
-      const Value& in = g_.values[size_t(v)];
-      if (owned[size_t(v)] && in.shape == out.shape && in.dtype == out.dtype) {
-        donor_[i] = v;
-        break;
-      }
-    }
-  }
+  donor_ = inplace_donors(g_);
 }
 
 size_t Executable::num_inplace_candidates() const {
