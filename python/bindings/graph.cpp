@@ -16,17 +16,27 @@ void bind_graph(nb::module_& m) {
             return e.run(args);
           },
           arg("args"))
+      .def(
+          "profile",
+          [](const graph::Executable& e, std::vector<Tensor> args, int reps) {
+            std::vector<double> t;
+            {
+              nb::gil_scoped_release nogil;
+              t = e.profile(args, reps);
+            }
+            std::vector<std::pair<std::string, double>> rows;
+            for (size_t i = 0; i < t.size(); ++i) rows.emplace_back(e.graph().node_str(i), t[i]);
+            return rows;
+          },
+          arg("args"), arg("reps") = 10,
+          "Median seconds per node over reps runs: [(node text, seconds)] in node order.")
       .def_prop_ro("graph_text", [](const graph::Executable& e) { return e.graph().str(); })
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("cost_text",
                    [](const graph::Executable& e) {
                      return graph::cost_str(graph::estimate_cost(e.graph(), true));
                    })
-      .def_prop_ro("captures_require_grad", [](const graph::Executable& e) {
-        for (auto& c : e.graph().captures)
-          if (requires_grad(Tensor(c.second))) return true;
-        return false;
-      });
+      .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad);
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },
       "Whether a jit trace is being recorded on this thread.");

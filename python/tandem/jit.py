@@ -147,10 +147,10 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, key)
-        if _C.is_grad_enabled() and (any(t.requires_grad for t in tensors)
-                                     or entry.exe.captures_require_grad):
-            # The compiled graph records no tape: keep eager semantics so .backward() works.
-            # Put value_and_grad / the optimizer step inside the jitted function instead.
+        if entry.exe.outputs_require_grad:  # (grad mode is part of the cache key)
+            # The compiled graph records no tape: results the caller may differentiate come
+            # from eager execution. A training step that computes its gradients inside
+            # (value_and_grad + optimizer) returns plain values and runs compiled.
             return self._fn(*args, **kwargs)
         return _unflatten(entry.spec, entry.exe(tensors))
 
@@ -166,6 +166,26 @@ class JitFunction:
                 f"optimized graph ({entry.exe.num_kernels} kernels):\n{entry.exe.graph_text}\n"
                 f"eager:    {entry.traced_cost}\n"
                 f"compiled: {entry.exe.cost_text}\n")
+
+    def profile(self, *args, reps: int = 10, top: int = 15, **kwargs) -> str:
+        """Runs the compiled graph for these arguments `reps` times (after one warm-up) and
+        reports the median time of each node, slowest first, plus the time per op kind."""
+        tensors, key = self._split(args, kwargs)
+        entry = self._cache.get(key) or self._trace(args, kwargs, key)
+        rows = entry.exe.profile(tensors, reps)
+        total = sum(t for _, t in rows) or 1e-30
+        by_op = {}
+        for text, t in rows:
+            op = text.split(" = ", 1)[1].split("(", 1)[0]
+            by_op[op] = by_op.get(op, 0.0) + t
+        lines = [f"{len(rows)} nodes, {total * 1e3:.3f} ms per run (sum of node medians)",
+                 "by op:"]
+        for op, t in sorted(by_op.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  {t * 1e3:8.3f} ms {100 * t / total:5.1f}%  {op}")
+        lines.append(f"slowest {min(top, len(rows))} nodes:")
+        for text, t in sorted(rows, key=lambda r: -r[1])[:top]:
+            lines.append(f"  {t * 1e3:8.3f} ms {100 * t / total:5.1f}%  {text[:140]}")
+        return "\n".join(lines)
 
 
 def _hashable(v, where):

@@ -280,13 +280,17 @@ def test_lenet_training_step_graph_matches_eager():
     opt2 = ms_nn.SGD(net2.trainable_params(), learning_rate=0.5)
     grad_fn = tandem.value_and_grad(lambda X, y: loss_fn(net2(X), y), None, opt2.parameters)
 
+    traces = []
+
     @jit
     def step(X, y):
+        traces.append(1)
         loss, grads = grad_fn(X, y)
         opt2(grads)
         return loss
 
     graph = [float(step(X, y)) for _ in range(3)]
+    assert len(traces) == 1  # later calls ran the compiled graph, not Python
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -305,3 +309,113 @@ def test_tensor_from_host_data_inside_jit_is_a_constant():
     want = np.repeat(a.numpy(), [1, 0, 3], axis=0) + np.array([1.0, 2.0], np.float32)
     for _ in range(2):  # traced call, then the cached graph
         np.testing.assert_allclose(f(a).numpy(), want)
+
+
+def _train_ms_style(build, compiled: bool, steps: int = 4, train: bool = True,
+                    make_opt=None):
+    """value_and_grad + optimizer(grads) with eager dispatch or one compiled step; returns
+    the losses, the parameters and buffers after training, and how often Python ran."""
+    from tandem import nn as ms_nn
+    tandem.manual_seed(0)
+    X, y = mint.randn(16, 1, 12, 12), mint.randint(0, 4, (16,))
+    tandem.manual_seed(1)
+    net = build()
+    net.train(train)
+    loss_fn = nn.CrossEntropyLoss()
+    opt = (make_opt or (lambda ps: ms_nn.Momentum(ps, learning_rate=0.1, momentum=0.9)))(
+        net.trainable_params())
+    grad_fn = tandem.value_and_grad(lambda X, y: loss_fn(net(X), y), None, opt.parameters)
+    runs = []
+
+    def step(X, y):
+        runs.append(1)
+        loss, grads = grad_fn(X, y)
+        opt(grads)
+        return loss
+
+    if compiled:
+        step = jit(step)
+    tandem.manual_seed(2)  # the dropout masks' stream
+    losses = [float(step(X, y)) for _ in range(steps)]
+    state = {k: v.numpy().copy() for k, v in net.state_dict().items()}
+    for i, (bufs, scalars) in enumerate(opt._impl.export_state()):
+        state.update({f"opt.{i}.{k}": v.numpy().copy() for k, v in bufs.items()})
+        state.update({f"opt.{i}.{k}": np.array(v) for k, v in scalars.items()})
+    return losses, state, len(runs)
+
+
+@pytest.mark.parametrize("name", ["mlp", "batchnorm", "dropout"])
+def test_models_train_the_same_in_graph_mode(name):
+    """MLP, BatchNorm (running statistics written back) and Dropout (fresh masks per call
+    from the seeded generator) models: eager and compiled training agree step by step."""
+    def build():
+        if name == "mlp":
+            return nn.Sequential(nn.Flatten(), nn.Linear(144, 32), nn.ReLU(), nn.Linear(32, 4))
+        if name == "batchnorm":
+            return nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                                 nn.Flatten(), nn.Linear(400, 4))
+        return nn.Sequential(nn.Flatten(), nn.Linear(144, 64), nn.ReLU(), nn.Dropout(0.5),
+                             nn.Linear(64, 4))
+
+    eager_losses, eager_state, _ = _train_ms_style(build, False)
+    graph_losses, graph_state, runs = _train_ms_style(build, True)
+    assert runs == 1
+    assert eager_losses[-1] < eager_losses[0]
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    assert eager_state.keys() == graph_state.keys()
+    for k in eager_state:
+        np.testing.assert_allclose(graph_state[k], eager_state[k], rtol=1e-5, atol=1e-6,
+                                   err_msg=k)
+    if name == "batchnorm":
+        assert not np.allclose(eager_state["1.running_mean"], 0)  # the statistics moved
+
+
+def test_dropout_masks_differ_between_compiled_calls():
+    drop = nn.Dropout(0.5)
+    f = jit(lambda x: drop(x))
+    x = mint.ones(4096)
+    a, b = f(x).numpy(), f(x).numpy()
+    assert 0.4 < (a == 0).mean() < 0.6 and not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("opt", ["SGD", "SGD-momentum", "Adam", "AdamWeightDecay", "Momentum-nesterov"])
+def test_optimizer_state_and_step_count_live_in_the_graph(opt):
+    """Buffers made on the first (traced) step are real state, and Adam's bias correction
+    follows the step count on every compiled call instead of the traced step's number."""
+    from tandem import nn as ms_nn
+    make = {
+        "SGD": lambda ps: ms_nn.SGD(ps, learning_rate=0.1),
+        "SGD-momentum": lambda ps: ms_nn.SGD(ps, learning_rate=0.1, momentum=0.9),
+        "Adam": lambda ps: ms_nn.Adam(ps, learning_rate=0.01),
+        "AdamWeightDecay": lambda ps: ms_nn.AdamWeightDecay(ps, learning_rate=0.01,
+                                                            weight_decay=0.1),
+        "Momentum-nesterov": lambda ps: ms_nn.Momentum(ps, 0.1, 0.9, use_nesterov=True),
+    }[opt]
+
+    def build():
+        return nn.Sequential(nn.Flatten(), nn.Linear(144, 16), nn.Tanh(), nn.Linear(16, 4))
+
+    eager_losses, eager_state, _ = _train_ms_style(build, False, steps=6, make_opt=make)
+    graph_losses, graph_state, runs = _train_ms_style(build, True, steps=6, make_opt=make)
+    assert runs == 1
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    assert eager_state.keys() == graph_state.keys()
+    for k in eager_state:
+        np.testing.assert_allclose(graph_state[k], eager_state[k], rtol=1e-5, atol=1e-6,
+                                   err_msg=k)
+
+
+def test_dynamic_learning_rate_inside_jit_is_reported():
+    from tandem import nn as ms_nn
+    net = nn.Linear(3, 1)
+    opt = ms_nn.SGD(net.trainable_params(), learning_rate=[0.1, 0.05, 0.01])
+    grad_fn = tandem.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    @jit
+    def step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    with pytest.raises(NotImplementedError, match="dynamic learning rate"):
+        step(mint.ones(2, 3))

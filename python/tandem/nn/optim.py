@@ -183,6 +183,11 @@ class Optimizer:
             raise ValueError(f"For '{type(self).__name__}', the number of gradients "
                              f"({len(grads)}) must equal the number of parameters "
                              f"({len(self.parameters)})")
+        if self.dynamic_lr and _C.is_tracing():
+            raise NotImplementedError(
+                f"{type(self).__name__}: a dynamic learning rate inside jit is not supported "
+                "yet (a compiled step would keep the rate of the step it was traced at); use "
+                "a fixed learning rate in the compiled step or call the optimizer eagerly")
         lrs = [self._lr_value(gi) for gi in range(len(self._lrs))]
         for ci, gi in enumerate(self._owner):
             self._impl.set_options(ci, {"lr": lrs[gi]})

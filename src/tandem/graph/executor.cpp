@@ -1,6 +1,7 @@
 #include "tandem/graph/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 
 #include "tandem/autograd/autograd.h"
@@ -12,7 +13,8 @@
 
 namespace tandem::graph {
 
-Executable::Executable(Graph g) : g_(std::move(g)) {
+Executable::Executable(Graph g, bool outputs_require_grad)
+    : g_(std::move(g)), outputs_require_grad_(outputs_require_grad) {
   g_.verify();
   std::vector<int64_t> last(g_.values.size(), -1);
   for (size_t i = 0; i < g_.nodes.size(); ++i)
@@ -32,6 +34,28 @@ size_t Executable::num_inplace_candidates() const {
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
+  return run_timed(inputs, nullptr);
+}
+
+std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int reps) const {
+  TANDEM_CHECK(reps >= 1, ValueError, "jit.profile: reps must be >= 1, got ", reps);
+  std::vector<std::vector<double>> t(g_.nodes.size(), std::vector<double>(size_t(reps)));
+  std::vector<double> once(g_.nodes.size());
+  run_timed(inputs, once.data());  // warm-up: caches, primitives, allocator
+  for (int r = 0; r < reps; ++r) {
+    run_timed(inputs, once.data());
+    for (size_t i = 0; i < once.size(); ++i) t[i][size_t(r)] = once[i];
+  }
+  std::vector<double> med(g_.nodes.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::nth_element(t[i].begin(), t[i].begin() + reps / 2, t[i].end());
+    med[i] = t[i][size_t(reps / 2)];
+  }
+  return med;
+}
+
+std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
+                                          double* node_seconds) const {
   TANDEM_CHECK(inputs.size() == g_.inputs.size(), TypeError, "jit: the compiled function takes ",
                g_.inputs.size(), " tensor arguments, got ", inputs.size());
   std::vector<Tensor> env(g_.values.size());
@@ -48,6 +72,8 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
   std::vector<Tensor> ins;
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     const Node& n = g_.nodes[i];
+    auto t0 =
+        node_seconds ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     ins.clear();
     for (int64_t v : n.inputs) ins.push_back(env[size_t(v)]);
     std::vector<Tensor> outs;
@@ -62,6 +88,9 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
     }
     for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
     for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();
+    if (node_seconds)
+      node_seconds[i] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   for (auto& w : g_.writebacks) {
     Tensor target(w.first);
@@ -79,11 +108,13 @@ Executable compile(const std::function<std::vector<Tensor>(const std::vector<Ten
   Tracer tracer;
   std::vector<Tensor> sym = tracer.begin(examples);
   std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
+  bool outs_grad = std::any_of(outs.begin(), outs.end(),
+                               [](const Tensor& t) { return t.defined() && requires_grad(t); });
   Graph g = tracer.finish(outs);
   if (before) *before = g.str();
   if (before_cost) *before_cost = estimate_cost(g);
   optimize(g);
-  return Executable(std::move(g));
+  return Executable(std::move(g), outs_grad);
 }
 
 }  // namespace tandem::graph

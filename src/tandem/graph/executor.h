@@ -11,17 +11,26 @@ namespace tandem::graph {
 
 class Executable {
  public:
-  explicit Executable(Graph g);
+  // outputs_require_grad: the traced outputs had autograd history (callers that may
+  // differentiate them run the function eagerly instead; the graph records no tape).
+  explicit Executable(Graph g, bool outputs_require_grad = false);
   // Runs the graph on tensors matching the traced inputs' shapes and dtypes.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // Runs `reps` times and returns the median seconds each node took, in node order (what
+  // to optimize next; the graph's write-backs happen as in run()).
+  std::vector<double> profile(const std::vector<Tensor>& inputs, int reps) const;
   const Graph& graph() const { return g_; }
   // Number of op calls per run.
   size_t num_kernels() const { return g_.nodes.size(); }
   // Number of elementwise nodes that may write over a dying input instead of allocating.
   size_t num_inplace_candidates() const;
+  bool outputs_require_grad() const { return outputs_require_grad_; }
 
  private:
+  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds) const;
+
   Graph g_;
+  bool outputs_require_grad_ = false;
   std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
   // For elementwise node i, an input value that dies there with the output's shape and
   // dtype: its buffer becomes the output (checked at run time to have no other alias).

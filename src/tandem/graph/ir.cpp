@@ -52,23 +52,26 @@ std::string Graph::str() const {
   os << ")\n";
   for (auto& c : captures)
     os << "  %" << c.first << " = captured : " << type_str(values[size_t(c.first)]) << "\n";
-  for (const Node& n : nodes) {
-    os << "  ";
-    for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << "%" << n.outputs[i];
-    os << " = " << n.op->name << "(";
-    for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << "%" << n.inputs[i];
-    os << ")";
-    std::string a = n.attrs.str();
-    if (!a.empty()) os << " {" << a << "}";
-    os << " : ";
-    for (size_t i = 0; i < n.outputs.size(); ++i)
-      os << (i ? ", " : "") << type_str(values[size_t(n.outputs[i])]);
-    os << "\n";
-  }
+  for (size_t i = 0; i < nodes.size(); ++i) os << "  " << node_str(i) << "\n";
   for (auto& w : writebacks) os << "  write-back %" << w.second << "\n";
   os << "  return ";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << "%" << outputs[i];
   os << "\n";
+  return os.str();
+}
+
+std::string Graph::node_str(size_t i) const {
+  const Node& n = nodes.at(i);
+  std::ostringstream os;
+  for (size_t k = 0; k < n.outputs.size(); ++k) os << (k ? ", " : "") << "%" << n.outputs[k];
+  os << " = " << n.op->name << "(";
+  for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "%" << n.inputs[k];
+  os << ")";
+  std::string a = n.attrs.str();
+  if (!a.empty()) os << " {" << a << "}";
+  os << " : ";
+  for (size_t k = 0; k < n.outputs.size(); ++k)
+    os << (k ? ", " : "") << type_str(values[size_t(n.outputs[k])]);
   return os.str();
 }
 

@@ -39,6 +39,8 @@ struct Graph {
   void verify() const;
   // A stable readable form: one line per node, "%3 = add(%1, %2) {alpha=2} : Float32[2, 3]".
   std::string str() const;
+  // Node i's line of str(), without indentation.
+  std::string node_str(size_t i) const;
 };
 
 }  // namespace tandem::graph

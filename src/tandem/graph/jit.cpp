@@ -29,7 +29,10 @@ JitFunction::Entry& JitFunction::entry_for(const std::vector<Tensor>& inputs) {
 }
 
 std::vector<Tensor> JitFunction::operator()(const std::vector<Tensor>& inputs) {
-  return entry_for(inputs).exe->run(inputs);
+  Entry& e = entry_for(inputs);
+  // Outputs with autograd history: run eagerly so the caller can differentiate them.
+  if (e.exe->outputs_require_grad() && is_grad_enabled()) return fn_(inputs);
+  return e.exe->run(inputs);
 }
 
 std::string JitFunction::explain(const std::vector<Tensor>& inputs) {

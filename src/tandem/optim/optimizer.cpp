@@ -141,11 +141,22 @@ void Optimizer::zero_grad(bool set_to_none) {
   }
 }
 
+namespace {
+// Compiled steps advance the step tensor only; bring the scalar up to date.
+void sync_step(ParamState& s) {
+  if (s.step_tensor.defined() && !s.step_tensor.is_symbolic())
+    s.scalars["step"] = *static_cast<const double*>(s.step_tensor.data_ptr());
+}
+}  // namespace
+
 ParamState& Optimizer::state(int64_t index) {
   TANDEM_CHECK(index >= 0 && index < num_params(), IndexError, name_, ": parameter index ", index,
                " out of range for ", num_params(), " parameters");
   for (auto& s : state_) {
-    if (index < int64_t(s.size())) return s[size_t(index)];
+    if (index < int64_t(s.size())) {
+      sync_step(s[size_t(index)]);
+      return s[size_t(index)];
+    }
     index -= int64_t(s.size());
   }
   throw_error<Error>("internal: optimizer state index");
@@ -157,6 +168,12 @@ std::vector<ParamState> Optimizer::export_state() const {
     for (const ParamState& s : group_state) {
       ParamState c;
       c.scalars = s.scalars;
+      if (s.step_tensor.defined()) {
+        ParamState tmp;
+        tmp.step_tensor = s.step_tensor;
+        sync_step(tmp);
+        c.scalars["step"] = tmp.scalars["step"];
+      }
       for (const auto& [key, t] : s.tensors) c.tensors[key] = clone(t);
       out.push_back(std::move(c));
     }
@@ -187,12 +204,21 @@ void Optimizer::import_state(const std::vector<ParamState>& state) {
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     for (size_t pi = 0; pi < groups_[gi].params.size(); ++pi, ++k) {
       const Tensor& p = groups_[gi].params[pi];
+      ParamState& old = state_[gi][pi];
       ParamState s;
       s.scalars = state[k].scalars;
       for (const auto& [key, t] : state[k].tensors) {
-        Tensor c = Tensor::empty(p.shape(), p.dtype());
+        // Existing buffers are overwritten, not replaced: compiled steps hold them.
+        auto it = old.tensors.find(key);
+        Tensor c = it != old.tensors.end() ? it->second : Tensor::empty(p.shape(), p.dtype());
         copy_(c, detach(t));
         s.tensors[key] = c;
+      }
+      s.step_tensor = old.step_tensor;
+      if (s.step_tensor.defined()) {
+        auto st = s.scalars.find("step");
+        *static_cast<double*>(s.step_tensor.data_ptr()) = st != s.scalars.end() ? st->second : 0.0;
+        s.step_tensor.storage()->bump_version();
       }
       state_[gi][pi] = std::move(s);
     }

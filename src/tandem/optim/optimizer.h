@@ -26,6 +26,9 @@ struct ParamGroup {
 struct ParamState {
   std::map<std::string, Tensor> tensors;
   std::map<std::string, double> scalars;
+  // The step count as a 0-d float64 tensor, made when a step is first traced: compiled
+  // steps advance it, so once it exists it is the count (scalars["step"] is synced from it).
+  Tensor step_tensor;
   bool empty() const { return tensors.empty() && scalars.empty(); }
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tandem/core/error.h"
+#include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
@@ -77,15 +78,49 @@ Tensor effective_grad(const Tensor& param, const Tensor& grad, const Options& o)
 }
 
 // Returns the state buffer `key`, creating it with make() on first use.
+// A buffer first made inside a jit trace is made for real (not as a graph value): it is
+// optimizer state, which compiled steps read and write back by reference.
 template <typename F>
 Tensor& buffer(ParamState& s, const char* key, F make) {
   auto it = s.tensors.find(key);
-  if (it == s.tensors.end()) it = s.tensors.emplace(key, make()).first;
+  if (it == s.tensors.end()) {
+    graph::TracePause real;
+    it = s.tensors.emplace(key, make()).first;
+  }
   return it->second;
 }
 
-double next_step(ParamState& s) {
-  return s.scalars["step"] += 1.0;
+// The step count after this update; while tracing, `t` is that count as a graph value (a
+// compiled step must not bake the traced step's number into its constants).
+struct Step {
+  double value;
+  Tensor t;
+};
+
+Step next_step(ParamState& s) {
+  double& count = s.scalars["step"];
+  if (graph::Tracer::active()) {
+    if (!s.step_tensor.defined()) {
+      graph::TracePause real;
+      s.step_tensor = full({}, Scalar(count), DType::Float64);
+    }
+    add_scalar_(s.step_tensor, 1.0);
+    return {count + 1.0, s.step_tensor};
+  }
+  if (s.step_tensor.defined()) {  // compiled steps advanced it: it holds the count
+    double* p = static_cast<double*>(s.step_tensor.data_ptr());
+    *p += 1.0;
+    s.step_tensor.storage()->bump_version();
+    count = *p;
+  } else {
+    count += 1.0;
+  }
+  return {count, Tensor()};
+}
+
+// 1 - beta^step, as a number or (tracing) a 0-d tensor.
+Tensor one_minus_pow(double beta, const Tensor& step) {
+  return sub(num(1.0), pow(num(beta), step));
 }
 
 void check(bool ok, const std::string& opt, const char* what, double value) {
@@ -108,7 +143,7 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
                  bool decoupled) {
   double lr = o.at("lr"), beta1 = o.at("beta1"), beta2 = o.at("beta2"), eps = o.at("eps");
   double wd = o.at("weight_decay");
-  double step = next_step(s);
+  Step step = next_step(s);
   Tensor g = flag(o, "maximize") ? neg(grad) : grad;
   if (decoupled) {
     if (wd != 0.0) mul_(param, 1.0 - lr * wd);
@@ -121,8 +156,8 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
   mul_(v, beta2);
   addcmul_(v, g, g, 1.0 - beta2);
   bool bias = flag(o, "bias_correction");
-  double bc1 = bias ? 1.0 - std::pow(beta1, step) : 1.0;
-  double bc2_sqrt = bias ? std::sqrt(1.0 - std::pow(beta2, step)) : 1.0;
+  double bc1 = bias ? 1.0 - std::pow(beta1, step.value) : 1.0;
+  double bc2_sqrt = bias ? std::sqrt(1.0 - std::pow(beta2, step.value)) : 1.0;
   const Tensor* second = &v;
   if (flag(o, "amsgrad")) {
     Tensor& vmax = buffer(s, "max_exp_avg_sq", [&] { return zeros_like_param(param); });
@@ -130,6 +165,21 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
     second = &vmax;
   }
   Tensor denom = sqrt(*second);
+  // MindSpore's use_nesterov looks ahead: beta1 * m + (1 - beta1) * g.
+  Tensor numer = flag(o, "nesterov") ? lerp(m, g, num(1.0 - beta1)) : m;
+  if (bias && step.t.defined()) {  // traced: the corrections are computed from the count
+    Tensor bc1_t = one_minus_pow(beta1, step.t), bc2_sqrt_t = sqrt(one_minus_pow(beta2, step.t));
+    Tensor step_size_t;
+    if (flag(o, "raw_eps")) {
+      step_size_t = div(mul(bc2_sqrt_t, num(lr)), bc1_t);
+    } else {
+      apply_inplace("div", denom, bc2_sqrt_t);
+      step_size_t = div(num(lr), bc1_t);
+    }
+    add_scalar_(denom, eps);
+    apply_inplace("sub", param, mul(div(numer, denom), step_size_t));
+    return;
+  }
   double step_size;
   if (flag(o, "raw_eps")) {
     // MindSpore's Adam: lr * sqrt(bc2) / bc1 * m / (sqrt(v) + eps).
@@ -139,8 +189,6 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
     step_size = lr / bc1;
   }
   add_scalar_(denom, eps);
-  // MindSpore's use_nesterov looks ahead: beta1 * m + (1 - beta1) * g.
-  Tensor numer = flag(o, "nesterov") ? lerp(m, g, num(1.0 - beta1)) : m;
   addcdiv_(param, numer, denom, -step_size);
 }
 
@@ -180,7 +228,18 @@ void SGD::update(const Tensor& param, const Tensor& grad, ParamState& s, const O
   double momentum = o.at("momentum");
   if (momentum != 0.0) {
     auto it = s.tensors.find("momentum_buffer");
-    if (it == s.tensors.end()) {
+    if (it == s.tensors.end() && graph::Tracer::active()) {
+      // PyTorch's first step sets buf = g, later ones buf = m * buf + (1 - d) * g. A graph
+      // runs one of them forever: start from a real zero buffer, for which the general rule
+      // gives g exactly when there is no dampening.
+      TANDEM_CHECK(o.at("dampening") == 0.0, NotImplementedError,
+                   "SGD: momentum with dampening cannot start inside jit (the first step "
+                   "differs from later ones); run one eager step before compiling the step");
+      buffer(s, "momentum_buffer", [&] { return zeros_like_param(param); });
+      it = s.tensors.find("momentum_buffer");
+      mul_(it->second, momentum);
+      add_(it->second, g, 1.0);
+    } else if (it == s.tensors.end()) {
       it = s.tensors.emplace("momentum_buffer", copy_like_param(param, g)).first;
     } else {
       mul_(it->second, momentum);
@@ -284,14 +343,20 @@ void Adagrad::validate(const Options& o) const {
 }
 void Adagrad::update(const Tensor& param, const Tensor& grad, ParamState& s, const Options& o) {
   Tensor g = effective_grad(param, grad, o);
-  double step = next_step(s);
-  double clr = o.at("lr") / (1.0 + (step - 1.0) * o.at("lr_decay"));
+  Step step = next_step(s);
+  double lr_decay = o.at("lr_decay");
+  double clr = o.at("lr") / (1.0 + (step.value - 1.0) * lr_decay);
   Tensor& sum = buffer(s, "sum", [&] {
     return full(param.shape(), o.at("initial_accumulator_value"), param.dtype());
   });
   addcmul_(sum, g, g, 1.0);
   Tensor std_ = sqrt(sum);
   add_scalar_(std_, o.at("eps"));
+  if (lr_decay != 0.0 && step.t.defined()) {  // traced: the decayed rate follows the count
+    Tensor clr_t = div(num(o.at("lr")), add(num(1.0), sub(step.t, num(1.0)), lr_decay));
+    apply_inplace("sub", param, mul(div(g, std_), clr_t));
+    return;
+  }
   addcdiv_(param, g, std_, -clr);
 }
 
