@@ -540,8 +540,11 @@ def test_pool_backward_ops_vs_finite_differences():
     f = lambda xv: float((_C.max_pool2d(T(xv), k, s, p, d, True)[0].numpy() * gy).sum())  # noqa
     check(gx, fd_grad(f, x, eps=1e-3), tandem.float64, rtol=1e-9)
     # avg_pool2d over a grid of options
-    for ceil, cip, div in itertools.product([False, True], [False, True], [0, 4]):
-        args = ([3, 2], [2, 1], [1, 1], ceil, cip, div)
+    grid = [([3, 2], [2, 1], [1, 1], ceil, cip, div)
+            for ceil, cip, div in itertools.product([False, True], [False, True], [0, 4])]
+    # windows tiling the input (its fast path), with a leftover column and row
+    grid += [([2, 2], [2, 2], [0, 0], False, True, 0), ([3, 2], [3, 2], [0, 0], False, False, 3)]
+    for args in grid:
         y = _C.avg_pool2d(T(x), *args)
         gy = rng.standard_normal(tuple(y.shape))
         gx = _C.avg_pool2d_backward(T(gy), list(x.shape), *args)

@@ -175,10 +175,16 @@ std::vector<Tensor> conv2d_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   Conv2dArgs a = args_of(c.attrs);
   std::vector<Tensor> r(c.inputs.size());
   if (c.needs_grad[0]) r[0] = conv2d_backward_input(g[0], w, x.shape(), a);
-  if (c.needs_grad[1]) r[1] = conv2d_backward_weight(x, g[0], w.shape(), a)[0];
-  // The bias gradient as a sum op (rather than the weight op's second output) keeps it
-  // differentiable without routing through conv2d_backward_weight.
-  if (c.inputs.size() > 2 && c.needs_grad[2]) r[2] = sum_nhw(g[0]);
+  bool bias = c.inputs.size() > 2 && c.needs_grad[2];
+  if (c.needs_grad[1]) {
+    // The weight kernel computes the bias gradient in the same pass over grad_output; its
+    // second output is differentiable too (conv2d_bwd_weight_vjp).
+    std::vector<Tensor> gwb = conv2d_backward_weight(x, g[0], w.shape(), a);
+    r[1] = gwb[0];
+    if (bias) r[2] = gwb[1];
+  } else if (bias) {
+    r[2] = sum_nhw(g[0]);
+  }
   return r;
 }
 
