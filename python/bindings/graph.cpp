@@ -36,7 +36,8 @@ void bind_graph(nb::module_& m) {
                    [](const graph::Executable& e) {
                      return graph::cost_str(graph::estimate_cost(e.graph(), true));
                    })
-      .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad);
+      .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad)
+      .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },
       "Whether a jit trace is being recorded on this thread.");

@@ -2,6 +2,8 @@
 // the executor.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/executor.h"
@@ -148,4 +150,42 @@ TEST(Graph, JitCachesPerSignature) {
   EXPECT_EQ(f.num_compiled(), 4u);
   EXPECT_NE(f.explain({a}).find("compiled: 1 kernel"), std::string::npos);
   EXPECT_THROW(f({Tensor()}), ValueError);  // an undefined argument is named, not traced
+}
+
+// An update that the trace put after everything else moves up to just after its gradient,
+// and writes straight into its (captured) parameter: no buffer for the new value, no copy.
+TEST(Graph, UpdatesRunEarlyAndWriteIntoTheirParameter) {
+  Tensor w1 = full({64}, Scalar(1.0)), w2 = full({64}, Scalar(2.0));
+  auto exe = graph::compile(
+      [&](const std::vector<Tensor>& in) {
+        Tensor g1 = mul(exp(in[0]), w1);  // "gradients"
+        Tensor g2 = sqrt(add(in[0], w2));
+        Tensor loss = sum(add(g1, g2));
+        apply_inplace("add", w1, g1, Scalar(-0.5));  // the optimizer, traced last
+        apply_inplace("add", w2, g2, Scalar(-0.5));
+        return std::vector<Tensor>{loss};
+      },
+      {zeros({64})});
+  const graph::Graph& g = exe.graph();
+  ASSERT_EQ(g.writebacks.size(), 2u);
+  EXPECT_EQ(exe.num_inplace_writebacks(), 2u) << g.str();
+  // w1's update comes right after g1's kernel: before the sum that closes the step.
+  size_t upd = g.nodes.size(), red = g.nodes.size();
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].outputs[0] == g.writebacks[0].second) upd = i;
+    if (g.nodes[i].op->name == "sum") red = i;
+  }
+  EXPECT_LT(upd, red) << g.str();
+  const float* p1 = w1.data<float>();
+  exe.run({zeros({64})});
+  EXPECT_EQ(w1.data<float>(), p1);             // the same buffer, updated in place
+  EXPECT_FLOAT_EQ(w1.data<float>()[0], 0.5f);  // 1 - 0.5 * exp(0) * 1
+  EXPECT_FLOAT_EQ(w2.data<float>()[3], 2.0f - 0.5f * std::sqrt(2.0f));
+  exe.run({zeros({64})});
+  EXPECT_FLOAT_EQ(w1.data<float>()[0], 0.25f);  // reads the updated value on the next call
+
+  // A view of the parameter alive elsewhere: the executor falls back to a copy.
+  Tensor alias = reshape(w1, {8, 8});
+  exe.run({zeros({64})});
+  EXPECT_FLOAT_EQ(alias.contiguous().data<float>()[0], 0.125f);
 }

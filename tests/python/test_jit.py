@@ -291,6 +291,8 @@ def test_lenet_training_step_graph_matches_eager():
 
     graph = [float(step(X, y)) for _ in range(3)]
     assert len(traces) == 1  # later calls ran the compiled graph, not Python
+    # every SGD update runs right after its gradient, written into its parameter
+    assert next(iter(step._cache.values())).exe.num_inplace_writebacks == 10
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -37,6 +37,37 @@ std::vector<int64_t> inplace_donors(const Graph& g) {
   return donor;
 }
 
+std::vector<int64_t> inplace_writebacks(const Graph& g) {
+  std::vector<int64_t> last(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t v : g.nodes[i].inputs) last[size_t(v)] = int64_t(i);
+  std::vector<bool> is_output(g.values.size(), false);
+  for (int64_t v : g.outputs) is_output[size_t(v)] = true;
+  std::vector<int64_t> target(g.values.size(), -1);  // write-back source -> capture value
+  std::vector<int> writes(g.values.size(), 0);       // write-backs per capture value
+  for (auto& w : g.writebacks)
+    for (auto& c : g.captures)
+      if (c.second == w.first) {
+        target[size_t(w.second)] = c.first;
+        writes[size_t(c.first)]++;
+      }
+  std::vector<int64_t> out(g.nodes.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
+    if (!elementwise || n.outputs.size() != 1) continue;
+    int64_t v = n.outputs[0], c = target[size_t(v)];
+    if (c < 0 || is_output[size_t(v)] || is_output[size_t(c)] || writes[size_t(c)] != 1 ||
+        last[size_t(c)] != int64_t(i))
+      continue;
+    const Value &cv = g.values[size_t(c)], &vv = g.values[size_t(v)];
+    if (cv.shape == vv.shape && cv.dtype == vv.dtype &&
+        std::find(n.inputs.begin(), n.inputs.end(), c) != n.inputs.end())
+      out[i] = c;
+  }
+  return out;
+}
+
 CostReport estimate_cost(const Graph& g, bool inplace) {
   auto bytes = [&](int64_t v) {
     const Value& val = g.values[size_t(v)];
@@ -55,6 +86,8 @@ CostReport estimate_cost(const Graph& g, bool inplace) {
 
   std::vector<int64_t> donors =
       inplace ? inplace_donors(g) : std::vector<int64_t>(g.nodes.size(), -1);
+  std::vector<int64_t> into_capture =
+      inplace ? inplace_writebacks(g) : std::vector<int64_t>(g.nodes.size(), -1);
   CostReport c;
   std::vector<int64_t> allocated(g.values.size(), 0);
   std::vector<int64_t> owner_last(g.values.size(), -1);
@@ -78,7 +111,9 @@ CostReport estimate_cost(const Graph& g, bool inplace) {
       for (int64_t o : n.outputs) {
         c.bytes_moved += bytes(o);
         c.array_passes += is_array(o);
-        if (reuse) {
+        if (into_capture[i] >= 0) {
+          // written into the captured tensor: nothing allocated
+        } else if (reuse) {
           allocated[size_t(o)] = allocated[size_t(d)];
           allocated[size_t(d)] = 0;
         } else {

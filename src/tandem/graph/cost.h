@@ -22,6 +22,12 @@ struct CostReport {
 // shares the buffer.
 std::vector<int64_t> inplace_donors(const Graph& g);
 
+// For each node, the captured value whose tensor the node may write its result into instead
+// of a new buffer, else -1: the node is elementwise, its result is written back to that
+// captured tensor, it reads the tensor, and no later node reads the tensor's old value (an
+// optimizer update right after its gradient). The executor checks aliasing at run time.
+std::vector<int64_t> inplace_writebacks(const Graph& g);
+
 // Walks the nodes in order; an input used twice by one node is read once, views move
 // nothing, and a value is freed after its last use unless it is a graph output. With
 // `inplace`, outputs reuse donor buffers as the executor does (the compiled plan's peak).

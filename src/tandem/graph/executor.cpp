@@ -27,6 +27,12 @@ Executable::Executable(Graph g, bool outputs_require_grad)
     if (last[v] >= 0 && !pinned[v]) free_after_[size_t(last[v])].push_back(int64_t(v));
 
   donor_ = inplace_donors(g_);
+  into_capture_ = inplace_writebacks(g_);
+}
+
+size_t Executable::num_inplace_writebacks() const {
+  return size_t(
+      std::count_if(into_capture_.begin(), into_capture_.end(), [](int64_t v) { return v >= 0; }));
 }
 
 size_t Executable::num_inplace_candidates() const {
@@ -78,6 +84,7 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     for (int64_t v : n.inputs) ins.push_back(env[size_t(v)]);
     std::vector<Tensor> outs;
     const Tensor* donor = donor_[i] >= 0 ? &env[size_t(donor_[i])] : nullptr;
+    if (into_capture_[i] >= 0) donor = &env[size_t(into_capture_[i])];
     // Only when no view or other tensor shares the buffer: same-index reads then writes are
     // safe for elementwise kernels.
     if (donor && donor->is_contiguous() && donor->storage().use_count() == 1) {
@@ -94,7 +101,9 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
   }
   for (auto& w : g_.writebacks) {
     Tensor target(w.first);
-    copy_into(target, env[size_t(w.second)]);
+    const Tensor& v = env[size_t(w.second)];
+    if (v.storage() != target.storage() || v.data_ptr() != target.data_ptr())
+      copy_into(target, v);  // (an update written into its tensor needs no copy)
     if (target.storage()) target.storage()->bump_version();
   }
   std::vector<Tensor> out;

@@ -24,6 +24,8 @@ class Executable {
   size_t num_kernels() const { return g_.nodes.size(); }
   // Number of elementwise nodes that may write over a dying input instead of allocating.
   size_t num_inplace_candidates() const;
+  // Number of updates that may be written straight into their captured tensor.
+  size_t num_inplace_writebacks() const;
   bool outputs_require_grad() const { return outputs_require_grad_; }
 
  private:
@@ -35,6 +37,9 @@ class Executable {
   // For elementwise node i, an input value that dies there with the output's shape and
   // dtype: its buffer becomes the output (checked at run time to have no other alias).
   std::vector<int64_t> donor_;
+  // For node i, a captured value whose tensor receives the output directly (an update
+  // written into its parameter; see inplace_writebacks), else -1.
+  std::vector<int64_t> into_capture_;
 };
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and

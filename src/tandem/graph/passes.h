@@ -13,6 +13,9 @@ void eliminate_common_subexpressions(Graph& g);
 void simplify_and_fold(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
 void fuse_elementwise(Graph& g);
+// Moves nodes that only feed write-backs to just after their inputs are ready, so a
+// gradient dies as soon as its update has run.
+void schedule_updates(Graph& g);
 // The default pipeline.
 void optimize(Graph& g);
 

@@ -70,6 +70,7 @@ void optimize(Graph& g) {
   eliminate_common_subexpressions(g);
   eliminate_dead_code(g);
   fuse_elementwise(g);
+  schedule_updates(g);
   g.verify();
 }
 
