@@ -42,6 +42,7 @@ void bind_ops(nb::module_& m) {
       },                                                                 \
       arg("input"), arg("other"));
   TANDEM_BINARY_OPS(BINARY)
+  BINARY(relu_backward)
 #undef BINARY
   m.def(
       "add",
@@ -151,7 +152,8 @@ void bind_ops(nb::module_& m) {
       #name, [](const Tensor& x, nb::handle d, bool k) { return name(x, as_dims(d), k); }, \
       arg("input"), arg("dims").none(), arg("keepdim"));
   REDUCE2(amax)
-  REDUCE2(amin) REDUCE2(all) REDUCE2(any)
+  REDUCE2(amin)
+  REDUCE2(all) REDUCE2(any)
 #undef REDUCE2
       m.def("max_dim", &max_dim, arg("input"), arg("dim"), arg("keepdim"));
   m.def("min_dim", &min_dim, arg("input"), arg("dim"), arg("keepdim"));

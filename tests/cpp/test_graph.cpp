@@ -10,6 +10,7 @@
 #include "tandem/graph/jit.h"
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
+#include "tandem/ops/conv.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/linalg.h"
@@ -188,4 +189,39 @@ TEST(Graph, UpdatesRunEarlyAndWriteIntoTheirParameter) {
   Tensor alias = reshape(w1, {8, 8});
   exe.run({zeros({64})});
   EXPECT_FLOAT_EQ(alias.contiguous().data<float>()[0], 0.125f);
+}
+
+// conv2d -> relu / sigmoid / tanh becomes one convolution call with the activation folded in
+// (a oneDNN post-op in float32; the eager op over the result in float64).
+TEST(Graph, ActivationFoldsIntoTheConvolution) {
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    for (const char* act : {"relu", "sigmoid", "tanh"}) {
+      Tensor x = to_dtype(randn({2, 3, 9, 9}), dt), w = to_dtype(randn({4, 3, 3, 3}), dt);
+      Tensor b = to_dtype(randn({4}), dt);
+      auto apply = [&](const Tensor& t) {
+        std::string a = act;
+        return a == "relu" ? relu(t) : a == "sigmoid" ? sigmoid(t) : tanh(t);
+      };
+      Conv2dArgs args;
+      args.padding = {1, 1, 1, 1};
+      auto exe = graph::compile(
+          [&](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{apply(conv2d(in[0], in[1], in[2], args))};
+          },
+          {x, w, b});
+      ASSERT_EQ(exe.num_kernels(), 1u) << exe.graph().str();
+      EXPECT_EQ(exe.graph().nodes[0].attrs.get_str("activation"), act);
+      Tensor want = apply(conv2d(x, w, b, args));
+      EXPECT_TRUE(allclose(exe.run({x, w, b})[0], want, 1e-5, 1e-6)) << act;
+    }
+  }
+  // The convolution's raw output is also needed elsewhere: nothing folds.
+  Tensor x = randn({1, 2, 5, 5}), w = randn({2, 2, 3, 3});
+  auto both = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        Tensor y = conv2d(in[0], in[1], Tensor(), Conv2dArgs{});
+        return std::vector<Tensor>{relu(y), y};
+      },
+      {x, w});
+  EXPECT_EQ(both.num_kernels(), 2u);
 }

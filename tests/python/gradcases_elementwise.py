@@ -4,7 +4,7 @@ import numpy as np
 
 from gradcheck_util import rand
 import tandem
-from tandem import mint
+from tandem import _C, mint
 from tandem.mint.nn import functional as F
 
 
@@ -89,6 +89,8 @@ CASES = {
     "remainder": [lambda: (mint.remainder, [t(-2.7, 1.3, 5.1, 0.4), t(1.1, -0.6, 2.0, -1.5)])],
     "hypot": [bcast(mint.hypot)],
     "logaddexp": [bcast(mint.logaddexp)],
+    # the gradient input is linear; the output only selects (kept away from 0)
+    "relu_backward": [lambda: (_C.relu_backward, [t(0.3, -1.2, 2.0, 0.7), t(1.5, -0.5, 0.25, -2.0)])],
     # ties (equal values) split the gradient, which is what central differences see
     "maximum": [bcast(mint.maximum),
                 lambda: (mint.maximum, [t(0.5, -1.0, 2.0), t(0.5, 0.3, 1.0)])],

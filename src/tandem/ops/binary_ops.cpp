@@ -43,6 +43,7 @@ DEFINE_EW(maximum, ({EwPolicy::Promote, BIN(Maximum, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(minimum, ({EwPolicy::Promote, BIN(Minimum, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(fmax, ({EwPolicy::Promote, BIN(Fmax, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(fmin, ({EwPolicy::Promote, BIN(Fmin, void, TANDEM_ALL_TYPES)}))
+DEFINE_EW(relu_backward, ({EwPolicy::Promote, BIN(ReluBackward, void, TANDEM_NUMERIC_TYPES)}))
 DEFINE_EW(eq, ({EwPolicy::Compare, BIN(Eq, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(ne, ({EwPolicy::Compare, BIN(Ne, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(lt, ({EwPolicy::Compare, BIN(Lt, bool, TANDEM_ALL_TYPES)}))
@@ -256,7 +257,14 @@ std::vector<Tensor> addcdiv_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
           c.needs_grad[2] ? neg(mul(gv, div(t1, t2))) : Tensor()};
 }
 
+// Linear in the gradient; the output only selects (zero almost everywhere).
+std::vector<Tensor> relu_backward_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  return {c.needs_grad[0] ? relu_backward(g[0], c.inputs[1]) : Tensor(),
+          c.needs_grad[1] ? mul(g[0], num(0.0)) : Tensor()};
+}
+
 TANDEM_DEFINE_VJP(add_op, add_vjp)
+TANDEM_DEFINE_VJP(relu_backward_op, relu_backward_vjp)
 TANDEM_DEFINE_VJP(sub_op, sub_vjp)
 TANDEM_DEFINE_VJP(mul_op, mul_vjp)
 TANDEM_DEFINE_VJP(div_op, div_vjp)
@@ -351,6 +359,7 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   check_int_pow(a, b);
   return dispatch1(pow_op, {a, b});
 }
+TANDEM_DEFINE_BINARY_FN(relu_backward)
 TANDEM_DEFINE_BINARY_FN(atan2)
 TANDEM_DEFINE_BINARY_FN(hypot)
 TANDEM_DEFINE_BINARY_FN(copysign)

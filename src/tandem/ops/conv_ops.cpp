@@ -67,8 +67,21 @@ DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
   return x.dtype();
 }
 
+// The optional "activation" attribute (set only by the graph pass that folds an activation
+// into the convolution): relu, sigmoid or tanh applied to the output.
+ConvParams::Act activation_of(const Attrs& at) {
+  if (!at.has("activation")) return ConvParams::Act::None;
+  const std::string& a = at.get_str("activation");
+  if (a == "relu") return ConvParams::Act::Relu;
+  if (a == "sigmoid") return ConvParams::Act::Sigmoid;
+  TANDEM_CHECK(a == "tanh", ValueError, "conv2d: unknown activation '", a,
+               "' (expected relu, sigmoid or tanh)");
+  return ConvParams::Act::Tanh;
+}
+
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  activation_of(at);  // validates it
   DType dt = conv_dtype(in[0], in[1], "conv2d");
   if (in.size() > 2)
     TANDEM_CHECK(in[2].dim() == 1 && in[2].shape()[0] == p.O, ValueError,
@@ -79,7 +92,11 @@ std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in
 void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  ConvParams::Act act = activation_of(at);
   DType kt = float_kernel_dtype(out[0].dtype());
+  // oneDNN applies a float32 activation in its output pass; other dtypes run the eager op
+  // over the result afterwards (same math as the unfused graph).
+  if (kt == DType::Float32 && out[0].dtype() == kt) p.act = act;
   Tensor x = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor b = in.size() > 2 ? dense_as(in[2], kt) : Tensor();
   Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -87,6 +104,11 @@ void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     conv2d_forward(p, kt, x.data_ptr(), w.data_ptr(), b.defined() ? b.data_ptr() : nullptr,
                    y.data_ptr());
   if (!y.same(out[0])) copy_into(out[0], y);
+  if (act != ConvParams::Act::None && p.act == ConvParams::Act::None && out[0].numel() > 0) {
+    const OpDef& f = *find_op(at.get_str("activation").c_str());
+    std::vector<Tensor> io{out[0]};
+    f.kernel(f, io, io, {});  // elementwise kernels may write over their input
+  }
 }
 
 // Inputs: grad_out, weight; attrs + input_size.
@@ -172,6 +194,9 @@ Tensor sum_nhw(const Tensor& g) {
 
 std::vector<Tensor> conv2d_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  // Folded activations appear only in optimized graphs, after differentiation.
+  TANDEM_CHECK(!c.attrs.has("activation"), NotImplementedError,
+               "conv2d: differentiating a convolution with a folded activation");
   Conv2dArgs a = args_of(c.attrs);
   std::vector<Tensor> r(c.inputs.size());
   if (c.needs_grad[0]) r[0] = conv2d_backward_input(g[0], w, x.shape(), a);

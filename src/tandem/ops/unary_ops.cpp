@@ -148,7 +148,7 @@ std::vector<Tensor> sigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 // From the output (y > 0 exactly where x > 0): the input, often a batch-norm or residual
 // sum, can then be freed in a compiled graph, while y is kept anyway for the next layer.
 std::vector<Tensor> relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  return {mul(g[0], to_dtype(gt(c.outputs[0], scalar_tensor(Scalar(int64_t(0)))), g[0].dtype()))};
+  return {relu_backward(g[0], c.outputs[0])};
 }
 
 // Step functions (sign, floor, ...) are flat almost everywhere: zero, as in PyTorch.

@@ -17,6 +17,8 @@ struct ConvParams {
   int64_t pt, pl, pb, pr;  // padding top / left / bottom / right
   int64_t dh, dw;          // dilation (1 = dense)
   int64_t groups;
+  // An activation applied to the output inside the oneDNN call (a post-op; float32 only).
+  enum class Act { None, Relu, Sigmoid, Tanh } act = Act::None;
   std::string key() const;
 };
 

@@ -27,7 +27,7 @@ std::string ConvParams::key() const {
   std::ostringstream os;
   os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ',' << sh
      << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ',' << dw
-     << ',' << groups;
+     << ',' << groups << ',' << int(act);
   return os.str();
 }
 
@@ -137,7 +137,16 @@ Entry& entry_for(const ConvParams& p) {
   auto fdesc = dnnl::convolution_forward::desc(
       dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any, d.wei_any,
       d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
-  e->fwd_pd = dnnl::convolution_forward::primitive_desc(fdesc, engine());
+  dnnl::primitive_attr attr;
+  if (p.act != ConvParams::Act::None) {
+    dnnl::post_ops ops;
+    auto alg = p.act == ConvParams::Act::Relu      ? dnnl::algorithm::eltwise_relu
+               : p.act == ConvParams::Act::Sigmoid ? dnnl::algorithm::eltwise_logistic
+                                                   : dnnl::algorithm::eltwise_tanh;
+    ops.append_eltwise(1.0f, alg, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  e->fwd_pd = dnnl::convolution_forward::primitive_desc(fdesc, attr, engine());
   e->fwd = dnnl::convolution_forward(e->fwd_pd);
   e->fwd_src = make_reorder(d.src, e->fwd_pd.src_desc());
   e->fwd_wei = make_reorder(d.wei, e->fwd_pd.weights_desc());

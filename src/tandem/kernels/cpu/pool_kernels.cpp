@@ -15,8 +15,46 @@ int threads_for(const PoolParams& p) {
   return parallel_threads(p.planes * p.OH * p.OW * p.kh * p.kw, 1 << 14);
 }
 
+// Undilated windows (ResNet's 3x3/2 pad 1, 2x2/2): the window is clipped to the image once
+// per output instead of testing every tap, and the scan order (row-major, first maximum
+// wins, NaN wins at once) is the general loop's.
+template <typename T>
+void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+  int nt = threads_for(p);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      int64_t h0 = std::max<int64_t>(oh * p.sh - p.ph, 0);
+      int64_t h1 = std::min(oh * p.sh - p.ph + p.kh, p.H);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        int64_t w0 = std::max<int64_t>(ow * p.sw - p.pw, 0);
+        int64_t w1 = std::min(ow * p.sw - p.pw + p.kw, p.W);
+        T best = -std::numeric_limits<T>::infinity();
+        int64_t bi = -1;
+        for (int64_t ih = h0; ih < h1; ++ih) {
+          const T* r = xp + ih * p.W;
+          for (int64_t iw = w0; iw < w1; ++iw) {
+            T v = r[iw];
+            if (!(v <= best) || bi < 0) {  // greater, or NaN
+              best = v;
+              bi = ih * p.W + iw;
+              if (v != v) goto done;
+            }
+          }
+        }
+      done:
+        int64_t o = (pl * p.OH + oh) * p.OW + ow;
+        y[o] = best;
+        if (idx) idx[o] = bi;
+      }
+    }
+  }
+}
+
 template <typename T>
 void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+  if (p.dh == 1 && p.dw == 1) return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t pl = 0; pl < p.planes; ++pl) {

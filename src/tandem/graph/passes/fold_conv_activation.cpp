@@ -1,0 +1,39 @@
+// Convolution + activation folding: a relu, sigmoid or tanh that is the only reader of a
+// conv2d's output becomes part of the convolution call (a oneDNN post-op), so the output
+// is written once, already activated, instead of written, read back and written again.
+#include "tandem/graph/passes.h"
+
+namespace tandem::graph {
+
+void fold_conv_activation(Graph& g) {
+  std::vector<int> uses(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int64_t v : n.inputs) uses[size_t(v)]++;
+  for (int64_t v : g.outputs) uses[size_t(v)]++;
+  for (auto& w : g.writebacks) uses[size_t(w.second)]++;
+  std::vector<int64_t> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t o : g.nodes[i].outputs) producer[size_t(o)] = int64_t(i);
+
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& act = g.nodes[i];
+    const std::string& name = act.op->name;
+    if ((name != "relu" && name != "sigmoid" && name != "tanh") || act.inputs.size() != 1) continue;
+    int64_t v = act.inputs[0], p = producer[size_t(v)];
+    if (p < 0 || uses[size_t(v)] != 1) continue;
+    Node& conv = g.nodes[size_t(p)];
+    if (conv.op->name != "conv2d" || conv.attrs.has("activation")) continue;
+    const Value &cv = g.values[size_t(v)], &av = g.values[size_t(act.outputs[0])];
+    if (cv.dtype != av.dtype || cv.shape != av.shape) continue;
+    conv.attrs.set("activation", name);
+    conv.outputs[0] = act.outputs[0];
+    drop[i] = true;
+  }
+  std::vector<Node> nodes;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) nodes.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(nodes);
+}
+
+}  // namespace tandem::graph
