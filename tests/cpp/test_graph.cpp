@@ -225,3 +225,17 @@ TEST(Graph, ActivationFoldsIntoTheConvolution) {
       {x, w});
   EXPECT_EQ(both.num_kernels(), 2u);
 }
+
+// A JitFunction stored in a std::function: copies share the compiled cache.
+TEST(Graph, JitFunctionIsCopyable) {
+  int traces = 0;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> f =
+      jit([&](const std::vector<Tensor>& in) {
+        ++traces;
+        return std::vector<Tensor>{add(in[0], in[0])};
+      });
+  auto g = f;
+  f({ones({2})});
+  g({ones({2})});
+  EXPECT_EQ(traces, 1);
+}

@@ -20,12 +20,12 @@ std::string signature(const std::vector<Tensor>& inputs) {
 
 JitFunction::Entry& JitFunction::entry_for(const std::vector<Tensor>& inputs) {
   std::string key = signature(inputs);
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  auto it = cache_->find(key);
+  if (it != cache_->end()) return it->second;
   Entry e;
   e.exe = std::make_unique<graph::Executable>(
       graph::compile(fn_, inputs, &e.traced_text, &e.traced_cost));
-  return cache_.emplace(key, std::move(e)).first->second;
+  return cache_->emplace(key, std::move(e)).first->second;
 }
 
 std::vector<Tensor> JitFunction::operator()(const std::vector<Tensor>& inputs) {

@@ -15,13 +15,15 @@ using GraphFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
 class JitFunction {
  public:
-  explicit JitFunction(GraphFn fn) : fn_(std::move(fn)) {}
+  // Copies share one cache (so a JitFunction can be stored in a std::function).
+  explicit JitFunction(GraphFn fn)
+      : fn_(std::move(fn)), cache_(std::make_shared<std::map<std::string, Entry>>()) {}
   // Traces and compiles on a new signature, otherwise runs the cached graph.
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs);
   // The traced and optimized graphs for this signature, with their cost summaries.
   std::string explain(const std::vector<Tensor>& inputs);
   // Number of signatures compiled so far.
-  size_t num_compiled() const { return cache_.size(); }
+  size_t num_compiled() const { return cache_->size(); }
 
  private:
   struct Entry {
@@ -32,7 +34,7 @@ class JitFunction {
   Entry& entry_for(const std::vector<Tensor>& inputs);
 
   GraphFn fn_;
-  std::map<std::string, Entry> cache_;
+  std::shared_ptr<std::map<std::string, Entry>> cache_;
 };
 
 // Wraps fn so it is traced once per signature and then runs as a compiled graph.
