@@ -15,6 +15,7 @@
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/linalg.h"
 #include "tandem/ops/nn.h"
+#include "tandem/ops/norm.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -238,4 +239,26 @@ TEST(Graph, JitFunctionIsCopyable) {
   f({ones({2})});
   g({ones({2})});
   EXPECT_EQ(traces, 1);
+}
+
+// batch_norm -> relu: the relu runs in the normalization's output pass.
+TEST(Graph, ReluFoldsIntoBatchNorm) {
+  Tensor x = randn({4, 3, 5, 5}), w = randn({3}), b = randn({3});
+  for (bool training : {true, false}) {
+    Tensor rm = zeros({3}), rv = ones({3});
+    auto f = [&](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{relu(batch_norm(in[0], rm, rv, w, b, training, 0.1, 1e-5))};
+    };
+    auto exe = graph::compile(f, {x});
+    bool folded = false;
+    for (const graph::Node& n : exe.graph().nodes) {
+      EXPECT_NE(n.op->name, "relu") << exe.graph().str();
+      folded |= n.op->name == "batch_norm" && n.attrs.has("activation");
+    }
+    EXPECT_TRUE(folded) << exe.graph().str();
+    Tensor got = exe.run({x})[0];
+    Tensor rm2 = zeros({3}), rv2 = ones({3});
+    Tensor want = relu(batch_norm(x, rm2, rv2, w, b, training, 0.1, 1e-5));
+    EXPECT_TRUE(equal(got, want)) << training;  // the same arithmetic, bit for bit
+  }
 }

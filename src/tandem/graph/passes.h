@@ -11,8 +11,9 @@ void eliminate_common_subexpressions(Graph& g);
 // Folds nodes whose inputs are all constants and applies the algebraic rules listed in
 // passes/simplify.cpp (x + x -> 2 * x, x * 1 -> x, neg(neg(x)) -> x, ...).
 void simplify_and_fold(Graph& g);
-// Folds a relu / sigmoid / tanh that alone reads a conv2d's output into the convolution.
-void fold_conv_activation(Graph& g);
+// Folds a relu / sigmoid / tanh that alone reads a conv2d's output into the convolution,
+// and a relu that alone reads a batch_norm's output into the normalization.
+void fold_activation(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
 void fuse_elementwise(Graph& g);
 // Moves nodes that only feed write-backs to just after their inputs are ready, so a

@@ -88,6 +88,9 @@ void by_kernel_dtype(DType kt, F f) {
 std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const Tensor& x = in[0];
   const int64_t C = check_nc_input(x, "batch_norm");
+  // Set only by the graph pass that folds a following relu into the normalization.
+  TANDEM_CHECK(!at.has("activation") || at.get_str("activation") == "relu", ValueError,
+               "batch_norm: only a relu activation can be folded in");
   size_t k = 1;
   check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "batch_norm", "weight");
   check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "batch_norm", "bias");
@@ -130,7 +133,7 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
     else
       norm_cpu::invstd_from_var(rv.data<T>(), C, eps, invstd);
     norm_cpu::batch_norm_apply(x.data<T>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
-                               ptr_or_null<T>(b), y.data<T>());
+                               ptr_or_null<T>(b), y.data<T>(), at.has("activation"));
   });
   copy_back(y, out[0]);
 }
@@ -407,6 +410,8 @@ Tensor per_channel(const Tensor& t, int64_t ndim) {
 
 std::vector<Tensor> batch_norm_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
+  TANDEM_CHECK(!c.attrs.has("activation"), NotImplementedError,
+               "batch_norm: differentiating a normalization with a folded activation");
   const ParamSlots s = param_slots(c.attrs);
   const bool training = c.attrs.get_bool("training");
   const Tensor w = s.w != SIZE_MAX ? c.inputs[s.w] : Tensor();
@@ -475,10 +480,13 @@ std::vector<Tensor> stats_detached(std::vector<Tensor> r) {
   return r;
 }
 
-
 // --- double backward: the backward ops re-expressed with ops, differentiated by autograd ---
-Tensor num(double v) { return scalar_tensor(Scalar(v)); }
-Tensor mean_(const Tensor& t, const std::vector<int64_t>& d) { return mean(t, d, true); }
+Tensor num(double v) {
+  return scalar_tensor(Scalar(v));
+}
+Tensor mean_(const Tensor& t, const std::vector<int64_t>& d) {
+  return mean(t, d, true);
+}
 // The saved statistics, recomputed from x so that a second derivative sees how they depend
 // on x: mean(x) and 1/sqrt(var(x) + eps), with eps recovered from the saved rstd (constant).
 std::pair<Tensor, Tensor> live_stats(const Tensor& x, const Tensor& rstd,
@@ -514,8 +522,8 @@ std::vector<Tensor> bn_bwd_composite(const std::vector<Tensor>& in, const Attrs&
   Tensor gx;
   if (at.get_bool("training")) {
     double n = double(x.numel() / std::max<int64_t>(x.shape()[1], 1));
-    gx = mul(scale, sub(sub(gy, div(reshape(gb, vs), num(n))),
-                        mul(xhat, div(reshape(gw, vs), num(n)))));
+    gx = mul(scale,
+             sub(sub(gy, div(reshape(gb, vs), num(n))), mul(xhat, div(reshape(gw, vs), num(n)))));
   } else {
     gx = mul(gy, scale);
   }
@@ -558,19 +566,16 @@ std::vector<Tensor> gn_bwd_composite(const std::vector<Tensor>& in, const Attrs&
 }
 
 std::vector<Tensor> bn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
-    return bn_bwd_composite(in, c.attrs);
-  });
+  return vjp_via_composite(
+      c, g, [&](const std::vector<Tensor>& in) { return bn_bwd_composite(in, c.attrs); });
 }
 std::vector<Tensor> ln_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
-    return ln_bwd_composite(in, c.attrs);
-  });
+  return vjp_via_composite(
+      c, g, [&](const std::vector<Tensor>& in) { return ln_bwd_composite(in, c.attrs); });
 }
 std::vector<Tensor> gn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  return vjp_via_composite(c, g, [&](const std::vector<Tensor>& in) {
-    return gn_bwd_composite(in, c.attrs);
-  });
+  return vjp_via_composite(
+      c, g, [&](const std::vector<Tensor>& in) { return gn_bwd_composite(in, c.attrs); });
 }
 TANDEM_DEFINE_VJP(batch_norm_bwd_op, bn_bwd_vjp)
 TANDEM_DEFINE_VJP(layer_norm_bwd_op, ln_bwd_vjp)

@@ -69,7 +69,7 @@ void optimize(Graph& g) {
   simplify_and_fold(g);
   eliminate_common_subexpressions(g);
   eliminate_dead_code(g);
-  fold_conv_activation(g);
+  fold_activation(g);
   fuse_elementwise(g);
   schedule_updates(g);
   g.verify();

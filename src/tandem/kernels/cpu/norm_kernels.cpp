@@ -122,7 +122,7 @@ void invstd_from_var(const T* var, int64_t C, double eps, T* invstd) {
 
 template <typename T>
 void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
-                      const T* w, const T* b, T* y) {
+                      const T* w, const T* b, T* y, bool relu) {
   // y = (x - mean) * scale + b: centring first keeps float32 precise when |mean| >> std.
   std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
   for (int64_t c = 0; c < C; ++c) {
@@ -131,8 +131,14 @@ void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean
   }
   const T *sc = scale.data(), *sh = shift.data();
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
-    map_channels(N, C, S, c0, c1,
-                 [=](int64_t c, int64_t i) { y[i] = (x[i] - mean[c]) * sc[c] + sh[c]; });
+    if (relu)  // relu's own rule (x > 0 ? x : 0), applied before the value leaves registers
+      map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
+        T v = (x[i] - mean[c]) * sc[c] + sh[c];
+        y[i] = v > T(0) ? v : T(0);
+      });
+    else
+      map_channels(N, C, S, c0, c1,
+                   [=](int64_t c, int64_t i) { y[i] = (x[i] - mean[c]) * sc[c] + sh[c]; });
   });
 }
 
@@ -308,7 +314,7 @@ void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
   template void batch_norm_stats<T>(const T*, int64_t, int64_t, int64_t, double, T*, T*);         \
   template void invstd_from_var<T>(const T*, int64_t, double, T*);                                \
   template void batch_norm_apply<T>(const T*, int64_t, int64_t, int64_t, const T*, const T*,      \
-                                    const T*, const T*, T*);                                      \
+                                    const T*, const T*, T*, bool);                                \
   template void batch_norm_backward<T>(const T*, const T*, int64_t, int64_t, int64_t, const T*,   \
                                        const T*, const T*, bool, T*, T*, T*);                     \
   template void layer_norm_forward<T>(const T*, int64_t, int64_t, double, const T*, const T*, T*, \

@@ -16,8 +16,9 @@ template <typename T>
 void invstd_from_var(const T* var, int64_t C, double eps, T* invstd);
 // y = (x - mean[c]) * invstd[c] * w[c] + b[c]; w / b may be null (1 / 0).
 template <typename T>
+// relu: the output goes through relu (a graph that folded the activation into the norm).
 void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
-                      const T* w, const T* b, T* y);
+                      const T* w, const T* b, T* y, bool relu = false);
 // Gradients of batch_norm_apply (w may be null). training: mean / invstd came from x itself,
 // so the gradient flows through them too; otherwise they were constants (running stats).
 template <typename T>

@@ -1,11 +1,12 @@
-// Convolution + activation folding: a relu, sigmoid or tanh that is the only reader of a
-// conv2d's output becomes part of the convolution call (a oneDNN post-op), so the output
-// is written once, already activated, instead of written, read back and written again.
+// Activation folding: a relu, sigmoid or tanh that is the only reader of a conv2d's output
+// becomes part of the convolution call (a oneDNN post-op), and a relu reading only a
+// batch_norm's output joins the normalization's output pass, so the output is written
+// once, already activated, instead of written, read back and written again.
 #include "tandem/graph/passes.h"
 
 namespace tandem::graph {
 
-void fold_conv_activation(Graph& g) {
+void fold_activation(Graph& g) {
   std::vector<int> uses(g.values.size(), 0);
   for (const Node& n : g.nodes)
     for (int64_t v : n.inputs) uses[size_t(v)]++;
@@ -22,12 +23,14 @@ void fold_conv_activation(Graph& g) {
     if ((name != "relu" && name != "sigmoid" && name != "tanh") || act.inputs.size() != 1) continue;
     int64_t v = act.inputs[0], p = producer[size_t(v)];
     if (p < 0 || uses[size_t(v)] != 1) continue;
-    Node& conv = g.nodes[size_t(p)];
-    if (conv.op->name != "conv2d" || conv.attrs.has("activation")) continue;
+    Node& prod = g.nodes[size_t(p)];
+    const bool folds =
+        prod.op->name == "conv2d" || (prod.op->name == "batch_norm" && name == "relu");
+    if (!folds || prod.attrs.has("activation") || prod.outputs[0] != v) continue;
     const Value &cv = g.values[size_t(v)], &av = g.values[size_t(act.outputs[0])];
     if (cv.dtype != av.dtype || cv.shape != av.shape) continue;
-    conv.attrs.set("activation", name);
-    conv.outputs[0] = act.outputs[0];
+    prod.attrs.set("activation", name);
+    prod.outputs[0] = act.outputs[0];
     drop[i] = true;
   }
   std::vector<Node> nodes;
