@@ -421,3 +421,17 @@ def test_dynamic_learning_rate_inside_jit_is_reported():
 
     with pytest.raises(NotImplementedError, match="dynamic learning rate"):
         step(mint.ones(2, 3))
+
+
+def test_python_numbers_are_program_constants_not_inputs():
+    """tanh-GELU reads x and four Python numbers: one fused kernel with one input,
+    bit-identical to eager (the constants are converted to float32 as eager does)."""
+    def gelu(x):
+        return 0.5 * x * (1 + mint.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+    g = jit(gelu)
+    x = mint.randn(10000)
+    report = g.explain(x)
+    optimized = report.split("optimized graph")[1].split("eager:")[0]
+    assert optimized.count("fused_elementwise(%0)") == 1 and "(1 kernels)" in optimized
+    np.testing.assert_array_equal(g(x).numpy(), gelu(x).numpy())

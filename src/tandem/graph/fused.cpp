@@ -35,6 +35,14 @@ void run_program(int64_t n, void* out, const void* const* in, const double* para
   size_t need = size_t(p.num_regs) * size_t(kSub) * size_t(isz);
   if (scratch.size() < need) scratch.resize(need);
   std::vector<const void*> regs(size_t(p.num_regs));
+  for (const auto& [r, value] : p.consts) {  // a constant register: kSub copies of the value
+    char* dst = scratch.data() + size_t(r) * kSub * size_t(isz);
+    if (p.dtype == DType::Float64)
+      std::fill_n(reinterpret_cast<double*>(dst), kSub, value);
+    else
+      std::fill_n(reinterpret_cast<float*>(dst), kSub, float(value));
+    regs[size_t(r)] = dst;
+  }
   const void* ins[3];
   for (int64_t s = 0; s < n; s += kSub) {
     int64_t m = std::min(kSub, n - s);
@@ -80,6 +88,8 @@ TANDEM_NOT_DIFFERENTIABLE(fused_op)
 
 std::string FusedProgram::str() const {
   std::ostringstream os;
+  os.precision(9);
+  for (const auto& [r, value] : consts) os << "r" << r << "=" << value << "; ";
   for (size_t k = 0; k < instrs.size(); ++k) {
     const FusedInstr& i = instrs[k];
     os << (k ? "; " : "") << "r" << i.out_reg << "=" << i.op->name << "(";

@@ -19,12 +19,14 @@ struct FusedInstr {
   std::vector<int> in_regs;
 };
 
-// Registers 0..num_inputs-1 are the fused node's inputs; each instruction defines one new
-// register; the last instruction's register is the output.
+// Registers 0..num_inputs-1 are the fused node's inputs, then come constants (Python numbers
+// of the traced code, in the program's dtype, as eager mode converts them), then one new
+// register per instruction; the last instruction's register is the output.
 struct FusedProgram {
   DType dtype = DType::Float32;
   int num_inputs = 0;
   int num_regs = 0;
+  std::vector<std::pair<int, double>> consts;  // register, value
   std::vector<FusedInstr> instrs;
   std::string str() const;
 };

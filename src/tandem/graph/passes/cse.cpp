@@ -71,6 +71,7 @@ void optimize(Graph& g) {
   eliminate_dead_code(g);
   fold_activation(g);
   fuse_elementwise(g);
+  eliminate_dead_code(g);  // constants the fused programs absorbed
   schedule_updates(g);
   g.verify();
 }

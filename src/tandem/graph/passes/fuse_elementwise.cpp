@@ -37,6 +37,21 @@ struct Group {
 }  // namespace
 
 void fuse_elementwise(Graph& g) {
+  // Python numbers of the traced code become constants of the program, not inputs: they
+  // never change, and they would use up the driver's input slots.
+  std::vector<bool> is_const(g.values.size(), false);
+  std::vector<double> const_value(g.values.size(), 0.0);
+  for (auto& c : g.captures)
+    if (c.second->wrapped_number) {
+      is_const[size_t(c.first)] = true;
+      const_value[size_t(c.first)] = Tensor(c.second).item().to_double();
+    }
+  auto add_input = [&](std::vector<int64_t>& ins, int64_t v) {
+    if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+  };
+  auto num_real = [&](const std::vector<int64_t>& ins) {
+    return size_t(std::count_if(ins.begin(), ins.end(), [&](int64_t v) { return !is_const[v]; }));
+  };
   std::vector<int> uses(g.values.size(), 0);
   for (const Node& n : g.nodes)
     for (int64_t v : n.inputs) uses[size_t(v)]++;
@@ -64,13 +79,10 @@ void fuse_elementwise(Graph& g) {
     if (!joined.empty()) {
       std::vector<int64_t> ins;
       for (size_t gi : joined)
-        for (int64_t v : groups[gi].inputs)
-          if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+        for (int64_t v : groups[gi].inputs) add_input(ins, v);
       for (int64_t v : n.inputs)
-        if (std::find(via.begin(), via.end(), v) == via.end() &&
-            std::find(ins.begin(), ins.end(), v) == ins.end())
-          ins.push_back(v);
-      if (ins.size() <= kMaxFusedInputs) {
+        if (std::find(via.begin(), via.end(), v) == via.end()) add_input(ins, v);
+      if (num_real(ins) <= kMaxFusedInputs) {
         Group& grp = groups[joined[0]];
         for (size_t k = 1; k < joined.size(); ++k) {
           Group& other = groups[joined[k]];
@@ -89,13 +101,11 @@ void fuse_elementwise(Graph& g) {
     }
     Group grp;
     grp.members.push_back(i);
-    for (int64_t v : n.inputs)
-      if (std::find(grp.inputs.begin(), grp.inputs.end(), v) == grp.inputs.end())
-        grp.inputs.push_back(v);
+    for (int64_t v : n.inputs) add_input(grp.inputs, v);
     grp.out = n.outputs[0];
     grp.shape = out.shape;
     grp.dtype = out.dtype;
-    if (grp.inputs.size() > kMaxFusedInputs) continue;
+    if (num_real(grp.inputs) > kMaxFusedInputs || num_real(grp.inputs) == 0) continue;
     open[grp.out] = groups.size();
     groups.push_back(std::move(grp));
   }
@@ -106,10 +116,18 @@ void fuse_elementwise(Graph& g) {
     if (grp.members.size() < 2) continue;
     FusedProgram p;
     p.dtype = grp.dtype;
-    p.num_inputs = int(grp.inputs.size());
+    std::vector<int64_t> real;
+    for (int64_t v : grp.inputs)
+      if (!is_const[size_t(v)]) real.push_back(v);
+    p.num_inputs = int(real.size());
     std::map<int64_t, int> reg;
-    for (size_t k = 0; k < grp.inputs.size(); ++k) reg[grp.inputs[k]] = int(k);
+    for (size_t k = 0; k < real.size(); ++k) reg[real[k]] = int(k);
     int next = p.num_inputs;
+    for (int64_t v : grp.inputs)
+      if (is_const[size_t(v)]) {
+        p.consts.emplace_back(next, const_value[size_t(v)]);
+        reg[v] = next++;
+      }
     for (size_t idx : grp.members) {
       const Node& n = g.nodes[idx];
       const EwInfo* info = fusible(g, n);
@@ -127,7 +145,7 @@ void fuse_elementwise(Graph& g) {
     p.num_regs = next;
     std::string text = p.str();
     int64_t id = register_program(std::move(p));
-    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, grp.inputs, {grp.out}};
+    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, real, {grp.out}};
     role[grp.members.back()] = 2;
     fused_at.emplace(grp.members.back(), std::move(f));
   }
