@@ -34,7 +34,9 @@ void bind_graph(nb::module_& m) {
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("cost_text",
                    [](const graph::Executable& e) {
-                     return graph::cost_str(graph::estimate_cost(e.graph(), true));
+                     std::string a = graph::arena_str(e.memory_plan());
+                     return graph::cost_str(graph::estimate_cost(e.graph(), true)) +
+                            (a.empty() ? "" : "; " + a);
                    })
       .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad)
       .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tandem/autograd/autograd.h"
+#include "tandem/core/allocator.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/executor.h"
 #include "tandem/graph/jit.h"
@@ -261,4 +262,29 @@ TEST(Graph, ReluFoldsIntoBatchNorm) {
     Tensor want = relu(batch_norm(x, rm2, rv2, w, b, training, 0.1, 1e-5));
     EXPECT_TRUE(equal(got, want)) << training;  // the same arithmetic, bit for bit
   }
+}
+
+// Intermediates live in one arena per run: slots are reused once a value dies, offsets are
+// aligned, and a run allocates the arena plus its outputs, nothing per kernel.
+TEST(Graph, IntermediatesShareOneArena) {
+  Tensor x = randn({64, 64}), w = randn({64, 64});
+  auto f = [](const std::vector<Tensor>& in) {
+    Tensor h = in[0];
+    for (int k = 0; k < 6; ++k) h = tanh(matmul(h, in[1]));  // matmul outputs die one by one
+    return std::vector<Tensor>{sum(h)};
+  };
+  auto exe = graph::compile(f, {x, w});
+  const graph::MemoryPlan& plan = exe.memory_plan();
+  const int64_t buf = 64 * 64 * 4;
+  EXPECT_GE(plan.num_arena_values, 6);
+  EXPECT_EQ(plan.sum_bytes, 6 * buf);    // tanh writes over its matmul's dying output
+  EXPECT_EQ(plan.arena_bytes, 2 * buf);  // two slots alternate
+  for (int64_t off : plan.offset)
+    if (off >= 0) EXPECT_EQ(off % 64, 0);
+  Tensor want = f({x, w})[0];
+  exe.run({x, w});  // warm the caches
+  int64_t before = allocator_stats().num_allocs;
+  Tensor got = exe.run({x, w})[0];
+  EXPECT_EQ(allocator_stats().num_allocs - before, 2);  // the arena and the result
+  EXPECT_TRUE(allclose(got, want, 1e-5, 1e-5));
 }

@@ -22,8 +22,9 @@ std::vector<TensorMeta> vs_infer(const OpDef&, const std::vector<Tensor>& in, co
 void vs_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& a) {
   copy_into(out[0], Tensor::wrap_scalar(Scalar(int64_t(0)), out[0].dtype()));
+  // view_offset counts from the start of the output, which need not start its storage.
   Tensor region = Tensor::make_view(out[0], a.get_ints("view_shape"), a.get_ints("view_strides"),
-                                    a.get_int("view_offset"));
+                                    out[0].offset() + a.get_int("view_offset"));
   copy_into(region, in[0]);
 }
 
@@ -51,7 +52,7 @@ void va_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
                const Attrs& a) {
   copy_into(out[0], in[0]);
   copy_into(Tensor::make_view(out[0], a.get_ints("view_shape"), a.get_ints("view_strides"),
-                              a.get_int("view_offset")),
+                              out[0].offset() + a.get_int("view_offset")),
             in[1]);
 }
 // The base keeps the gradient outside the region; the value gets the region.

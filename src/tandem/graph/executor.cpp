@@ -12,6 +12,20 @@
 #include "tandem/ops/dispatch.h"
 
 namespace tandem::graph {
+namespace {
+
+// A dense tensor of val's shape and dtype at byte offset `off` of the arena.
+Tensor slice(const Tensor& arena, int64_t off, const Value& val) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = val.shape;
+  impl->strides = contiguous_strides(val.shape);
+  impl->offset = off / int64_t(itemsize(val.dtype));
+  impl->dtype = val.dtype;
+  impl->storage = arena.storage();
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
 
 Executable::Executable(Graph g, bool outputs_require_grad)
     : g_(std::move(g)), outputs_require_grad_(outputs_require_grad) {
@@ -28,6 +42,7 @@ Executable::Executable(Graph g, bool outputs_require_grad)
 
   donor_ = inplace_donors(g_);
   into_capture_ = inplace_writebacks(g_);
+  plan_ = plan_memory(g_, donor_, into_capture_);
 }
 
 size_t Executable::num_inplace_writebacks() const {
@@ -75,6 +90,9 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
   }
   for (auto& c : g_.captures) env[size_t(c.first)] = Tensor(c.second);
   GradModeGuard no_grad(false);
+  // One allocation for every intermediate (the caching allocator keeps it between runs).
+  Tensor arena =
+      plan_.arena_bytes > 0 ? Tensor::empty({plan_.arena_bytes}, DType::UInt8) : Tensor();
   std::vector<Tensor> ins;
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     const Node& n = g_.nodes[i];
@@ -83,15 +101,26 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     ins.clear();
     for (int64_t v : n.inputs) ins.push_back(env[size_t(v)]);
     std::vector<Tensor> outs;
-    const Tensor* donor = donor_[i] >= 0 ? &env[size_t(donor_[i])] : nullptr;
-    if (into_capture_[i] >= 0) donor = &env[size_t(into_capture_[i])];
-    // Only when no view or other tensor shares the buffer: same-index reads then writes are
-    // safe for elementwise kernels.
-    if (donor && donor->is_contiguous() && donor->storage().use_count() == 1) {
-      outs.push_back(*donor);
-      n.op->kernel(*n.op, ins, outs, n.attrs);
-    } else {
+    if (n.op->view) {
       outs = execute(*n.op, ins, n.attrs);
+    } else {
+      outs.reserve(n.outputs.size());
+      for (int64_t o : n.outputs) {
+        const Value& val = g_.values[size_t(o)];
+        int64_t off = plan_.offset[size_t(o)];
+        outs.push_back(off >= 0 ? slice(arena, off, val) : Tensor());
+      }
+      if (into_capture_[i] >= 0) {
+        // The parameter itself, unless a view or another tensor shares its buffer.
+        const Tensor& t = env[size_t(into_capture_[i])];
+        if (t.is_contiguous() && t.storage().use_count() == 1) outs[0] = t;
+      }
+      for (size_t k = 0; k < outs.size(); ++k)
+        if (!outs[k].defined()) {
+          const Value& val = g_.values[size_t(n.outputs[k])];
+          outs[k] = Tensor::empty(val.shape, val.dtype);
+        }
+      n.op->kernel(*n.op, ins, outs, n.attrs);
     }
     for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
     for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();

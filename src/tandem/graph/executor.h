@@ -1,11 +1,13 @@
-// Runs a compiled graph in C++: no Python, no tracing, no autograd, values freed after
-// their last use, and elementwise kernels writing in place over an input that dies there.
+// Runs a compiled graph in C++: no Python, no tracing, no autograd. Intermediate values live
+// in one arena per run at offsets planned at compile time (graph/memory_plan.h), elementwise
+// kernels write over an input that dies there, and updates write into their parameter.
 #pragma once
 #include <functional>
 #include <string>
 
 #include "tandem/graph/cost.h"
 #include "tandem/graph/ir.h"
+#include "tandem/graph/memory_plan.h"
 
 namespace tandem::graph {
 
@@ -27,6 +29,7 @@ class Executable {
   // Number of updates that may be written straight into their captured tensor.
   size_t num_inplace_writebacks() const;
   bool outputs_require_grad() const { return outputs_require_grad_; }
+  const MemoryPlan& memory_plan() const { return plan_; }
 
  private:
   std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds) const;
@@ -35,11 +38,12 @@ class Executable {
   bool outputs_require_grad_ = false;
   std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
   // For elementwise node i, an input value that dies there with the output's shape and
-  // dtype: its buffer becomes the output (checked at run time to have no other alias).
+  // dtype: its buffer becomes the output (the plan gives both one arena slot).
   std::vector<int64_t> donor_;
   // For node i, a captured value whose tensor receives the output directly (an update
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
+  MemoryPlan plan_;
 };
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and

@@ -39,7 +39,11 @@ std::string JitFunction::explain(const std::vector<Tensor>& inputs) {
   Entry& e = entry_for(inputs);
   return "traced graph:\n" + e.traced_text + "\noptimized graph:\n" + e.exe->graph().str() +
          "\neager:    " + graph::cost_str(e.traced_cost) +
-         "\ncompiled: " + graph::cost_str(graph::estimate_cost(e.exe->graph(), true)) + "\n";
+         "\ncompiled: " + graph::cost_str(graph::estimate_cost(e.exe->graph(), true)) +
+         (graph::arena_str(e.exe->memory_plan()).empty()
+              ? ""
+              : "; " + graph::arena_str(e.exe->memory_plan())) +
+         "\n";
 }
 
 JitFunction jit(GraphFn fn) {
