@@ -10,7 +10,7 @@ from test_gradcheck import CASES
 
 RANDOM = {"dropout", "rrelu", "bernoulli", "native_dropout", "feature_dropout"}
 # Known gaps of graph mode, listed so they stay visible; strict xfail flags a fixed one.
-JIT_UNSUPPORTED = {"view_assign": "in-place writes through a view inside jit"}
+JIT_UNSUPPORTED: dict = {}
 
 
 def _cases():

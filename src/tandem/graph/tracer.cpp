@@ -58,8 +58,25 @@ std::vector<Tensor> Tracer::begin(const std::vector<Tensor>& examples) {
 }
 
 int64_t Tracer::value_of(const Tensor& t) {
-  const TensorImpl* impl = t.impl();
-  if (impl->sym_graph == this) return impl->sym_value;
+  TensorImpl* impl = t.impl();
+  if (impl->sym_graph == this) {
+    auto it = views_.find(impl->sym_value);
+    if (it != views_.end() &&
+        value_now(it->second.base).impl()->sym_value != it->second.base_value) {
+      // The base was written (through another view, or in place) since this view was made:
+      // read the window again from the base's current value.
+      ViewInfo info = it->second;
+      const OpDef* strided = find_op("as_strided");
+      Tensor fresh =
+          record(*strided, {value_now(info.base)},
+                 {{"shape", info.shape}, {"strides", info.strides}, {"offset", info.offset}})[0];
+      int64_t v = fresh.impl()->sym_value;
+      info.base_value = value_now(info.base).impl()->sym_value;
+      views_[v] = info;
+      impl->sym_value = v;
+    }
+    return impl->sym_value;
+  }
   TANDEM_CHECK(!t.is_symbolic(), Error,
                "jit: a tensor from another traced function was used here; return it from that "
                "function instead of storing it");
@@ -76,10 +93,35 @@ std::vector<Tensor> Tracer::record(const OpDef& op, const std::vector<Tensor>& i
   Node n{&op, attrs, {}, {}};
   for (const Tensor& t : inputs) n.inputs.push_back(value_of(t));
   std::vector<TensorMeta> metas;
+  ViewInfo info;
+  bool is_view = op.view != nullptr;
   if (op.view) {
+    // Replay the view on a storage-less stand-in laid out as the input is relative to its
+    // base, so the result's geometry relative to that base is known (writes through it).
     std::vector<Tensor> ins;
     for (const Tensor& t : inputs) ins.push_back(meta_like(t));
-    Tensor v = op.view(op, ins, attrs);
+    info.base = inputs[0].impl_shared();
+    Tensor v;
+    auto parent = views_.find(n.inputs[0]);
+    if (parent != views_.end()) {
+      std::vector<Tensor> geo = ins;
+      geo[0] = meta_like(inputs[0]);
+      geo[0].impl()->strides = parent->second.strides;
+      geo[0].impl()->offset = parent->second.offset;
+      try {
+        v = op.view(op, geo, attrs);
+        info.base = parent->second.base;
+      } catch (const Error&) {
+        // reshape of a layout that no view can express copies at run time: the result is a
+        // new tensor, not a window on the parent's base.
+        is_view = false;
+      }
+    }
+    if (!v.defined()) v = op.view(op, ins, attrs);
+    info.base_value = value_now(info.base).impl()->sym_value;
+    info.shape = v.shape();
+    info.strides = v.strides();
+    info.offset = v.offset();
     metas.push_back({v.shape(), v.dtype()});
   } else {
     metas = op.infer(op, inputs, attrs);
@@ -88,19 +130,26 @@ std::vector<Tensor> Tracer::record(const OpDef& op, const std::vector<Tensor>& i
   for (auto& m : metas) {
     int64_t v = g_.add_value(m.shape, m.dtype);
     n.outputs.push_back(v);
-    if (op.view) views_.insert(v);
     outs.push_back(symbolic(v));
+    if (is_view) {
+      views_[v] = info;
+      // Eager geometry (relative to the base), for code that reads strides or offsets of
+      // views, such as autograd's record of writes through a view.
+      outs.back().impl()->strides = info.strides;
+      outs.back().impl()->offset = info.offset;
+    }
   }
   g_.nodes.push_back(std::move(n));
   return outs;
 }
 
+Tensor Tracer::value_now(const std::shared_ptr<TensorImpl>& base) {
+  if (base->sym_graph == this) return symbolic(base->sym_value);
+  return symbolic(value_of(Tensor(base)));
+}
+
 void Tracer::record_inplace(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                             const Tensor& out) {
-  if (out.is_symbolic())
-    TANDEM_CHECK(!views_.count(value_of(out)), NotImplementedError, "jit: in-place ", op.name,
-                 " on a view (e.g. x[0] += 1 or x[mask] = v) is not supported inside jit yet; "
-                 "build the value functionally (mint.where, index_put, cat)");
   Tensor r = record(op, inputs, attrs)[0];
   if (r.dtype() != out.dtype()) {
     const OpDef* cast = find_op("cast");
@@ -112,17 +161,38 @@ void Tracer::record_inplace(const OpDef& op, const std::vector<Tensor>& inputs, 
   }
   int64_t v = r.impl()->sym_value;
   if (out.impl()->sym_graph == this) {
+    auto view = views_.find(out.impl()->sym_value);
     out.impl()->sym_value = v;  // later reads of `out` see the new value
+    if (view == views_.end()) return;
+    // A write through a view is a new value of its base: view_assign(base, new region).
+    // (Other views of that base made earlier keep naming its old value.)
+    ViewInfo info = view->second;
+    views_[v] = info;
+    const OpDef* assign = find_op("view_assign");
+    Tensor nb = record(*assign, {value_now(info.base), r},
+                       {{"view_shape", info.shape},
+                        {"view_strides", info.strides},
+                        {"view_offset", info.offset}})[0];
+    rename(info.base, nb.impl()->sym_value);
+    views_[v].base_value = nb.impl()->sym_value;  // the written view is current
+    return;
+  }
+  rename(out.impl_shared(), v);
+}
+
+void Tracer::rename(const std::shared_ptr<TensorImpl>& t, int64_t v) {
+  if (t->sym_graph == this) {
+    t->sym_value = v;
     return;
   }
   // A captured tensor (parameter, buffer): write the new value back after each call.
-  captured_[out.impl()] = v;
+  captured_[t.get()] = v;
   for (auto& w : g_.writebacks)
-    if (w.first.get() == out.impl()) {
+    if (w.first.get() == t.get()) {
       w.second = v;
       return;
     }
-  g_.writebacks.emplace_back(out.impl_shared(), v);
+  g_.writebacks.emplace_back(t, v);
 }
 
 Graph Tracer::finish(const std::vector<Tensor>& outputs) {

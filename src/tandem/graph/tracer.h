@@ -33,9 +33,23 @@ class Tracer {
   int64_t value_of(const Tensor& t);
   Tensor symbolic(int64_t value);
 
+  // A value made by view ops: the tensor it views (a traced value or a captured tensor) and
+  // its geometry relative to that tensor laid out densely.
+  struct ViewInfo {
+    std::shared_ptr<TensorImpl> base;
+    Shape shape;
+    Strides strides;
+    int64_t offset = 0;
+    int64_t base_value = -1;  // the base's value when this view was last derived
+  };
+  // The base's current value (traced values and captures are renamed by in-place writes).
+  Tensor value_now(const std::shared_ptr<TensorImpl>& base);
+  // `t` (a traced value or a captured tensor) now names value v.
+  void rename(const std::shared_ptr<TensorImpl>& t, int64_t v);
+
   Graph g_;
   std::unordered_map<const TensorImpl*, int64_t> captured_;
-  std::unordered_set<int64_t> views_;  // values produced by view ops
+  std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops
   Tracer* prev_ = nullptr;
   bool active_ = false;
 };
