@@ -42,7 +42,12 @@ Executable::Executable(Graph g, bool outputs_require_grad)
 
   donor_ = inplace_donors(g_);
   into_capture_ = inplace_writebacks(g_);
+  if (!pass_enabled("inplace")) {
+    std::fill(donor_.begin(), donor_.end(), -1);
+    std::fill(into_capture_.begin(), into_capture_.end(), -1);
+  }
   plan_ = plan_memory(g_, donor_, into_capture_);
+  if (!pass_enabled("arena")) plan_ = MemoryPlan{std::vector<int64_t>(g_.values.size(), -1)};
 }
 
 size_t Executable::num_inplace_writebacks() const {

@@ -11,14 +11,17 @@ void eliminate_common_subexpressions(Graph& g);
 // Folds nodes whose inputs are all constants and applies the algebraic rules listed in
 // passes/simplify.cpp (x + x -> 2 * x, x * 1 -> x, neg(neg(x)) -> x, ...).
 void simplify_and_fold(Graph& g);
-// Folds a relu / sigmoid / tanh that alone reads a conv2d's output into the convolution,
-// and a relu that alone reads a batch_norm's output into the normalization.
+// Folds a relu that alone reads a conv2d's or a batch_norm's output into that op.
 void fold_activation(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
 void fuse_elementwise(Graph& g);
 // Moves nodes that only feed write-backs to just after their inputs are ready, so a
 // gradient dies as soon as its update has run.
 void schedule_updates(Graph& g);
+// False when TANDEM_JIT_DISABLE (a comma-separated list) names the pass or executor
+// feature: cse, simplify, dce, fold_activation, fuse_elementwise, schedule_updates, arena,
+// inplace.
+bool pass_enabled(const char* name);
 // The default pipeline.
 void optimize(Graph& g);
 

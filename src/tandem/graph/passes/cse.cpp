@@ -1,6 +1,8 @@
 // Common-subexpression elimination: a node equal to an earlier one (op, attributes and
 // inputs after renaming) reuses the earlier outputs.
+#include <cstdlib>
 #include <map>
+#include <string>
 #include <unordered_map>
 
 #include "tandem/graph/passes.h"
@@ -64,15 +66,25 @@ void eliminate_common_subexpressions(Graph& g) {
   for (auto& w : g.writebacks) w.second = rename[size_t(w.second)];
 }
 
+// TANDEM_JIT_DISABLE=fold_activation,arena,... skips passes and executor features by name,
+// to measure what each contributes or to bisect a miscompilation.
+bool pass_enabled(const char* name) {
+  static const std::string off = [] {
+    const char* e = std::getenv("TANDEM_JIT_DISABLE");
+    return "," + std::string(e ? e : "") + ",";
+  }();
+  return off.find("," + std::string(name) + ",") == std::string::npos;
+}
+
 void optimize(Graph& g) {
-  eliminate_common_subexpressions(g);
-  simplify_and_fold(g);
-  eliminate_common_subexpressions(g);
-  eliminate_dead_code(g);
-  fold_activation(g);
-  fuse_elementwise(g);
-  eliminate_dead_code(g);  // constants the fused programs absorbed
-  schedule_updates(g);
+  if (pass_enabled("cse")) eliminate_common_subexpressions(g);
+  if (pass_enabled("simplify")) simplify_and_fold(g);
+  if (pass_enabled("cse")) eliminate_common_subexpressions(g);
+  if (pass_enabled("dce")) eliminate_dead_code(g);
+  if (pass_enabled("fold_activation")) fold_activation(g);
+  if (pass_enabled("fuse_elementwise")) fuse_elementwise(g);
+  if (pass_enabled("dce")) eliminate_dead_code(g);  // constants the fused programs absorbed
+  if (pass_enabled("schedule_updates")) schedule_updates(g);
   g.verify();
 }
 
