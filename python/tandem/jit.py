@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+import weakref
 from typing import Callable, Sequence
 
 from . import _C
@@ -73,10 +74,29 @@ def _unflatten(spec, leaves):
     return val
 
 
+# Cell.training flags read while tracing: (weakref to the cell, value) pairs, or None when
+# no trace is recording. A compiled graph is valid only while those flags keep their values.
+_flag_reads = None
+
+
+def note_flag_read(cell, value: bool) -> None:
+    """Called by Cell.training when it is read; records it for the trace in progress."""
+    if _flag_reads is not None:
+        _flag_reads.append((weakref.ref(cell), value))
+
+
 class _Entry:
-    def __init__(self, exe, spec, traced_text, traced_cost):
+    def __init__(self, exe, spec, traced_text, traced_cost, guards):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
         self.traced_cost = traced_cost
+        self.guards = guards  # ((cell ref, training flag), ...) the graph assumed
+
+    def valid(self) -> bool:
+        for ref, value in self.guards:
+            cell = ref()
+            if cell is None or cell.__dict__.get("_training") != value:
+                return False
+        return True
 
 
 class JitFunction:
@@ -129,22 +149,43 @@ class JitFunction:
             return leaves
 
         tensors = [args[i] for i in positions] + [kwargs[k] for k in names]
-        exe, text, cost = _C.jit_compile(traced, tensors)
-        entry = _Entry(exe, holder["spec"], text, cost)
-        self._cache[key] = entry
-        if len(self._cache) > 8 and not self._warned:
+        global _flag_reads
+        saved, _flag_reads = _flag_reads, []
+        try:
+            exe, text, cost = _C.jit_compile(traced, tensors)
+            reads = _flag_reads
+        finally:
+            _flag_reads = saved
+        guards, seen = [], set()
+        for ref, value in reads:
+            if id(ref) not in seen:
+                seen.add(id(ref))
+                guards.append((ref, value))
+        entry = _Entry(exe, holder["spec"], text, cost, tuple(guards))
+        self._cache.setdefault(key, []).append(entry)
+        if sum(len(v) for v in self._cache.values()) > 8 and not self._warned:
             self._warned = True
+            keys = list(self._cache)
+            why = ("a Cell's train/eval mode" if len(self._cache[key]) > 1 or len(keys) < 2
+                   else _diff(keys[-2][0], key[0]))
             warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} was compiled for "
-                          f"{len(self._cache)} different signatures; the latest differs in "
-                          f"{_diff(list(self._cache)[-2][0], key[0])}. Keep shapes fixed or "
-                          "mark changing Python values static.", stacklevel=3)
+                          f"{sum(len(v) for v in self._cache.values())} different signatures; "
+                          f"the latest differs in {why}. Keep shapes fixed or mark changing "
+                          "Python values static.", stacklevel=3)
         return entry
+
+    def _lookup(self, key):
+        """The cached graph for this signature whose train/eval assumptions still hold."""
+        for entry in self._cache.get(key, ()):
+            if entry.valid():
+                return entry
+        return None
 
     def __call__(self, *args, **kwargs):
         if _C.is_tracing():  # called from another jitted function: inline into its graph
             return self._fn(*args, **kwargs)
         tensors, key = self._split(args, kwargs)
-        entry = self._cache.get(key)
+        entry = self._lookup(key)
         if entry is None:
             entry = self._trace(args, kwargs, key)
         if entry.exe.outputs_require_grad:  # (grad mode is part of the cache key)
@@ -159,7 +200,7 @@ class JitFunction:
         optimized graph, each with its kernel count, whole-array reads + writes, bytes moved
         and peak memory of the buffers it allocates."""
         tensors, key = self._split(args, kwargs)
-        entry = self._cache.get(key) or self._trace(args, kwargs, key)
+        entry = self._lookup(key) or self._trace(args, kwargs, key)
         traced_nodes = sum(1 for line in entry.traced_text.splitlines()
                            if " = " in line and "captured" not in line)
         return (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
@@ -171,7 +212,7 @@ class JitFunction:
         """Runs the compiled graph for these arguments `reps` times (after one warm-up) and
         reports the median time of each node, slowest first, plus the time per op kind."""
         tensors, key = self._split(args, kwargs)
-        entry = self._cache.get(key) or self._trace(args, kwargs, key)
+        entry = self._lookup(key) or self._trace(args, kwargs, key)
         rows = entry.exe.profile(tensors, reps)
         total = sum(t for _, t in rows) or 1e-30
         by_op = {}

@@ -322,7 +322,7 @@ def test_lenet_training_step_graph_matches_eager():
     graph = [float(step(X, y)) for _ in range(3)]
     assert len(traces) == 1  # later calls ran the compiled graph, not Python
     # every SGD update runs right after its gradient, written into its parameter
-    assert next(iter(step._cache.values())).exe.num_inplace_writebacks == 10
+    assert next(iter(step._cache.values()))[0].exe.num_inplace_writebacks == 10
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -465,3 +465,26 @@ def test_python_numbers_are_program_constants_not_inputs():
     optimized = report.split("optimized graph")[1].split("eager:")[0]
     assert optimized.count("fused_elementwise(%0)") == 1 and "(1 kernels)" in optimized
     np.testing.assert_array_equal(g(x).numpy(), gelu(x).numpy())
+
+
+def test_train_eval_switch_recompiles():
+    """The cache is keyed by the train/eval flags the traced code read: dropout and batch
+    norm behave per mode, and switching back reuses the first graph."""
+    net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Dropout(0.5))
+    traces = []
+
+    @jit
+    def f(x):
+        traces.append(1)
+        return net(x)
+
+    x = mint.randn(16, 8)
+    with tandem.no_grad():
+        a = f(x)
+        net.eval()
+        b, want = f(x), net(x)
+        net.train()
+        f(x)
+    assert len(traces) == 2
+    np.testing.assert_allclose(b.numpy(), want.numpy(), rtol=1e-6)
+    assert (a.numpy() == 0).any() and not (b.numpy() == 0).any()

@@ -7,6 +7,7 @@ from collections import OrderedDict, namedtuple
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from .. import _C
+from ..jit import note_flag_read
 from .parameter import Parameter
 
 Tensor = _C.Tensor
@@ -41,6 +42,18 @@ class Cell:
         object.__setattr__(self, "_pre_hooks", OrderedDict())
         object.__setattr__(self, "_post_hooks", OrderedDict())
         object.__setattr__(self, "training", True)
+
+    @property
+    def training(self) -> bool:
+        """Training mode (dropout active, batch norm on batch statistics). A jit-compiled
+        function that read it recompiles when it changes."""
+        value = self.__dict__["_training"]
+        note_flag_read(self, value)
+        return value
+
+    @training.setter
+    def training(self, mode: bool) -> None:
+        object.__setattr__(self, "_training", bool(mode))
 
     # --- attribute registration --------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
