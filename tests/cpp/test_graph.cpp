@@ -298,3 +298,52 @@ TEST(Graph, JitFunctionIsCopyable) {
   g({ones({2})});
   EXPECT_EQ(traces, 1);
 }
+
+// The remaining algebraic rules: transpose of a transpose, casts that change nothing, and
+// x - x for integers. Each keeps eager results exactly.
+TEST(Graph, PermuteCastAndSubRules) {
+  auto text_of = [](const graph::Executable& e) { return e.graph().str(); };
+  Tensor x = randn({2, 3, 4});
+  auto tt = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        Tensor t = permute(permute(in[0], {1, 2, 0}), {2, 0, 1});  // back to x's layout
+        return std::vector<Tensor>{exp(t)};
+      },
+      {x});
+  EXPECT_EQ(text_of(tt).find("permute"), std::string::npos) << text_of(tt);
+  EXPECT_TRUE(equal(tt.run({x})[0], exp(x)));
+  auto t2 = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{exp(permute(permute(in[0], {1, 0, 2}), {0, 2, 1}))};
+      },
+      {x});
+  EXPECT_NE(text_of(t2).find("dims=[1, 2, 0]"), std::string::npos) << text_of(t2);
+  EXPECT_TRUE(equal(t2.run({x})[0], exp(permute(permute(x, {1, 0, 2}), {0, 2, 1}))));
+
+  // f32 -> f64 -> f32 is exact: both casts go; f64 -> f32 -> f64 is not: both stay.
+  auto c1 = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{exp(to_dtype(to_dtype(in[0], DType::Float64), DType::Float32))};
+      },
+      {x});
+  EXPECT_EQ(text_of(c1).find("cast"), std::string::npos) << text_of(c1);
+  Tensor xd = to_dtype(x, DType::Float64);
+  auto c2 = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{exp(to_dtype(to_dtype(in[0], DType::Float32), DType::Float64))};
+      },
+      {xd});
+  EXPECT_NE(text_of(c2).find("cast"), std::string::npos) << text_of(c2);
+  EXPECT_TRUE(equal(c2.run({xd})[0], exp(to_dtype(to_dtype(xd, DType::Float32), DType::Float64))));
+  // A copy returned to the caller stays a copy (no alias of the input).
+  auto cl = graph::compile(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{clone(in[0])}; }, {x});
+  Tensor y = cl.run({x})[0];
+  EXPECT_NE(y.data_ptr(), x.data_ptr());
+
+  Tensor i = full({5}, Scalar(int64_t(7)));
+  auto s = graph::compile(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{sub(in[0], in[0])}; }, {i});
+  EXPECT_EQ(text_of(s).find("sub("), std::string::npos) << text_of(s);
+  EXPECT_TRUE(equal(s.run({i})[0], zeros({5}, DType::Int64)));
+}

@@ -11,6 +11,10 @@
 //   mul(x, 1), div(x, 1), add(x, 0), sub(x, 0) -> x   (when the dtype is unchanged)
 //   neg(neg(x))               -> x
 //   reshape(reshape(x))       -> reshape(x)
+//   permute(permute(x, p), q) -> permute(x, p after q), or x when that is the identity
+//   cast(x) to x's dtype      -> x                    (not when it leaves the graph)
+//   cast(cast(x, A), B)       -> cast(x, B)           (x -> A exact; inner cast has 1 use)
+//   sub(x, x)                 -> mul(x, 0)            (integers: for floats inf - inf is nan)
 #include <functional>
 #include <optional>
 #include <unordered_set>
@@ -67,10 +71,56 @@ struct Rewriter {
   }
 
   DType dtype(int64_t v) const { return g.values[size_t(v)].dtype; }
+  // Whether v is a graph output or a write-back value (must not become an alias).
+  bool leaves(int64_t v) const {
+    for (int64_t o : g.outputs)
+      if (o == v) return true;
+    for (auto& w : g.writebacks)
+      if (w.second == v) return true;
+    return false;
+  }
   const Shape& shape(int64_t v) const { return g.values[size_t(v)].shape; }
   bool is(const Node& n, const char* name) const { return n.op->name == name; }
   double alpha(const Node& n) const { return n.attrs.get_float_or("alpha", 1.0); }
 };
+
+// Whether every value of dtype `from` converts to `to` exactly (widening), so a cast
+// through `to` changes nothing.
+bool exact_widening(DType from, DType to) {
+  if (from == to || from == DType::Bool) return true;
+  auto rank = [](DType d) {  // integers: bits of magnitude; floats: significand bits
+    switch (d) {
+      case DType::UInt8:
+        return 8;
+      case DType::Int8:
+        return 7;
+      case DType::Int16:
+        return 15;
+      case DType::Int32:
+        return 31;
+      case DType::Int64:
+        return 63;
+      case DType::Float16:
+        return 11;
+      case DType::BFloat16:
+        return 8;
+      case DType::Float32:
+        return 24;
+      case DType::Float64:
+        return 53;
+      default:
+        return 0;
+    }
+  };
+  bool fi = is_floating(from), ti = is_floating(to);
+  if (fi && !ti) return false;
+  if (fi) {  // float -> float: wider significand and exponent (f16 / bf16 -> f32 -> f64)
+    if (to == DType::Float64) return true;
+    return to == DType::Float32 && (from == DType::Float16 || from == DType::BFloat16);
+  }
+  if (to == DType::UInt8) return false;  // from a signed type: negatives do not survive
+  return rank(to) >= rank(from);
+}
 
 bool fold(Rewriter& r, Node& n) {
   if (n.op->stateful || n.outputs.size() != 1) return false;
@@ -151,6 +201,46 @@ bool simplify(Rewriter& r, Node& n) {
   if (r.is(n, "reshape") && r.producer[size_t(n.inputs[0])] >= 0) {
     const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
     if (r.is(p, "reshape")) n.inputs[0] = p.inputs[0];
+  }
+  // permute(permute(x, p), q) -> permute(x, [p[q[i]]]), or x for the identity
+  if (r.is(n, "permute") && r.producer[size_t(n.inputs[0])] >= 0) {
+    const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
+    if (r.is(p, "permute")) {
+      const auto &pd = p.attrs.get_ints("dims"), &qd = n.attrs.get_ints("dims");
+      const int64_t nd = int64_t(pd.size());
+      std::vector<int64_t> c(qd.size());
+      bool identity = true;
+      for (size_t i = 0; i < qd.size(); ++i) {
+        int64_t q = (qd[i] % nd + nd) % nd;
+        c[i] = (pd[size_t(q)] % nd + nd) % nd;
+        identity &= c[i] == int64_t(i);
+      }
+      if (identity && !r.leaves(out)) return forward(p.inputs[0]);
+      n.inputs[0] = p.inputs[0];
+      n.attrs.set("dims", c);
+    }
+  }
+  if (r.is(n, "cast")) {
+    int64_t x = n.inputs[0], pi = r.producer[size_t(x)];
+    // cast(cast(x, A), B) -> cast(x, B) when x -> A loses nothing
+    if (pi >= 0 && r.uses[size_t(x)] == 1) {
+      const Node& p = r.g.nodes[size_t(pi)];
+      if (r.is(p, "cast") && exact_widening(r.dtype(p.inputs[0]), r.dtype(x))) {
+        x = p.inputs[0];
+        n.inputs[0] = x;
+      }
+    }
+    // A cast to the dtype it already has copies in eager mode; graph values are never
+    // written in place, so the copy is only needed when it leaves the graph.
+    if (r.dtype(x) == r.dtype(out) && r.shape(x) == r.shape(out) && !r.leaves(out))
+      return forward(x);
+  }
+  // sub(x, x) -> mul(x, 0) for integers (exact; float inf - inf is nan, not 0)
+  if (r.is(n, "sub") && n.inputs.size() == 2 && n.inputs[0] == n.inputs[1] &&
+      !is_floating(r.dtype(out)) && r.dtype(out) != DType::Bool &&
+      r.dtype(n.inputs[0]) == r.dtype(out)) {
+    n = Node{mul, {}, {n.inputs[0], r.new_constant(0.0, DType::Int64)}, {out}};
+    return false;
   }
   return false;
 }
