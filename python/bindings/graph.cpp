@@ -39,6 +39,7 @@ void bind_graph(nb::module_& m) {
                             (a.empty() ? "" : "; " + a);
                    })
       .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad)
+      .def("grad_guards_hold", &graph::Executable::grad_guards_hold)
       .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },

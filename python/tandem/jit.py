@@ -85,6 +85,13 @@ def note_flag_read(cell, value: bool) -> None:
         _flag_reads.append((weakref.ref(cell), value))
 
 
+def note_guard(owner, check: Callable[[object], object]) -> None:
+    """Records that the trace in progress baked in check(owner) (say an optimizer's learning
+    rates): the compiled graph is used only while check(owner) returns the same value."""
+    if _flag_reads is not None:
+        _flag_reads.append((weakref.ref(owner), check, check(owner)))
+
+
 class _Entry:
     def __init__(self, exe, spec, traced_text, traced_cost, guards):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
@@ -92,9 +99,14 @@ class _Entry:
         self.guards = guards  # ((cell ref, training flag), ...) the graph assumed
 
     def valid(self) -> bool:
-        for ref, value in self.guards:
-            cell = ref()
-            if cell is None or cell.__dict__.get("_training") != value:
+        for guard in self.guards:
+            obj = guard[0]()
+            if obj is None:
+                return False
+            if len(guard) == 2:
+                if obj.__dict__.get("_training") != guard[1]:
+                    return False
+            elif guard[1](obj) != guard[2]:
                 return False
         return True
 
@@ -157,10 +169,11 @@ class JitFunction:
         finally:
             _flag_reads = saved
         guards, seen = [], set()
-        for ref, value in reads:
-            if id(ref) not in seen:
-                seen.add(id(ref))
-                guards.append((ref, value))
+        for g in reads:
+            k = (id(g[0]), len(g))
+            if k not in seen:
+                seen.add(k)
+                guards.append(g)
         entry = _Entry(exe, holder["spec"], text, cost, tuple(guards))
         self._cache.setdefault(key, []).append(entry)
         if sum(len(v) for v in self._cache.values()) > 8 and not self._warned:
@@ -177,7 +190,7 @@ class JitFunction:
     def _lookup(self, key):
         """The cached graph for this signature whose train/eval assumptions still hold."""
         for entry in self._cache.get(key, ()):
-            if entry.valid():
+            if entry.valid() and entry.exe.grad_guards_hold():
                 return entry
         return None
 

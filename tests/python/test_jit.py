@@ -488,3 +488,52 @@ def test_train_eval_switch_recompiles():
     assert len(traces) == 2
     np.testing.assert_allclose(b.numpy(), want.numpy(), rtol=1e-6)
     assert (a.numpy() == 0).any() and not (b.numpy() == 0).any()
+
+
+@pytest.mark.parametrize("zero_first", [True, False])
+def test_pytorch_style_training_step_compiles(zero_first):
+    """opt.zero_grad(); loss.backward(); opt.step() inside @jit: the .grad values become
+    graph outputs set on the parameters after each call; a schedule changing the learning
+    rate recompiles (the rate is a constant of the graph)."""
+    def run(compiled):
+        tandem.manual_seed(0)
+        X, y = mint.randn(32, 10), mint.randint(0, 3, (32,))
+        tandem.manual_seed(1)
+        net = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 3))
+        opt = mint.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+        sched = mint.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+        loss_fn = nn.CrossEntropyLoss()
+        traces = []
+
+        def step(X, y):
+            traces.append(1)
+            if zero_first:
+                opt.zero_grad()
+            loss = loss_fn(net(X), y)
+            loss.backward()
+            opt.step()
+            if not zero_first:
+                opt.zero_grad()
+            return loss
+
+        f = jit(step) if compiled else step
+        losses = []
+        for _ in range(7):
+            losses.append(float(f(X, y)))
+            sched.step()
+        grads = [None if p.grad is None else p.grad.numpy().copy() for p in net.parameters()]
+        return losses, [p.detach().numpy().copy() for p in net.parameters()], grads, len(traces)
+
+    e_loss, e_params, e_grads, _ = run(False)
+    g_loss, g_params, g_grads, traces = run(True)
+    assert e_loss[-1] < e_loss[0]
+    np.testing.assert_allclose(g_loss, e_loss, rtol=1e-6)
+    for a, b in zip(g_params, e_params):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for a, b in zip(g_grads, e_grads):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    # lr changes after steps 3 and 6; zero_grad first also retraces once when .grad
+    # goes from None to set
+    assert traces == (4 if zero_first else 3)

@@ -8,6 +8,7 @@
 
 #include "tandem/autograd/node.h"
 #include "tandem/core/error.h"
+#include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/shape_ops.h"
@@ -87,6 +88,7 @@ std::vector<Tensor> call_vjp(const Node& n, const VjpCtx& ctx, const std::vector
 void accumulate(const std::shared_ptr<TensorImpl>& leaf, Tensor g, bool create_graph) {
   Tensor t(leaf);
   AutogradMeta& m = meta_of(t);
+  if (graph::Tracer* tr = graph::Tracer::active()) tr->note_grad_write(t);
   g = apply_hooks(&m, g);
   if (g.dtype() != t.dtype()) g = to_dtype(g, t.dtype());
   if (!m.grad.defined()) {

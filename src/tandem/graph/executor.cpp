@@ -50,6 +50,15 @@ Executable::Executable(Graph g, bool outputs_require_grad)
   if (!pass_enabled("arena")) plan_ = MemoryPlan{std::vector<int64_t>(g_.values.size(), -1)};
 }
 
+bool Executable::grad_guards_hold() const {
+  for (const Graph::GradGuard& gd : g_.grad_guards) {
+    Tensor now = grad(Tensor(gd.leaf));
+    if (now.defined() != gd.defined) return false;
+    if (gd.same && now.impl() != gd.same.get()) return false;
+  }
+  return true;
+}
+
 size_t Executable::num_inplace_writebacks() const {
   return size_t(
       std::count_if(into_capture_.begin(), into_capture_.end(), [](int64_t v) { return v >= 0; }));
@@ -142,6 +151,11 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
   }
   std::vector<Tensor> out;
   for (int64_t v : g_.outputs) out.push_back(env[size_t(v)]);
+  for (const Graph::GradSet& s : g_.grad_sets)
+    set_grad(Tensor(s.leaf), s.output >= 0 ? out[size_t(s.output)]
+                             : s.tensor    ? Tensor(s.tensor)
+                                           : Tensor());
+  out.resize(out.size() - g_.num_hidden_outputs);
   return out;
 }
 
@@ -151,7 +165,10 @@ Executable compile(const std::function<std::vector<Tensor>(const std::vector<Ten
   Tracer tracer;
   std::vector<Tensor> sym = tracer.begin(examples);
   std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
-  bool outs_grad = std::any_of(outs.begin(), outs.end(),
+  // A step that ran backward() itself returns plain values (its grads are set on the
+  // leaves); other results with history are differentiated by the caller: run eagerly.
+  bool outs_grad = !tracer.wrote_grads() &&
+                   std::any_of(outs.begin(), outs.end(),
                                [](const Tensor& t) { return t.defined() && requires_grad(t); });
   Graph g = tracer.finish(outs);
   if (before) *before = g.str();

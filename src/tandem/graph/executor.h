@@ -29,6 +29,9 @@ class Executable {
   // Number of updates that may be written straight into their captured tensor.
   size_t num_inplace_writebacks() const;
   bool outputs_require_grad() const { return outputs_require_grad_; }
+  // Whether the .grad state of the leaves a traced backward() touched matches the trace's
+  // (else the caller retraces: the graph may accumulate into, or ignore, a grad).
+  bool grad_guards_hold() const;
   const MemoryPlan& memory_plan() const { return plan_; }
 
  private:

@@ -32,6 +32,24 @@ struct Graph {
   // In-place updates of captured tensors: after a call, value `second` is copied into the
   // tensor `first` (an optimizer step, running statistics).
   std::vector<std::pair<std::shared_ptr<TensorImpl>, int64_t>> writebacks;
+  // .grad assignments a traced backward() / zero_grad() made: after a call, leaf.grad is set
+  // to graph output `output` (>= 0), else to `tensor` (null: None).
+  struct GradSet {
+    std::shared_ptr<TensorImpl> leaf;
+    int64_t output = -1;
+    std::shared_ptr<TensorImpl> tensor;
+  };
+  std::vector<GradSet> grad_sets;
+  // The .grad each of those leaves had when the trace began: the graph is valid while the
+  // leaf's grad is again defined / undefined alike (and the same tensor when the graph
+  // reads it, as an in-place accumulation does).
+  struct GradGuard {
+    std::shared_ptr<TensorImpl> leaf;
+    bool defined = false;
+    std::shared_ptr<TensorImpl> same;  // the grad tensor the graph captured, if any
+  };
+  std::vector<GradGuard> grad_guards;
+  size_t num_hidden_outputs = 0;  // trailing outputs that carry grads, not results
 
   int64_t add_value(const Shape& shape, DType dtype);
   // Checks ids, definition before use and single definitions; throws Error describing the

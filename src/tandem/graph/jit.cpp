@@ -21,7 +21,8 @@ std::string signature(const std::vector<Tensor>& inputs) {
 JitFunction::Entry& JitFunction::entry_for(const std::vector<Tensor>& inputs) {
   std::string key = signature(inputs);
   auto it = cache_->find(key);
-  if (it != cache_->end()) return it->second;
+  if (it != cache_->end() && it->second.exe->grad_guards_hold()) return it->second;
+  if (it != cache_->end()) cache_->erase(it);  // traced with other .grad state: retrace
   Entry e;
   e.exe = std::make_unique<graph::Executable>(
       graph::compile(fn_, inputs, &e.traced_text, &e.traced_cost));

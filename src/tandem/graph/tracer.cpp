@@ -1,5 +1,6 @@
 #include "tandem/graph/tracer.h"
 
+#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/dispatch.h"
 
@@ -195,11 +196,37 @@ void Tracer::rename(const std::shared_ptr<TensorImpl>& t, int64_t v) {
   g_.writebacks.emplace_back(t, v);
 }
 
+void Tracer::note_grad_write(const Tensor& leaf) {
+  for (auto& b : grad_before_)
+    if (b.first.get() == leaf.impl()) return;
+  grad_before_.emplace_back(leaf.impl_shared(), grad(leaf));
+}
+
 Graph Tracer::finish(const std::vector<Tensor>& outputs) {
   TANDEM_CHECK(active_, Error, "internal: tracer finished twice");
+  for (const Tensor& t : outputs) g_.outputs.push_back(value_of(t));
+  // The grads the traced code left on leaves become hidden outputs (or fixed tensors), and
+  // the leaves get their pre-trace grads back: no symbolic tensor outlives the trace.
+  for (auto& [leaf, before] : grad_before_) {
+    Tensor after = grad(Tensor(leaf));
+    Graph::GradSet s{leaf, -1, nullptr};
+    if (after.defined() && after.impl()->sym_graph == this) {
+      s.output = int64_t(g_.outputs.size());
+      g_.outputs.push_back(after.impl()->sym_value);
+      g_.num_hidden_outputs++;
+    } else if (after.defined()) {
+      TANDEM_CHECK(!after.is_symbolic(), Error,
+                   "jit: a .grad from another traced function was left on a tensor");
+      s.tensor = after.impl_shared();
+    }
+    g_.grad_sets.push_back(s);
+    Graph::GradGuard gd{leaf, before.defined(), nullptr};
+    if (before.defined() && captured_.count(before.impl())) gd.same = before.impl_shared();
+    g_.grad_guards.push_back(gd);
+    set_grad(Tensor(leaf), before);
+  }
   current = prev_;
   active_ = false;
-  for (const Tensor& t : outputs) g_.outputs.push_back(value_of(t));
   g_.verify();
   return std::move(g_);
 }

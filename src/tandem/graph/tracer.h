@@ -26,6 +26,11 @@ class Tracer {
   // for a captured tensor, the value is written back after each call).
   void record_inplace(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                       const Tensor& out);
+  // Called before a leaf's .grad is replaced while tracing (backward, zero_grad, p.grad =):
+  // remembers the grad it had when the trace began.
+  void note_grad_write(const Tensor& leaf);
+  // Whether the traced code assigned any .grad (a training step with backward()).
+  bool wrote_grads() const { return !grad_before_.empty(); }
   // Stops tracing and returns the graph computing `outputs`.
   Graph finish(const std::vector<Tensor>& outputs);
 
@@ -48,6 +53,7 @@ class Tracer {
   void rename(const std::shared_ptr<TensorImpl>& t, int64_t v);
 
   Graph g_;
+  std::vector<std::pair<std::shared_ptr<TensorImpl>, Tensor>> grad_before_;  // leaf, its grad
   std::unordered_map<const TensorImpl*, int64_t> captured_;
   std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops
   Tracer* prev_ = nullptr;

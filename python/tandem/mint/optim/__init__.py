@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ... import _C
 from ...autograd import enable_grad
+from ...jit import note_guard
 
 Tensor = _C.Tensor
 
@@ -112,8 +113,15 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         self._sync()
+        if _C.is_tracing():  # the rates are constants of the graph: recompile on a change
+            note_guard(self, Optimizer._hyper)
         self._impl.step()
         return loss
+
+    def _hyper(self):
+        return tuple(tuple(sorted((k, v) for k, v in g.items() if k != "params"
+                                  and isinstance(v, (int, float, bool, tuple))))
+                     for g in self.param_groups)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears every parameter's .grad (sets it to None, or zeroes it in place)."""
