@@ -537,3 +537,23 @@ def test_pytorch_style_training_step_compiles(zero_first):
     # lr changes after steps 3 and 6; zero_grad first also retraces once when .grad
     # goes from None to set
     assert traces == (4 if zero_first else 3)
+
+
+@pytest.mark.parametrize("case", ["mse", "square", "broadcast", "float64"])
+def test_reductions_fuse_with_their_elementwise_producers(case):
+    """sum/mean over everything of an elementwise result is one fused_sum kernel that never
+    stores the elementwise values (partial sums in float64)."""
+    dt = tandem.float64 if case == "float64" else tandem.float32
+    a, b = mint.randn(1000, 37, dtype=dt), mint.randn(1000, 37, dtype=dt)
+    fns = {
+        "mse": lambda a, b: ((a - b) ** 2).mean(),
+        "square": lambda a, b: (a * a).sum(),
+        "broadcast": lambda a, b: (mint.tanh(a[:, :1]) * b[:1, :]).mean(),
+        "float64": lambda a, b: (a * b + 1.0).sum(),
+    }
+    f = fns[case]
+    g = jit(f)
+    optimized = g.explain(a, b).split("optimized graph")[1].split("eager:")[0]
+    assert "fused_sum" in optimized and "= sum(" not in optimized and "= mean(" not in optimized
+    tol = 1e-12 if dt == tandem.float64 else 1e-5
+    np.testing.assert_allclose(g(a, b).numpy(), f(a, b).numpy(), rtol=tol)

@@ -1,11 +1,13 @@
 #include "tandem/graph/fused.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
 
 namespace tandem::graph {
@@ -84,6 +86,74 @@ const OpDef fused_op = make_op("fused_elementwise", fused_infer, fused_kernel, t
 TANDEM_REGISTER_OP(fused_op)
 TANDEM_NOT_DIFFERENTIABLE(fused_op)
 
+std::vector<TensorMeta> fused_sum_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                        const Attrs& a) {
+  return {{{}, fused_infer(op, in, a)[0].dtype}};
+}
+
+template <typename T>
+double sum_chunk(const T* p, int64_t m) {
+  double s = 0;
+  for (int64_t i = 0; i < m; ++i) s += double(p[i]);
+  return s;
+}
+
+void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                      const Attrs& a) {
+  const FusedProgram& p = program_of(a);
+  const double scale = a.get_float("scale");
+  const Shape shape = fused_infer(op, in, a)[0].shape;
+  const int64_t n = numel_of(shape), isz = int64_t(itemsize(p.dtype));
+  bool dense = true;  // every input contiguous, of the full shape or a single element
+  for (const Tensor& t : in)
+    dense &= t.dtype() == p.dtype && t.is_contiguous() && (t.numel() == n || t.numel() == 1);
+  double total = 0;
+  if (!dense) {  // materialize, then sum (the rare broadcast / strided case)
+    std::vector<Tensor> tmp{Tensor::empty(shape, p.dtype)};
+    fused_kernel(op, in, tmp, a);
+    const Tensor d = tmp[0];
+    total =
+        p.dtype == DType::Float64 ? sum_chunk(d.data<double>(), n) : sum_chunk(d.data<float>(), n);
+  } else {
+    constexpr int64_t kChunk = 8 * kSub;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    const int nt = parallel_threads(n);
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : total)
+    {
+      // Per thread: the chunk's result and a kChunk-long copy of each single-element input.
+      std::vector<char> buf(size_t(kChunk * isz));
+      std::vector<std::vector<char>> filled(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        if (in[i].numel() == 1 && n > 1) {
+          filled[i].resize(size_t(kChunk * isz));
+          for (int64_t k = 0; k < kChunk; ++k)
+            std::memcpy(filled[i].data() + k * isz, in[i].data_ptr(), size_t(isz));
+        }
+      std::vector<const void*> ptr(in.size());
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t s = c * kChunk, m = std::min(kChunk, n - s);
+        for (size_t i = 0; i < in.size(); ++i)
+          ptr[i] = filled[i].empty() ? static_cast<const char*>(in[i].data_ptr()) +
+                                           (in[i].numel() == 1 ? 0 : s * isz)
+                                     : filled[i].data();
+        run_program(m, buf.data(), ptr.data(), reinterpret_cast<const double*>(&p));
+        total += p.dtype == DType::Float64 ? sum_chunk(reinterpret_cast<double*>(buf.data()), m)
+                                           : sum_chunk(reinterpret_cast<float*>(buf.data()), m);
+      }
+    }
+  }
+  double r = total * scale;
+  if (p.dtype == DType::Float64)
+    *out[0].data<double>() = r;
+  else
+    *out[0].data<float>() = float(r);
+}
+
+const OpDef fused_sum = make_op("fused_sum", fused_sum_infer, fused_sum_kernel, true);
+TANDEM_REGISTER_OP(fused_sum)
+TANDEM_NOT_DIFFERENTIABLE(fused_sum)
+
 }  // namespace
 
 std::string FusedProgram::str() const {
@@ -107,6 +177,10 @@ int64_t register_program(FusedProgram p) {
 
 const OpDef& fused_elementwise_op() {
   return fused_op;
+}
+
+const OpDef& fused_sum_op() {
+  return fused_sum;
 }
 
 }  // namespace tandem::graph

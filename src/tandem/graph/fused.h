@@ -35,5 +35,9 @@ struct FusedProgram {
 int64_t register_program(FusedProgram p);
 // The OpDef of fused nodes (attrs: program id, and the program text for printing).
 const OpDef& fused_elementwise_op();
+// A fused program summed over all its elements, times attr "scale" (1, or 1/N for a mean):
+// the elementwise result is never stored. 0-d output in the program's dtype; partial sums
+// are kept in float64.
+const OpDef& fused_sum_op();
 
 }  // namespace tandem::graph

@@ -1,6 +1,7 @@
 // Elementwise fusion: chains of elementwise ops over one shape become one fused node whose
 // kernel reads each input once and writes the output once (see graph/fused.h).
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "tandem/graph/fused.h"
@@ -110,10 +111,31 @@ void fuse_elementwise(Graph& g) {
     groups.push_back(std::move(grp));
   }
 
+  // A group whose only reader is a sum or mean over all of it becomes one fused_sum node
+  // (the elementwise result is never stored), even when the group is a single op.
+  std::vector<int64_t> reader(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t v : g.nodes[i].inputs) reader[size_t(v)] = int64_t(i);
+  auto full_reduction = [&](const Group& grp) -> int64_t {
+    if (uses[size_t(grp.out)] != 1 || reader[size_t(grp.out)] < 0) return -1;
+    const Node& r = g.nodes[size_t(reader[size_t(grp.out)])];
+    if ((r.op->name != "sum" && r.op->name != "mean") || r.inputs.size() != 1 ||
+        r.attrs.get_bool("keepdim") || g.values[size_t(r.outputs[0])].dtype != grp.dtype)
+      return -1;
+    std::vector<int64_t> dims = r.attrs.get_ints("dims");
+    std::sort(dims.begin(), dims.end());
+    for (size_t k = 0; k < grp.shape.size(); ++k)
+      if (k >= dims.size() || dims[k] != int64_t(k)) return -1;
+    if (dims.size() != grp.shape.size() || grp.shape.empty()) return -1;
+    return reader[size_t(grp.out)];
+  };
+
   std::vector<int> role(g.nodes.size(), 0);  // 0 keep, 1 absorbed, 2 replaced by fused node
   std::map<size_t, Node> fused_at;
   for (const Group& grp : groups) {
-    if (grp.members.size() < 2) continue;
+    if (grp.members.empty()) continue;  // absorbed into another group
+    int64_t red = full_reduction(grp);
+    if (grp.members.size() < 2 && red < 0) continue;
     FusedProgram p;
     p.dtype = grp.dtype;
     std::vector<int64_t> real;
@@ -145,6 +167,20 @@ void fuse_elementwise(Graph& g) {
     p.num_regs = next;
     std::string text = p.str();
     int64_t id = register_program(std::move(p));
+    if (red >= 0) {
+      const Node& r = g.nodes[size_t(red)];
+      int64_t numel = numel_of(grp.shape);
+      double scale = r.op->name == "sum" ? 1.0
+                     : numel > 0         ? 1.0 / double(numel)
+                                         : std::numeric_limits<double>::quiet_NaN();
+      Node f{&fused_sum_op(),
+             {{"program", id}, {"ops", text}, {"scale", scale}},
+             real,
+             {r.outputs[0]}};
+      role[size_t(red)] = 2;
+      fused_at.emplace(size_t(red), std::move(f));
+      continue;
+    }
     Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, real, {grp.out}};
     role[grp.members.back()] = 2;
     fused_at.emplace(grp.members.back(), std::move(f));
