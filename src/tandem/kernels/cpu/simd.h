@@ -80,8 +80,31 @@ inline VF vlog(VF a) {
 inline VF vlog1p(VF a) {
   return {Sleef_log1pf16_u10(a.v)};
 }
+// tanh from exp: SLEEF's tanhf measured 5-7x slower than its expf here. Below |x| = 0.55
+// the odd Taylor series to x^19 (the next term is < 1e-9 relative there); above it
+// 1 - 2 / (exp(2|x|) + 1), free of cancellation since the result is >= 0.5. Within 3 ulp;
+// NaN and +-inf come out as tanh's.
 inline VF vtanh(VF a) {
-  return {Sleef_tanhf16_u10(a.v)};
+  const __m512 x = _mm512_abs_ps(a.v), x2 = _mm512_mul_ps(a.v, a.v);
+  static constexpr float c[] = {-443861162.0f / 1856156927625.0f,
+                                6404582.0f / 10854718875.0f,
+                                -929569.0f / 638512875.0f,
+                                21844.0f / 6081075.0f,
+                                -1382.0f / 155925.0f,
+                                62.0f / 2835.0f,
+                                -17.0f / 315.0f,
+                                2.0f / 15.0f,
+                                -1.0f / 3.0f};
+  __m512 p = _mm512_set1_ps(c[0]);
+  for (int k = 1; k < 9; ++k) p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(c[k]));
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, x2), p, x);
+  const __m512 e = Sleef_expf16_u10(_mm512_add_ps(x, x));
+  const __m512 big =
+      _mm512_sub_ps(_mm512_set1_ps(1.0f),
+                    _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+  const __m512 r =
+      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(0.55f), _CMP_LT_OQ), big, small);
+  return {_mm512_or_ps(r, _mm512_and_ps(a.v, _mm512_set1_ps(-0.0f)))};  // tanh(-x) = -tanh(x)
 }
 inline VF verf(VF a) {
   return {Sleef_erff16_u10(a.v)};
