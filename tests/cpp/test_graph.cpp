@@ -347,3 +347,33 @@ TEST(Graph, PermuteCastAndSubRules) {
   EXPECT_EQ(text_of(s).find("sub("), std::string::npos) << text_of(s);
   EXPECT_TRUE(equal(s.run({i})[0], zeros({5}, DType::Int64)));
 }
+
+// backward() inside a C++ jit: the grads it leaves become graph outputs set on the leaves
+// after each run, and a change of .grad state (None -> set) recompiles.
+TEST(Graph, BackwardInsideJitSetsGrads) {
+  Tensor w = full({3}, Scalar(2.0));
+  set_requires_grad(w, true);
+  int traces = 0;
+  auto step = jit([&](const std::vector<Tensor>& in) {
+    ++traces;
+    set_grad(w, Tensor());  // zero_grad
+    Tensor loss = sum(mul(mul(w, w), in[0]));
+    backward({loss});
+    {
+      GradModeGuard off(false);
+      apply_inplace("add", w, grad(w), Scalar(-0.1));
+    }
+    return std::vector<Tensor>{detach(loss)};
+  });
+  Tensor x = full({3}, Scalar(1.0));
+  float expect_w = 2.0f;
+  for (int i = 0; i < 4; ++i) {
+    Tensor loss = step({x})[0];
+    EXPECT_FLOAT_EQ(loss.item().to_double(), 3.0 * expect_w * expect_w);
+    float g = 2.0f * expect_w;  // d/dw of w^2
+    EXPECT_FLOAT_EQ(grad(w).contiguous().data<float>()[0], g);
+    expect_w -= 0.1f * g;
+    EXPECT_FLOAT_EQ(w.contiguous().data<float>()[1], expect_w);
+  }
+  EXPECT_EQ(traces, 2);  // the second call found .grad set: traced once more, then reused
+}
