@@ -557,3 +557,23 @@ def test_reductions_fuse_with_their_elementwise_producers(case):
     assert "fused_sum" in optimized and "= sum(" not in optimized and "= mean(" not in optimized
     tol = 1e-12 if dt == tandem.float64 else 1e-5
     np.testing.assert_allclose(g(a, b).numpy(), f(a, b).numpy(), rtol=tol)
+
+
+def test_a_failed_trace_leaves_no_symbolic_grads():
+    lin = nn.Linear(3, 1)
+    opt = mint.optim.SGD(lin.parameters(), lr=0.1)
+
+    @jit
+    def step(x):
+        opt.zero_grad()
+        loss = lin(x).sum()
+        loss.backward()
+        if loss > 0:  # data-dependent Python control flow: the trace fails here
+            opt.step()
+        return loss
+
+    with pytest.raises(RuntimeError, match="symbolic"):
+        step(mint.ones(2, 3))
+    assert lin.weight.grad is None  # as before the call, not a symbolic leftover
+    lin(mint.ones(2, 3)).sum().backward()  # eager autograd still works
+    assert lin.weight.grad is not None

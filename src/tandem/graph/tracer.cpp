@@ -20,7 +20,10 @@ Tensor meta_like(const Tensor& t) {
 
 Tracer::Tracer() = default;
 Tracer::~Tracer() {
-  if (active_) current = prev_;
+  if (!active_) return;
+  // Abandoned (the traced code raised): leaves must not keep symbolic grads.
+  current = prev_;
+  for (auto& [leaf, before] : grad_before_) set_grad(Tensor(leaf), before);
 }
 
 Tracer* Tracer::active() {
