@@ -1,18 +1,23 @@
 """tandem demo: the seed document's examples, then the D2L book's LeNet trained on
-Fashion-MNIST twice from the same seed: eager (PyNative) mode, then with the training step
-compiled into one graph by @jit (forward, loss, value_and_grad and the optimizer update).
+Fashion-MNIST twice from the same seed: eager (PyNative) mode, then GRAPH_MODE with the
+very same training step compiled into one graph by @jit (forward, loss, loss.backward()
+and the optimizer update). Each epoch shows a live progress bar; each mode writes a PNG of train
+loss / train acc / test acc per epoch (like the book's Animator).
 
-    .venv/bin/python examples/python/demo.py [--epochs N] [--limit N]
+    .venv/bin/python examples/python/demo.py [--epochs N] [--limit N] [--plot-dir DIR]
+    .venv/bin/python examples/python/demo.py --quick     # a few batches per mode (CI)
+    .venv/bin/python examples/python/demo.py --modern    # ReLU + max-pool + BatchNorm
 """
 import argparse
-import time
+import os
+import sys
 
 import tandem
 from tandem import jit, mint
-from tandem import nn as ms_nn
 from tandem.mint import nn
-from tandem.utils.data import DataLoader
-from tandem.vision import datasets, transforms
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "d2l"))
+import common as d2l  # noqa: E402  (the book's helpers: data, progress bar, plots, train)
 
 
 def compute(x, y):
@@ -34,28 +39,36 @@ def lenet() -> nn.Module:
         nn.Linear(84, 10))
 
 
-def init_weights(m):
-    if type(m) in (nn.Linear, nn.Conv2d):
-        nn.init.xavier_uniform_(m.weight)
-
-
-def accuracy(net, loader) -> float:
-    net.eval()
-    correct = total = 0
-    with tandem.no_grad():
-        for X, y in loader:
-            correct += int((net(X).argmax(dim=1) == y).sum())
-            total += y.shape[0]
-    return correct / total
+def modern_lenet() -> nn.Module:
+    """LeNet as one would write it today: ReLU, max-pooling and BatchNorm."""
+    return nn.Sequential(
+        nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.BatchNorm2d(6), nn.ReLU(),
+        nn.MaxPool2d(kernel_size=2, stride=2),
+        nn.Conv2d(6, 16, kernel_size=5), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.MaxPool2d(kernel_size=2, stride=2),
+        nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.BatchNorm1d(120), nn.ReLU(),
+        nn.Linear(120, 84), nn.BatchNorm1d(84), nn.ReLU(),
+        nn.Linear(84, 10))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--limit", type=int, default=0, help="train on the first N images")
-    ap.add_argument("--lr", type=float, default=0.9)
+    ap.add_argument("--lr", type=float, default=None, help="default 0.9 (0.1 with --modern)")
     ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--quick", action="store_true",
+                    help="a few batches per mode on a small test subset (CI smoke run)")
+    ap.add_argument("--modern", action="store_true",
+                    help="ReLU + max-pool + BatchNorm LeNet instead of the book's")
+    ap.add_argument("--plot-dir", default=".", help="where lenet_{eager,graph}.png go")
+    ap.add_argument("--no-progress", action="store_true", help="no live progress bar")
     args = ap.parse_args()
+    test_limit = 0
+    if args.quick:
+        args.epochs, args.limit, test_limit = 1, args.limit or 768, 1024
+    lr = args.lr = args.lr if args.lr is not None else (0.1 if args.modern else 0.9)
 
     print("== eager tensors (PyNative mode) ==")
     print("compute(Tensor([1]), Tensor([2])) =", compute(mint.Tensor([1]), mint.Tensor([2])))
@@ -70,54 +83,28 @@ def main() -> None:
     triple = jit(lambda t: t + t + t)
     print(triple.explain(mint.randn(4)))
 
-    tandem.manual_seed(0)
-    train = datasets.FashionMNIST(train=True, transform=transforms.ToTensor())
-    test = datasets.FashionMNIST(train=False, transform=transforms.ToTensor())
-    if args.limit:
-        train = tandem.utils.data.Subset(train, range(args.limit))
-    test_iter = DataLoader(test, batch_size=1024, num_workers=2)
-    loss_fn = nn.CrossEntropyLoss()
+    d2l.check_data()
+    name = "modern LeNet (ReLU, max-pool, BatchNorm)" if args.modern else "LeNet"
     results = {}
-    for mode in ("eager", "graph"):
-        print(f"\n== LeNet on Fashion-MNIST, {mode} mode ==")
+    for mode, d2l_mode in (("eager", "pynative"), ("graph", "graph")):
+        print(f"\n== {name} on Fashion-MNIST, {mode} mode ==", flush=True)
+        tandem.manual_seed(0)
+        train_iter, test_iter = d2l.load_data_fashion_mnist(args.batch_size, None,
+                                                            args.limit, test_limit)
         tandem.manual_seed(1)
-        net = lenet()
-        net.apply(init_weights)
-        train_iter = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=2)
-        if mode == "eager":
-            opt = mint.optim.SGD(net.parameters(), lr=args.lr)
-
-            def train_step(X, y):
-                loss = loss_fn(net(X), y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                return loss
-        else:  # the same model code; the whole step becomes one compiled graph
-            opt = ms_nn.SGD(net.trainable_params(), learning_rate=args.lr)
-            grad_fn = tandem.value_and_grad(lambda X, y: loss_fn(net(X), y), None, opt.parameters)
-
-            @jit
-            def train_step(X, y):
-                loss, grads = grad_fn(X, y)
-                opt(grads)
-                return loss
-        times = []
-        for epoch in range(args.epochs):
-            net.train()
-            t0, total, n = time.perf_counter(), 0.0, 0
-            for X, y in train_iter:
-                loss = train_step(X, y)
-                total += float(loss) * y.shape[0]
-                n += y.shape[0]
-            times.append(time.perf_counter() - t0)
-            acc = accuracy(net, test_iter)
-            print(f"epoch {epoch + 1}: loss {total / n:.3f}, test acc {acc:.3f}, "
-                  f"{times[-1]:.1f} s ({n / times[-1]:.0f} images/s)")
-        results[mode] = (sorted(times)[len(times) // 2], acc)
-    (te, ae), (tg, ag) = results["eager"], results["graph"]
+        net = modern_lenet() if args.modern else lenet()
+        # the same model code in both modes; d2l.train switches GRAPH_MODE on for "graph"
+        # and compiles forward + value_and_grad + the SGD update into one @jit step
+        args.plot = os.path.join(args.plot_dir, f"lenet_{mode}.png")
+        results[mode] = d2l.train(net, train_iter, test_iter, args.epochs, lr, d2l_mode,
+                                  "sgd", args=args, name="lenet_modern" if args.modern
+                                  else "lenet")
+    e, g = results["eager"], results["graph"]
+    te, tg = e["sec_per_epoch"], g["sec_per_epoch"]
+    ae, ag = e["test_acc"][-1], g["test_acc"][-1]
     print(f"\nseconds per epoch: eager {te:.2f}, graph {tg:.2f} (speed-up {te / tg:.2f}x); "
           f"test accuracy: eager {ae:.3f}, graph {ag:.3f}")
+    print(f"plots: {e['plot']} and {g['plot']}")
 
 
 if __name__ == "__main__":
