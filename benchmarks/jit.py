@@ -1,113 +1,90 @@
-"""Graph-mode benchmark: elementwise chains and a LeNet training step, tandem eager vs
-tandem compiled (@jit) vs torch 2.13 eager vs torch.compile, plus the copy ceiling and the
-compile time of the LeNet step.
+"""Graph-mode benchmark: elementwise chains, LeNet and ResNet-18 (D2L's, 1x96x96, batch 32)
+training steps, tandem eager vs tandem compiled (@jit) vs torch 2.13 eager vs torch.compile,
+plus the copy ceiling, the compile time of the LeNet step, and the peak memory of the
+ResNet-18 step eager vs compiled.
 
     .venv/bin/python benchmarks/jit.py [--quick]
+
+Peak memory is the same measure for every column: the process's peak RSS while running the
+step (after two warm-up steps) minus its RSS before the first step, each configuration in a
+fresh process (benchmarks/_common.py peak_rss_delta); tandem's rows add its caching
+allocator's own peak (bytes in use at the peak above those in use before the steps).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import THREADS, copy_ceiling_gbs, machine, median_time, run_peer  # noqa: E402
+from _common import (THREADS, copy_ceiling_gbs, machine, median_time, run_peer,  # noqa: E402
+                     run_worker)
+from workloads import chain_fns, sizes  # noqa: E402
+from workloads_torchlike import build, framework, model_step  # noqa: E402
 
 N = 16 * 1024 * 1024
+PEAK_ROWS = [("eager", "resnet18 peak RSS eager"), ("compiled", "resnet18 peak RSS compiled")]
 
 
-def chain_fns(mint):
-    def triple(x):
-        return x + x + x
-
-    def gelu_tanh(x):  # six elementwise ops
-        return 0.5 * x * (1 + mint.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
-    return triple, gelu_tanh
-
-
-def lenet(nn):
-    return nn.Sequential(
-        nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(), nn.AvgPool2d(2, 2),
-        nn.Conv2d(6, 16, kernel_size=5), nn.Sigmoid(), nn.AvgPool2d(2, 2), nn.Flatten(),
-        nn.Linear(400, 120), nn.Sigmoid(), nn.Linear(120, 84), nn.Sigmoid(), nn.Linear(84, 10))
-
-
-def measure_tandem(n):
-    import tandem
-    from tandem import jit, mint
-    from tandem import nn as ms_nn
-    from tandem.mint import nn
-    tandem.set_num_threads(THREADS)
+def measure(lib: str, n: int, quick: bool) -> dict:
+    """Rows for 'tandem' or 'torch' in this process (torch.compile failures become cells)."""
+    T, mint, _, _ = framework(lib)
+    compile_ = T.jit if lib == "tandem" else T.compile
     res = {}
     x = mint.randn(n)
     for f in chain_fns(mint):
-        g = jit(f)
-        res[f"{f.__name__} eager"] = median_time(lambda: f(x))
-        res[f"{f.__name__} compiled"] = median_time(lambda: g(x))
-    X, y = mint.rand(256, 1, 28, 28), mint.randint(0, 10, (256,))
-    loss_fn = nn.CrossEntropyLoss()
-    net = lenet(nn)
-    opt = mint.optim.SGD(net.parameters(), lr=0.1)
-
-    def eager_step():
-        loss = loss_fn(net(X), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    res["lenet step eager"] = median_time(eager_step)
-    net2 = lenet(nn)
-    opt2 = ms_nn.SGD(net2.trainable_params(), learning_rate=0.1)
-    grad_fn = tandem.value_and_grad(lambda X, y: loss_fn(net2(X), y), None, opt2.parameters)
-
-    @jit
-    def step(X, y):
-        loss, grads = grad_fn(X, y)
-        opt2(grads)
-        return loss
-    t0 = time.perf_counter()
-    step(X, y)
-    first = time.perf_counter() - t0
-    res["lenet step compiled"] = median_time(lambda: step(X, y))
-    res["lenet compile time"] = first - res["lenet step compiled"]
-    return res
-
-
-def measure_torch(n):
-    import torch
-    import torch.nn as nn
-    torch.set_num_threads(THREADS)
-    res = {}
-    x = torch.randn(n)
-    for f in chain_fns(torch):
         res[f"{f.__name__} eager"] = median_time(lambda: f(x))
         try:
-            g = torch.compile(f)
+            g = compile_(f)
             g(x)
             res[f"{f.__name__} compiled"] = median_time(lambda: g(x))
         except Exception as e:  # inductor needs a working C++ toolchain
-            res[f"{f.__name__} compiled"] = f"torch.compile failed: {type(e).__name__}"
-    X, y = torch.rand(256, 1, 28, 28), torch.randint(0, 10, (256,))
-    loss_fn = nn.CrossEntropyLoss()
-    net = lenet(nn)
-    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            res[f"{f.__name__} compiled"] = f"compile failed: {type(e).__name__}"
+    sz = dict(sizes(quick), lenet_batch=256)
+    for model in ("lenet", "resnet18"):
+        reps = 5 if model == "resnet18" else 7
+        step, X, y = model_step(lib, False, model, sz)
+        res[f"{model} step eager"] = median_time(lambda: step(X, y), reps=reps)
+        try:
+            step, X, y = model_step(lib, True, model, sz)
+            t0 = time.perf_counter()
+            step(X, y)
+            first = time.perf_counter() - t0
+            res[f"{model} step compiled"] = median_time(lambda: step(X, y), reps=reps)
+            if model == "lenet":
+                res["lenet compile time"] = first - res["lenet step compiled"]
+        except Exception as e:
+            res[f"{model} step compiled"] = f"compile failed: {type(e).__name__}"
+    return res
 
-    def step():
-        loss = loss_fn(net(X), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    res["lenet step eager"] = median_time(step)
-    try:
-        cstep = torch.compile(step)
-        t0 = time.perf_counter()
-        cstep()
-        first = time.perf_counter() - t0
-        res["lenet step compiled"] = median_time(cstep)
-        res["lenet compile time"] = first - res["lenet step compiled"]
-    except Exception as e:
-        res["lenet step compiled"] = f"torch.compile failed: {type(e).__name__}"
+
+def peak_worker(lib: str, mode: str, quick: bool) -> dict:
+    """One fresh process: the ResNet-18 step's peak RSS delta (and tandem's allocator peak)."""
+    T = framework(lib)[0]
+    sz = sizes(quick)
+    key = f"{lib}:{'eager' if mode == 'eager' else ('graph' if lib == 'tandem' else 'compile')}"
+    peak = build(key, sz)["resnet18_peak"]
+    if lib != "tandem":
+        return {"rss": peak()}
+    before = T.memory_stats()["bytes_in_use"]
+    T._C.reset_peak_memory_stats()
+    rss = peak()
+    return {"rss": rss, "alloc": T.memory_stats()["peak_bytes_in_use"] - before}
+
+
+def peak_rows(lib: str, quick: bool) -> dict:
+    res = {}
+    for mode, label in PEAK_ROWS:
+        argv = ["--worker", f"peak:{lib}:{mode}"] + (["--quick"] if quick else [])
+        # sys.executable: tandem's venv here, the peers venv inside the torch worker.
+        r = run_worker(sys.executable, [Path(__file__).resolve(), *argv],
+                       dict(os.environ, OMP_NUM_THREADS=str(THREADS)), 900, label)
+        res[label] = r.get("error") or f"{r['rss'] / 2**20:.0f} MiB"
+        if "alloc" in r:
+            res[label.replace("RSS", "allocator")] = f"{r['alloc'] / 2**20:.0f} MiB"
     return res
 
 
@@ -118,13 +95,17 @@ def main():
     args = ap.parse_args()
     n = N // 8 if args.quick else N
     if args.worker:
-        print(json.dumps(measure_torch(n)))
+        if args.worker.startswith("peak:"):
+            _, lib, mode = args.worker.split(":")
+            print(json.dumps(peak_worker(lib, mode, args.quick)))
+        else:
+            print(json.dumps({**measure("torch", n, args.quick), **peak_rows("torch", args.quick)}))
         return
     ceiling = copy_ceiling_gbs(n * 4)
     copy_s = 2 * n * 4 / ceiling / 1e9
-    rows = {"tandem": measure_tandem(n)}
+    rows = {"tandem": {**measure("tandem", n, args.quick), **peak_rows("tandem", args.quick)}}
     if not args.quick:
-        rows["torch 2.13"] = run_peer(Path(__file__).resolve(), "torch", timeout=1200)
+        rows["torch 2.13"] = run_peer(Path(__file__).resolve(), "torch", timeout=1800)
     print(f"# jit ({machine()}; {n / 2**20:.0f} M float32; copy of x: {copy_s * 1e3:.2f} ms)\n")
     print("| workload | " + " | ".join(rows) + " |")
     print("|---|" + "---|" * len(rows))

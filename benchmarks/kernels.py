@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import THREADS, machine, median_time, run_peer  # noqa: E402
+from _common import THREADS, fma_peak, machine, median_time, run_peer  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 
 GEMM = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
         (256, 256, 784), (256, 10, 256), (256, 120, 400)]  # MLP / LeNet FC shapes (M, N, K)
@@ -132,15 +129,6 @@ def numpy_gemm(quick: bool) -> dict:
         res[f"gemm {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
     del limit
     return res
-
-
-def fma_peak() -> float:
-    exe = ROOT / os.environ.get("TANDEM_BUILD_DIR", "build") / "tandem_fma_peak"
-    try:
-        return float(subprocess.run([str(exe), str(THREADS)], capture_output=True, text=True,
-                                    timeout=120).stdout.strip())
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return float("nan")
 
 
 def main() -> None:

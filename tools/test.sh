@@ -12,4 +12,7 @@ ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" || status=1
 echo "== Python tests (pytest)"
 TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q -p no:cacheprovider \
   tests/python "$@" || status=1
+echo "== Benchmarks (benchmarks/run_all --quick: tandem rows only, no peers)"
+TANDEM_BUILD_DIR="$BUILD" benchmarks/run_all --quick >"$BUILD/run_all_quick.log" 2>&1 \
+  || { tail -n 40 "$BUILD/run_all_quick.log"; status=1; }
 exit $status
