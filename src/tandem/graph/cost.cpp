@@ -38,9 +38,16 @@ std::vector<int64_t> inplace_donors(const Graph& g) {
 }
 
 std::vector<int64_t> inplace_writebacks(const Graph& g) {
-  std::vector<int64_t> last(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int64_t v : g.nodes[i].inputs) last[size_t(v)] = int64_t(i);
+  // Last read of each value or of any view of it (a transposed weight read by the backward
+  // pass reads the weight).
+  std::vector<int64_t> last(g.values.size(), -1), owner(g.values.size());
+  for (size_t v = 0; v < owner.size(); ++v) owner[v] = int64_t(v);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int64_t v : n.inputs) last[size_t(owner[size_t(v)])] = int64_t(i);
+    if (n.op->view)
+      for (int64_t o : n.outputs) owner[size_t(o)] = owner[size_t(n.inputs[0])];
+  }
   std::vector<bool> is_output(g.values.size(), false);
   for (int64_t v : g.outputs) is_output[size_t(v)] = true;
   std::vector<int64_t> target(g.values.size(), -1);  // write-back source -> capture value
