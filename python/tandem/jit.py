@@ -74,39 +74,30 @@ def _unflatten(spec, leaves):
     return val
 
 
-# Cell.training flags read while tracing: (weakref to the cell, value) pairs, or None when
-# no trace is recording. A compiled graph is valid only while those flags keep their values.
-_flag_reads = None
-
-
-def note_flag_read(cell, value: bool) -> None:
-    """Called by Cell.training when it is read; records it for the trace in progress."""
-    if _flag_reads is not None:
-        _flag_reads.append((weakref.ref(cell), value))
+# Python state a trace read and baked into its graph (Cell.training flags, optimizer
+# hyper-parameters): (weakref to the owner, check, value) triples, or None when no trace is
+# recording. A compiled graph is used only while every check still returns its value.
+_guards = None
 
 
 def note_guard(owner, check: Callable[[object], object]) -> None:
-    """Records that the trace in progress baked in check(owner) (say an optimizer's learning
-    rates): the compiled graph is used only while check(owner) returns the same value."""
-    if _flag_reads is not None:
-        _flag_reads.append((weakref.ref(owner), check, check(owner)))
+    """Records that the trace in progress baked in check(owner) (a Cell's train/eval flag,
+    an optimizer's learning rates): the compiled graph is used only while check(owner)
+    returns the same value; otherwise the function is traced again."""
+    if _guards is not None:
+        _guards.append((weakref.ref(owner), check, check(owner)))
 
 
 class _Entry:
     def __init__(self, exe, spec, traced_text, traced_cost, guards):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
         self.traced_cost = traced_cost
-        self.guards = guards  # ((cell ref, training flag), ...) the graph assumed
+        self.guards = guards  # ((owner ref, check, value), ...) the graph assumed
 
     def valid(self) -> bool:
-        for guard in self.guards:
-            obj = guard[0]()
-            if obj is None:
-                return False
-            if len(guard) == 2:
-                if obj.__dict__.get("_training") != guard[1]:
-                    return False
-            elif guard[1](obj) != guard[2]:
+        for ref, check, value in self.guards:
+            obj = ref()
+            if obj is None or check(obj) != value:
                 return False
         return True
 
@@ -161,18 +152,17 @@ class JitFunction:
             return leaves
 
         tensors = [args[i] for i in positions] + [kwargs[k] for k in names]
-        global _flag_reads
-        saved, _flag_reads = _flag_reads, []
+        global _guards
+        saved, _guards = _guards, []
         try:
             exe, text, cost = _C.jit_compile(traced, tensors)
-            reads = _flag_reads
+            reads = _guards
         finally:
-            _flag_reads = saved
+            _guards = saved
         guards, seen = [], set()
-        for g in reads:
-            k = (id(g[0]), len(g))
-            if k not in seen:
-                seen.add(k)
+        for g in reads:  # one guard per (owner, check)
+            if (id(g[0]), g[1]) not in seen:
+                seen.add((id(g[0]), g[1]))
                 guards.append(g)
         entry = _Entry(exe, holder["spec"], text, cost, tuple(guards))
         self._cache.setdefault(key, []).append(entry)

@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from .. import _C
-from ..jit import note_flag_read
+from ..jit import note_guard
 from .parameter import Parameter
 
 Tensor = _C.Tensor
@@ -29,6 +29,10 @@ class _HookHandle:
         self._hooks.pop(self.id, None)
 
 
+def _training_flag(cell: "Cell") -> bool:
+    return cell.__dict__["_training"]
+
+
 class Cell:
     """Base class of all networks. Subclasses define their layers in __init__ (assigning
     Parameters and Cells as attributes registers them) and the computation in
@@ -47,9 +51,8 @@ class Cell:
     def training(self) -> bool:
         """Training mode (dropout active, batch norm on batch statistics). A jit-compiled
         function that read it recompiles when it changes."""
-        value = self.__dict__["_training"]
-        note_flag_read(self, value)
-        return value
+        note_guard(self, _training_flag)
+        return self.__dict__["_training"]
 
     @training.setter
     def training(self, mode: bool) -> None:
