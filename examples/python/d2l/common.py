@@ -183,7 +183,7 @@ def write_plot(path: str, history: Dict[str, List[float]], title: str) -> str:
 
 
 # --- the training step, one per mode ---------------------------------------------------------
-def make_optimizer(params, kind: str, lr: float, mode: str, weight_decay: float = 0.0):
+def make_optimizer(params, kind: str, lr: float, weight_decay: float = 0.0):
     """The book's optimizer, from mint.optim (PyTorch names), in both modes: graph mode
     compiles the very same step (see make_train_step)."""
     params = list(params)
@@ -290,7 +290,7 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
     if init is not None:
         net.apply(init)
     loss_fn = loss or nn.CrossEntropyLoss()
-    opt = make_optimizer(net.parameters(), optimizer, lr, mode, weight_decay)
+    opt = make_optimizer(net.parameters(), optimizer, lr, weight_decay)
     _enter_mode(mode)  # the MindSpore switch: Cells now compile their forward in GRAPH_MODE
     step = make_train_step(net, loss_fn, opt, mode)
     run = Run(name, mode, args)
@@ -329,7 +329,7 @@ def train_regression(net, train_iter, num_epochs: int, lr: float, mode: str = "p
     """The chapter-3 loop for regressions (no accuracy): train loss per epoch and, if given,
     eval_fn() -> {'test loss': ...} metrics. Returns the Run (call .finish(**extra))."""
     loss_fn = loss or nn.MSELoss()
-    opt = make_optimizer(net.parameters(), optimizer, lr, mode)
+    opt = make_optimizer(net.parameters(), optimizer, lr)
     _enter_mode(mode)
     step = make_train_step(net, loss_fn, opt, mode)
     metrics = ("train loss", "test loss") if eval_fn else ("train loss",)
