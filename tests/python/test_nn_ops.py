@@ -358,7 +358,8 @@ def np_max_pool2d(x, k, s, p, d, ceil):
                     ih, iw = i * s[0] - p[0] + a * d[0], j * s[1] - p[1] + b * d[1]
                     if 0 <= ih < h and 0 <= iw < w:
                         v = x[..., ih, iw]
-                        better = (v > y[..., i, j]) | (idx[..., i, j] < 0)
+                        cur = y[..., i, j]  # PyTorch: the first NaN wins and stays
+                        better = (v > cur) | (idx[..., i, j] < 0) | (np.isnan(v) & ~np.isnan(cur))
                         y[..., i, j] = np.where(better, v, y[..., i, j])
                         idx[..., i, j] = np.where(better, ih * w + iw, idx[..., i, j])
     return y, idx
@@ -1025,3 +1026,20 @@ def test_loss_errors():
         F.nll_loss(x, T(np.zeros(3)))
     with pytest.raises(ValueError, match="same as input size"):
         F.binary_cross_entropy_with_logits(x, T(np.zeros((3, 5))))
+
+
+@pytest.mark.parametrize("shape,k,s,p", [((2, 3, 1, 1), (3, 3), (2, 2), (1, 1)),
+                                         ((1, 2, 5, 7), (3, 3), (2, 2), (1, 1)),
+                                         ((1, 1, 6, 4), (2, 3), (1, 2), (0, 1)),
+                                         ((2, 2, 9, 9), (3, 3), (3, 3), (1, 1))])
+def test_max_pool2d_values_indices_ties_and_nan(shape, k, s, p):
+    """The undilated kernel's row-at-a-time loop against numpy: small images where windows
+    hang over every edge, repeated values (the first maximum's index wins) and NaN (wins,
+    first one)."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, size=shape).astype(np.float64)  # many ties
+    x.flat[rng.integers(0, x.size, size=max(1, x.size // 9))] = np.nan
+    ey, ei = np_max_pool2d(x, k, s, p, (1, 1), False)
+    y, idx = F.max_pool2d(T(x), k, s, p, return_indices=True)
+    np.testing.assert_array_equal(y.numpy(), ey)
+    np.testing.assert_array_equal(idx.numpy(), ei)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
@@ -15,38 +16,47 @@ int threads_for(const PoolParams& p) {
   return parallel_threads(p.planes * p.OH * p.OW * p.kh * p.kw, 1 << 14);
 }
 
-// Undilated windows (ResNet's 3x3/2 pad 1, 2x2/2): the window is clipped to the image once
-// per output instead of testing every tap, and the scan order (row-major, first maximum
-// wins, NaN wins at once) is the general loop's.
+// Undilated windows (ResNet's 3x3/2 pad 1, 2x2/2): a whole output row at a time, tap by
+// tap, with the columns a tap reaches computed once so the inner loop has no bounds tests
+// and no branches (the compiler vectorizes it). The scan order per output is the general
+// loop's (row-major; a strictly greater value or the first NaN wins), so results and
+// indices are identical.
 template <typename T>
 void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh) {
-      int64_t h0 = std::max<int64_t>(oh * p.sh - p.ph, 0);
-      int64_t h1 = std::min(oh * p.sh - p.ph + p.kh, p.H);
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t w0 = std::max<int64_t>(ow * p.sw - p.pw, 0);
-        int64_t w1 = std::min(ow * p.sw - p.pw + p.kw, p.W);
-        T best = -std::numeric_limits<T>::infinity();
-        int64_t bi = -1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    std::vector<T> best(size_t(p.OW));
+    std::vector<int64_t> bi(size_t(p.OW));
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const T* xp = x + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh) {
+        std::fill(best.begin(), best.end(), -std::numeric_limits<T>::infinity());
+        std::fill(bi.begin(), bi.end(), int64_t(-1));
+        T* b = best.data();
+        int64_t* k = bi.data();
+        const int64_t h0 = std::max<int64_t>(oh * p.sh - p.ph, 0);
+        const int64_t h1 = std::min(oh * p.sh - p.ph + p.kh, p.H);
         for (int64_t ih = h0; ih < h1; ++ih) {
           const T* r = xp + ih * p.W;
-          for (int64_t iw = w0; iw < w1; ++iw) {
-            T v = r[iw];
-            if (!(v <= best) || bi < 0) {  // greater, or NaN
-              best = v;
-              bi = ih * p.W + iw;
-              if (v != v) goto done;
+          for (int64_t j = 0; j < p.kw; ++j) {
+            // Outputs whose tap j lands inside the row: 0 <= ow * sw - pw + j < W.
+            const int64_t c = j - p.pw;
+            const int64_t lo = c >= 0 ? 0 : (-c + p.sw - 1) / p.sw;
+            const int64_t hi = p.W - 1 - c < 0 ? 0 : std::min(p.OW, (p.W - 1 - c) / p.sw + 1);
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              const int64_t iw = ow * p.sw + c;
+              const T v = r[iw];
+              const bool take = v > b[ow] || k[ow] < 0 || (v != v && b[ow] == b[ow]);
+              b[ow] = take ? v : b[ow];
+              k[ow] = take ? ih * p.W + iw : k[ow];
             }
           }
         }
-      done:
-        int64_t o = (pl * p.OH + oh) * p.OW + ow;
-        y[o] = best;
-        if (idx) idx[o] = bi;
+        T* yr = y + (pl * p.OH + oh) * p.OW;
+        std::copy(best.begin(), best.end(), yr);
+        if (idx) std::copy(bi.begin(), bi.end(), idx + (pl * p.OH + oh) * p.OW);
       }
     }
   }
