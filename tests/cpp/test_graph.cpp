@@ -377,3 +377,20 @@ TEST(Graph, BackwardInsideJitSetsGrads) {
   }
   EXPECT_EQ(traces, 2);  // the second call found .grad set: traced once more, then reused
 }
+
+// An update waits for the other readers of the tensor it overwrites, so it can still write
+// in place: here the weight is read again after its "gradient" exists.
+TEST(Graph, UpdateWaitsForTheLastReaderOfItsTensor) {
+  Tensor w = full({16}, Scalar(1.0));
+  auto exe = graph::compile(
+      [&](const std::vector<Tensor>& in) {
+        Tensor g = mul(exp(in[0]), w);
+        Tensor later = sum(mul(w, in[0]));  // reads w after g
+        apply_inplace("add", w, g, Scalar(-0.5));
+        return std::vector<Tensor>{later};
+      },
+      {zeros({16})});
+  EXPECT_EQ(exe.num_inplace_writebacks(), 1u) << exe.graph().str();
+  exe.run({full({16}, Scalar(1.0))});
+  EXPECT_FLOAT_EQ(w.data<float>()[0], 1.0f - 0.5f * std::exp(1.0f));
+}

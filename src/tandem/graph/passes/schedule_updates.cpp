@@ -70,10 +70,27 @@ void schedule_updates(Graph& g) {
       return p < 0 || lazy[size_t(p)];
     });
   }
+  // An update that overwrites a tensor also waits for the other readers of that tensor (a
+  // convolution's backward-data reads the weight the update replaces, maybe through a view):
+  // then it can write in place (inplace_writebacks) instead of into a new buffer.
+  std::vector<int64_t> owner(g.values.size());
+  for (size_t v = 0; v < owner.size(); ++v) owner[v] = int64_t(v);
+  for (const Node& nd : g.nodes)
+    if (nd.op->view)
+      for (int64_t o : nd.outputs) owner[size_t(o)] = owner[size_t(nd.inputs[0])];
+  std::vector<int> pending(g.values.size(), 0);  // unscheduled non-cone reads of a target
+  for (size_t i = 0; i < n; ++i)
+    if (!cone[i])
+      for (int64_t v : g.nodes[i].inputs)
+        if (target[size_t(owner[size_t(v)])]) pending[size_t(owner[size_t(v)])]++;
+
   std::vector<size_t> order;
   order.reserve(n);
   std::function<void(size_t)> emit = [&](size_t i) {
     if (done[i]) return;
+    if (!cone[i])
+      for (int64_t v : g.nodes[i].inputs)
+        if (target[size_t(owner[size_t(v)])]) pending[size_t(owner[size_t(v)])]--;
     for (int64_t v : g.nodes[i].inputs) {
       int64_t p = producer[size_t(v)];
       if (p >= 0 && lazy[size_t(p)]) emit(size_t(p));
@@ -86,6 +103,7 @@ void schedule_updates(Graph& g) {
     for (int64_t v : g.nodes[i].inputs) {
       int64_t p = producer[size_t(v)];
       if (!avail[size_t(v)] && !(p >= 0 && lazy[size_t(p)])) return false;
+      if (target[size_t(v)] && pending[size_t(v)] > 0) return false;
     }
     return true;
   };
@@ -94,7 +112,20 @@ void schedule_updates(Graph& g) {
     if (cone[i]) continue;
     emit(i);
     work.assign(1, i);
-    while (!work.empty()) {  // cone nodes that this node's results make ready, transitively
+    // Cone nodes this node made ready: consumers of its results, and updates of a tensor
+    // it was the last reader of.
+    std::vector<int64_t> freed;
+    for (int64_t v : g.nodes[i].inputs) {
+      int64_t c = owner[size_t(v)];
+      if (target[size_t(c)] && pending[size_t(c)] == 0) freed.push_back(c);
+    }
+    for (int64_t c : freed)
+      for (size_t u : consumers[size_t(c)])
+        if (cone[u] && !lazy[u] && !done[u] && ready(u)) {
+          emit(u);
+          work.push_back(u);
+        }
+    while (!work.empty()) {  // cone nodes that these results make ready, transitively
       size_t j = work.back();
       work.pop_back();
       for (int64_t o : g.nodes[j].outputs)
