@@ -40,7 +40,28 @@ void bind_graph(nb::module_& m) {
                    })
       .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad)
       .def("grad_guards_hold", &graph::Executable::grad_guards_hold)
+      .def_prop_ro("has_grad_guards",
+                   [](const graph::Executable& e) { return !e.graph().grad_guards.empty(); })
       .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
+  // The cache key of one tensor argument: ("T", shape, dtype name, requires_grad).
+  auto tensor_key = [](const Tensor& t) {
+    nb::list shape;
+    for (int64_t d : t.shape()) shape.append(d);
+    return nb::make_tuple("T", nb::tuple(shape), dtype_name(t.dtype()), requires_grad(t));
+  };
+  m.def("jit_tensor_key", tensor_key, arg("tensor"),
+        "A jit cache key for a tensor argument: ('T', shape, dtype name, requires_grad).");
+  m.def(
+      "jit_signature",
+      [tensor_key](nb::args args) -> nb::object {
+        nb::list keys;
+        for (nb::handle a : args) {
+          if (!nb::isinstance<Tensor>(a)) return nb::none();
+          keys.append(tensor_key(nb::cast<const Tensor&>(a)));
+        }
+        return nb::tuple(keys);
+      },
+      "The cache keys of all-tensor arguments (None if one is not a tensor).");
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },
       "Whether a jit trace is being recorded on this thread.");

@@ -93,6 +93,7 @@ class _Entry:
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
         self.traced_cost = traced_cost
         self.guards = guards  # ((owner ref, check, value), ...) the graph assumed
+        self.unguarded = not guards and not exe.has_grad_guards
 
     def valid(self) -> bool:
         for ref, check, value in self.guards:
@@ -116,18 +117,22 @@ class JitFunction:
         self._warned = False
 
     def _split(self, args, kwargs):
+        if not kwargs and not self._static_argnums:  # the common call: tensors only
+            sig = _C.jit_signature(*args)
+            if sig is not None:
+                return list(args), (sig, _C.is_grad_enabled())
         tensors, key = [], []
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and i not in self._static_argnums:
                 tensors.append(a)
-                key.append(("T", tuple(a.shape), a.dtype, a.requires_grad))
+                key.append(_C.jit_tensor_key(a))
             else:
                 key.append(("S", _hashable(a, i)))
         for k in sorted(kwargs):
             a = kwargs[k]
             if isinstance(a, Tensor) and k not in self._static_argnames:
                 tensors.append(a)
-                key.append((k, tuple(a.shape), a.dtype, a.requires_grad))
+                key.append((k,) + _C.jit_tensor_key(a)[1:])
             else:
                 key.append((k, "S", _hashable(a, k)))
         return tensors, (tuple(key), _C.is_grad_enabled())
@@ -180,7 +185,7 @@ class JitFunction:
     def _lookup(self, key):
         """The cached graph for this signature whose train/eval assumptions still hold."""
         for entry in self._cache.get(key, ()):
-            if entry.valid() and entry.exe.grad_guards_hold():
+            if entry.unguarded or (entry.valid() and entry.exe.grad_guards_hold()):
                 return entry
         return None
 
