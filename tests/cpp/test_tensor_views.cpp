@@ -477,3 +477,18 @@ TEST(Views, WritesThroughViewsReachTheBase) {
   EXPECT_EQ(values(z), dvec({1, -7, -7, 4}));
   EXPECT_THROW(copy_(select(x, 0, 0), iota<float>({3})), ValueError);
 }
+
+// overlaps() compares byte ranges, not just the storage: disjoint slices of one buffer (a
+// compiled graph's arena slots) do not overlap, shifted or transposed views do.
+TEST(TensorViews, OverlapsComparesByteRanges) {
+  Tensor base = Tensor::empty({16}, DType::Float32);
+  Tensor a = Tensor::make_view(base, {8}, {1}, 0), b = Tensor::make_view(base, {8}, {1}, 8);
+  EXPECT_TRUE(a.shares_storage(b));
+  EXPECT_FALSE(a.overlaps(b));
+  Tensor c = Tensor::make_view(base, {8}, {1}, 4);
+  EXPECT_TRUE(a.overlaps(c) && c.overlaps(b));
+  Tensor m = Tensor::make_view(base, {4, 4}, {4, 1}, 0);
+  EXPECT_TRUE(m.overlaps(Tensor::make_view(base, {4, 4}, {1, 4}, 0)));  // its transpose
+  EXPECT_FALSE(a.overlaps(Tensor::empty({8}, DType::Float32)));         // another storage
+  EXPECT_FALSE(a.overlaps(Tensor::make_view(base, {0}, {1}, 2)));       // empty
+}

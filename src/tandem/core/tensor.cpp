@@ -5,6 +5,26 @@
 
 namespace tandem {
 
+namespace {
+// [first, last + 1) byte offsets within the storage that t can address.
+std::pair<int64_t, int64_t> byte_extent(const Tensor& t) {
+  int64_t lo = t.offset(), hi = t.offset();
+  for (size_t d = 0; d < t.shape().size(); ++d) {
+    int64_t span = (t.shape()[d] - 1) * t.strides()[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  const int64_t isz = int64_t(itemsize(t.dtype()));
+  return {lo * isz, (hi + 1) * isz};
+}
+}  // namespace
+
+bool Tensor::overlaps(const Tensor& o) const {
+  if (!impl_->storage || !shares_storage(o) || numel() == 0 || o.numel() == 0) return false;
+  auto [a0, a1] = byte_extent(*this);
+  auto [b0, b1] = byte_extent(o);
+  return a0 < b1 && b0 < a1;
+}
+
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
   bool has_zero = false;
   for (int64_t d : shape) {

@@ -72,6 +72,10 @@ class Tensor {
   bool is_contiguous() const;
   // Whether this tensor and `o` may touch the same bytes.
   bool shares_storage(const Tensor& o) const { return impl_->storage == o.impl_->storage; }
+  // Whether the bytes the two can address intersect: same storage and overlapping ranges
+  // (conservative for interleaved strides). Slices of one buffer that do not touch, such as
+  // a compiled graph's arena slots, do not overlap.
+  bool overlaps(const Tensor& o) const;
   // This tensor, or a dense copy when it is not contiguous.
   Tensor contiguous() const;
   // The value of a one-element tensor.

@@ -194,10 +194,10 @@ void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Te
   std::vector<Tensor> ins;
   const std::vector<Tensor>* use = &inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].shares_storage(out) && !same_view(inputs[i], out)) {
+    if (inputs[i].overlaps(out) && !same_view(inputs[i], out)) {
       if (use == &inputs) ins = inputs, use = &ins;
       ins[i] = inputs[i].contiguous();
-      if (ins[i].shares_storage(out)) {  // already contiguous: force a copy
+      if (ins[i].overlaps(out)) {  // already contiguous: force a copy
         Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
         convert_strided(static_cast<const char*>(inputs[i].data_ptr()),
                         int64_t(inputs[i].itemsize()), inputs[i].dtype(),
