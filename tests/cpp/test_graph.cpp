@@ -394,3 +394,73 @@ TEST(Graph, UpdateWaitsForTheLastReaderOfItsTensor) {
   exe.run({full({16}, Scalar(1.0))});
   EXPECT_FLOAT_EQ(w.data<float>()[0], 1.0f - 0.5f * std::exp(1.0f));
 }
+
+// Elementwise ops whose intermediate is also read outside the group still fuse: the
+// intermediate becomes a second output of the one kernel, stored as it is computed.
+TEST(Graph, FusedKernelWithSeveralOutputs) {
+  Tensor x = randn({256, 33}), y = randn({256, 33}), w = randn({33, 5});
+  auto f = [](const std::vector<Tensor>& in) {
+    Tensor t = mul(in[0], in[1]);
+    Tensor u = exp(t);
+    return std::vector<Tensor>{add(u, in[0]), matmul(t, in[2])};
+  };
+  auto exe = graph::compile(f, {x, y, w});
+  const graph::Graph& g = exe.graph();
+  EXPECT_EQ(exe.num_kernels(), 2u) << g.str();  // the fused mul/exp/add, the matmul
+  size_t fused = 0;
+  for (const graph::Node& n : g.nodes)
+    if (n.op->name == "fused_elementwise") {
+      ++fused;
+      EXPECT_EQ(n.outputs.size(), 2u) << g.str();
+    }
+  EXPECT_EQ(fused, 1u) << g.str();
+  auto want = f({x, y, w});
+  auto got = exe.run({x, y, w});
+  EXPECT_TRUE(equal(got[0], want[0]));  // no reassociation: bit-identical
+  EXPECT_TRUE(allclose(got[1], want[1], 1e-6, 1e-6));
+  // Strided and broadcast operands go through the driver's tiled path for both outputs.
+  Tensor xt = transpose(randn({33, 256}), 0, 1), yb = expand(randn({1, 33}), {256, 33});
+  auto got2 = exe.run({xt, yb.contiguous(), w});
+  auto want2 = f({xt, yb, w});
+  EXPECT_TRUE(equal(got2[0], want2[0]));
+}
+
+// A group never absorbs a node whose other input depends on one of the group's values
+// through an outside node (amax here): the fused node would have to run before itself.
+TEST(Graph, FusionRespectsOutsideReaders) {
+  Tensor x = randn({64}), y = randn({64});
+  auto f = [](const std::vector<Tensor>& in) {
+    Tensor t = mul(in[0], in[1]);
+    return std::vector<Tensor>{exp(sub(t, amax(t)))};
+  };
+  auto exe = graph::compile(f, {x, y});
+  EXPECT_EQ(exe.num_kernels(), 3u) << exe.graph().str();  // mul, amax, fused sub+exp
+  EXPECT_TRUE(equal(exe.run({x, y})[0], f({x, y})[0]));
+}
+
+// An output written early in a fused program may not take the buffer of an input the
+// program reads later (it would read its own result); the last output may.
+TEST(Graph, EarlyOutputsDoNotOverwriteLaterReadInputs) {
+  Tensor x = randn({16, 8}), w = randn({8, 32}), w2 = randn({32, 4});
+  auto f = [](const std::vector<Tensor>& in) {
+    Tensor a = matmul(in[0], in[1]);
+    Tensor t = mul(a, scalar_tensor(Scalar(2.0)));
+    Tensor u = add(t, a);  // reads a after t is stored
+    return std::vector<Tensor>{u, matmul(t, in[2])};
+  };
+  auto exe = graph::compile(f, {x, w, w2});
+  const graph::Graph& g = exe.graph();
+  EXPECT_EQ(exe.num_kernels(), 3u) << g.str();
+  std::vector<int64_t> donors = graph::inplace_donors(g);
+  for (const graph::Node& n : g.nodes)
+    if (n.op->name == "fused_elementwise") {
+      ASSERT_EQ(n.outputs.size(), 2u) << g.str();
+      int64_t t_out = n.outputs[0], u_out = n.outputs[1];  // in program order
+      EXPECT_EQ(donors[size_t(t_out)], -1) << g.str();
+      EXPECT_EQ(donors[size_t(u_out)], n.inputs[0]) << g.str();
+    }
+  auto want = f({x, w, w2});
+  auto got = exe.run({x, w, w2});
+  EXPECT_TRUE(allclose(got[0], want[0], 1e-6, 1e-6));
+  EXPECT_TRUE(allclose(got[1], want[1], 1e-5, 1e-5));
+}

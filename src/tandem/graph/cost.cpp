@@ -9,6 +9,28 @@
 
 namespace tandem::graph {
 
+namespace {
+
+bool elementwise(const Node& n) {
+  return n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
+}
+
+// Whether output k of elementwise node n may share a buffer with its input j: every read
+// of the input happens no later than the write of the output (elementwise at one index).
+bool may_alias(const Node& n, size_t k, size_t j) {
+  if (n.op->kernel == ew_kernel) return n.outputs.size() == 1;
+  const FusedProgram& p = fused_program(n.attrs);
+  size_t writer = 0;
+  while (writer < p.instrs.size() && p.instrs[writer].out_slot != int(k)) ++writer;
+  if (writer == p.instrs.size()) return false;
+  for (size_t r = writer + 1; r < p.instrs.size(); ++r)
+    for (int reg : p.instrs[r].in_regs)
+      if (reg == int(j)) return false;
+  return true;
+}
+
+}  // namespace
+
 std::vector<int64_t> inplace_donors(const Graph& g) {
   std::vector<int64_t> last(g.values.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -19,18 +41,24 @@ std::vector<int64_t> inplace_donors(const Graph& g) {
       for (int64_t o : n.outputs) eligible[size_t(o)] = true;
   for (int64_t v : g.outputs) eligible[size_t(v)] = false;  // live to the end
   for (auto& w : g.writebacks) eligible[size_t(w.second)] = false;
-  std::vector<int64_t> donor(g.nodes.size(), -1);
+  std::vector<int64_t> donor(g.values.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
-    if (!elementwise || n.outputs.size() != 1) continue;
-    const Value& out = g.values[size_t(n.outputs[0])];
-    for (int64_t v : n.inputs) {
-      const Value& in = g.values[size_t(v)];
-      if (eligible[size_t(v)] && last[size_t(v)] == int64_t(i) && in.shape == out.shape &&
-          in.dtype == out.dtype) {
-        donor[i] = v;
-        break;
+    if (!elementwise(n)) continue;
+    std::vector<bool> taken(n.inputs.size(), false);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const Value& out = g.values[size_t(n.outputs[k])];
+      for (size_t j = 0; j < n.inputs.size(); ++j) {
+        int64_t v = n.inputs[j];
+        const Value& in = g.values[size_t(v)];
+        if (!taken[j] && eligible[size_t(v)] && last[size_t(v)] == int64_t(i) &&
+            in.shape == out.shape && in.dtype == out.dtype && may_alias(n, k, j)) {
+          donor[size_t(n.outputs[k])] = v;
+          taken[j] = true;
+          for (size_t j2 = 0; j2 < n.inputs.size(); ++j2)  // the same value twice
+            if (n.inputs[j2] == v) taken[j2] = true;
+          break;
+        }
       }
     }
   }
@@ -58,19 +86,22 @@ std::vector<int64_t> inplace_writebacks(const Graph& g) {
         target[size_t(w.second)] = c.first;
         writes[size_t(c.first)]++;
       }
-  std::vector<int64_t> out(g.nodes.size(), -1);
+  std::vector<int64_t> out(g.values.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    bool elementwise = n.op->kernel == ew_kernel || n.op == &fused_elementwise_op();
-    if (!elementwise || n.outputs.size() != 1) continue;
-    int64_t v = n.outputs[0], c = target[size_t(v)];
-    if (c < 0 || is_output[size_t(v)] || is_output[size_t(c)] || writes[size_t(c)] != 1 ||
-        last[size_t(c)] != int64_t(i))
-      continue;
-    const Value &cv = g.values[size_t(c)], &vv = g.values[size_t(v)];
-    if (cv.shape == vv.shape && cv.dtype == vv.dtype &&
-        std::find(n.inputs.begin(), n.inputs.end(), c) != n.inputs.end())
-      out[i] = c;
+    if (!elementwise(n)) continue;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      int64_t v = n.outputs[k], c = target[size_t(v)];
+      if (c < 0 || is_output[size_t(v)] || is_output[size_t(c)] || writes[size_t(c)] != 1 ||
+          last[size_t(c)] != int64_t(i))
+        continue;
+      const Value &cv = g.values[size_t(c)], &vv = g.values[size_t(v)];
+      if (cv.shape != vv.shape || cv.dtype != vv.dtype) continue;
+      bool ok = false;
+      for (size_t j = 0; j < n.inputs.size(); ++j)
+        if (n.inputs[j] == c) ok = may_alias(n, k, j);
+      if (ok) out[size_t(v)] = c;
+    }
   }
   return out;
 }
@@ -92,9 +123,9 @@ CostReport estimate_cost(const Graph& g, bool inplace) {
   for (size_t v = 0; v < owner.size(); ++v) owner[v] = int64_t(v);
 
   std::vector<int64_t> donors =
-      inplace ? inplace_donors(g) : std::vector<int64_t>(g.nodes.size(), -1);
+      inplace ? inplace_donors(g) : std::vector<int64_t>(g.values.size(), -1);
   std::vector<int64_t> into_capture =
-      inplace ? inplace_writebacks(g) : std::vector<int64_t>(g.nodes.size(), -1);
+      inplace ? inplace_writebacks(g) : std::vector<int64_t>(g.values.size(), -1);
   CostReport c;
   std::vector<int64_t> allocated(g.values.size(), 0);
   std::vector<int64_t> owner_last(g.values.size(), -1);
@@ -111,14 +142,14 @@ CostReport estimate_cost(const Graph& g, bool inplace) {
         c.bytes_moved += bytes(v);
         c.array_passes += is_array(v);
       }
-      int64_t d = donors[i];
-      // The donor's buffer must have no alias used after this node.
-      bool reuse = d >= 0 && owner[size_t(d)] == d && allocated[size_t(d)] > 0 &&
-                   owner_last[size_t(d)] <= int64_t(i);
       for (int64_t o : n.outputs) {
         c.bytes_moved += bytes(o);
         c.array_passes += is_array(o);
-        if (into_capture[i] >= 0) {
+        int64_t d = donors[size_t(o)];
+        // The donor's buffer must have no alias used after this node.
+        bool reuse = d >= 0 && owner[size_t(d)] == d && allocated[size_t(d)] > 0 &&
+                     owner_last[size_t(d)] <= int64_t(i);
+        if (into_capture[size_t(o)] >= 0) {
           // written into the captured tensor: nothing allocated
         } else if (reuse) {
           allocated[size_t(o)] = allocated[size_t(d)];

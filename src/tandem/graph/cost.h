@@ -16,16 +16,18 @@ struct CostReport {
   int64_t peak_bytes = 0;    // most bytes of graph-allocated buffers alive at once
 };
 
-// For each node, a value its output may overwrite, else -1: the node is elementwise with one
-// output, and the value is a kernel output (not an input, capture or view) of the same shape
-// and dtype whose last use is this node. The executor still checks at run time that no view
-// shares the buffer.
+// Per value: for a node output, an input value whose buffer it may overwrite, else -1. The
+// node is elementwise (fused programs included: their outputs written before the program's
+// last read of that input are excluded), and the input is a kernel output (not an input,
+// capture or view) of the same shape and dtype whose last use is this node. Distinct
+// outputs get distinct donors. The executor still checks at run time that no view shares
+// the buffer.
 std::vector<int64_t> inplace_donors(const Graph& g);
 
-// For each node, the captured value whose tensor the node may write its result into instead
-// of a new buffer, else -1: the node is elementwise, its result is written back to that
-// captured tensor, it reads the tensor, and no later node reads the tensor's old value (an
-// optimizer update right after its gradient). The executor checks aliasing at run time.
+// Per value: for a node output, the captured value whose tensor it may be written into
+// instead of a new buffer, else -1: the node is elementwise, the output is written back to
+// that captured tensor, the node reads the tensor, and no later node reads its old value
+// (an optimizer update right after its gradient). The executor checks aliasing at run time.
 std::vector<int64_t> inplace_writebacks(const Graph& g);
 
 // Walks the nodes in order; an input used twice by one node is read once, views move

@@ -124,10 +124,12 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
         int64_t off = plan_.offset[size_t(o)];
         outs.push_back(off >= 0 ? slice(arena, off, val) : Tensor());
       }
-      if (into_capture_[i] >= 0) {
+      for (size_t k = 0; k < outs.size(); ++k) {
+        int64_t c = into_capture_[size_t(n.outputs[k])];
+        if (c < 0) continue;
         // The parameter itself, unless a view or another tensor shares its buffer.
-        const Tensor& t = env[size_t(into_capture_[i])];
-        if (t.is_contiguous() && t.storage().use_count() == 1) outs[0] = t;
+        const Tensor& t = env[size_t(c)];
+        if (t.is_contiguous() && t.storage().use_count() == 1) outs[k] = t;
       }
       for (size_t k = 0; k < outs.size(); ++k)
         if (!outs[k].defined()) {

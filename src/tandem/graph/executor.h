@@ -40,10 +40,10 @@ class Executable {
   Graph g_;
   bool outputs_require_grad_ = false;
   std::vector<std::vector<int64_t>> free_after_;  // values whose last use is node i
-  // For elementwise node i, an input value that dies there with the output's shape and
-  // dtype: its buffer becomes the output (the plan gives both one arena slot).
+  // Per output value of an elementwise node, an input value that dies there with its shape
+  // and dtype: its buffer becomes the output (the plan gives both one arena slot).
   std::vector<int64_t> donor_;
-  // For node i, a captured value whose tensor receives the output directly (an update
+  // Per output value, a captured value whose tensor receives it directly (an update
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
   MemoryPlan plan_;

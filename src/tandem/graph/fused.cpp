@@ -14,6 +14,12 @@ namespace tandem::graph {
 namespace {
 
 constexpr int64_t kSub = 512;  // elements per sub-tile: registers stay in L1
+// Bytes between registers: a sub-tile plus 3 cache lines, so that registers are not 4 KiB
+// apart (loads from one and stores to another at the same 4 KiB offset falsely depend on
+// each other in the load/store unit, which measured 2x slower).
+constexpr int64_t reg_stride(int64_t isz) {
+  return kSub * isz + 192;
+}
 
 std::mutex programs_mu;
 std::vector<std::unique_ptr<FusedProgram>>& programs() {
@@ -29,16 +35,20 @@ const FusedProgram& program_of(const Attrs& a) {
   return *programs()[size_t(id)];
 }
 
-// The driver calls this on dense runs of n elements; it walks them in sub-tiles.
-void run_program(int64_t n, void* out, const void* const* in, const double* params) {
-  const FusedProgram& p = *reinterpret_cast<const FusedProgram*>(params);
+// Runs the program on n dense elements, walking them in sub-tiles.
+void run_program_into(int64_t n, void* const* outs, const void* const* in,
+                      const FusedProgram& p) {
   const int64_t isz = int64_t(itemsize(p.dtype));
   thread_local std::vector<char> scratch;
-  size_t need = size_t(p.num_regs) * size_t(kSub) * size_t(isz);
+  const int64_t rs = reg_stride(isz);
+  size_t need = size_t(p.num_regs) * size_t(rs) + 64;
   if (scratch.size() < need) scratch.resize(need);
+  // Sub-tiles start on cache lines: a 64-byte vector store that straddles two lines costs
+  // two stores.
+  char* base = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
   std::vector<const void*> regs(size_t(p.num_regs));
   for (const auto& [r, value] : p.consts) {  // a constant register: kSub copies of the value
-    char* dst = scratch.data() + size_t(r) * kSub * size_t(isz);
+    char* dst = base + size_t(r) * size_t(rs);
     if (p.dtype == DType::Float64)
       std::fill_n(reinterpret_cast<double*>(dst), kSub, value);
     else
@@ -50,16 +60,24 @@ void run_program(int64_t n, void* out, const void* const* in, const double* para
     int64_t m = std::min(kSub, n - s);
     for (int i = 0; i < p.num_inputs; ++i)
       regs[size_t(i)] = static_cast<const char*>(in[i]) + s * isz;
-    for (size_t k = 0; k < p.instrs.size(); ++k) {
-      const FusedInstr& ins_k = p.instrs[k];
+    for (const FusedInstr& ins_k : p.instrs) {
       for (size_t j = 0; j < ins_k.in_regs.size(); ++j) ins[j] = regs[size_t(ins_k.in_regs[j])];
-      void* dst = k + 1 == p.instrs.size()
-                      ? static_cast<void*>(static_cast<char*>(out) + s * isz)
-                      : static_cast<void*>(scratch.data() + size_t(ins_k.out_reg) * kSub * isz);
+      void* dst = ins_k.out_slot >= 0
+                      ? static_cast<void*>(static_cast<char*>(outs[ins_k.out_slot]) + s * isz)
+                      : static_cast<void*>(base + size_t(ins_k.out_reg) * size_t(rs));
       ins_k.fn(m, dst, ins, ins_k.params);
       regs[size_t(ins_k.out_reg)] = dst;
     }
   }
+}
+
+// The driver's array function: params is the program; out is one pointer or an array.
+void run_program(int64_t n, void* out, const void* const* in, const double* params) {
+  const FusedProgram& p = *reinterpret_cast<const FusedProgram*>(params);
+  if (p.out_regs.size() == 1)
+    run_program_into(n, &out, in, p);
+  else
+    run_program_into(n, static_cast<void* const*>(out), in, p);
 }
 
 std::vector<TensorMeta> fused_infer(const OpDef& op, const std::vector<Tensor>& in,
@@ -68,7 +86,7 @@ std::vector<TensorMeta> fused_infer(const OpDef& op, const std::vector<Tensor>& 
   Shape s = in.empty() ? Shape{} : in[0].shape();
   for (size_t i = 1; i < in.size(); ++i)
     s = broadcast_shapes(s, in[i].shape(), "fused_elementwise");
-  return {{s, p.dtype}};
+  return std::vector<TensorMeta>(p.out_regs.size(), TensorMeta{s, p.dtype});
 }
 
 void fused_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
@@ -78,8 +96,9 @@ void fused_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tenso
   call.fn = run_program;
   call.params = reinterpret_cast<const double*>(&p);
   call.out_dtype = p.dtype;
+  call.num_outputs = int(out.size());
   for (size_t i = 0; i < in.size(); ++i) call.in_dtypes[i] = p.dtype;
-  run_elementwise(call, out[0], in);
+  run_elementwise(call, out, in);
 }
 
 const OpDef fused_op = make_op("fused_elementwise", fused_infer, fused_kernel, true);
@@ -101,6 +120,7 @@ double sum_chunk(const T* p, int64_t m) {
 void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& a) {
   const FusedProgram& p = program_of(a);
+  TANDEM_CHECK(p.out_regs.size() == 1, Error, "internal: fused_sum of a multi-output program");
   const double scale = a.get_float("scale");
   const Shape shape = fused_infer(op, in, a)[0].shape;
   const int64_t n = numel_of(shape), isz = int64_t(itemsize(p.dtype));
@@ -166,13 +186,30 @@ std::string FusedProgram::str() const {
     for (size_t j = 0; j < i.in_regs.size(); ++j) os << (j ? "," : "") << "r" << i.in_regs[j];
     os << ")";
   }
+  if (out_regs.size() > 1) {
+    os << "; out=(";
+    for (size_t k = 0; k < out_regs.size(); ++k) os << (k ? "," : "") << "r" << out_regs[k];
+    os << ")";
+  }
   return os.str();
 }
 
 int64_t register_program(FusedProgram p) {
+  TANDEM_CHECK(!p.instrs.empty(), Error, "internal: empty fused program");
+  if (p.out_regs.empty()) p.out_regs.push_back(p.instrs.back().out_reg);
+  TANDEM_CHECK(int(p.out_regs.size()) <= kMaxEwOutputs, Error, "internal: fused program with ",
+               p.out_regs.size(), " outputs");
+  for (FusedInstr& i : p.instrs) {
+    auto it = std::find(p.out_regs.begin(), p.out_regs.end(), i.out_reg);
+    i.out_slot = it == p.out_regs.end() ? -1 : int(it - p.out_regs.begin());
+  }
   std::lock_guard<std::mutex> g(programs_mu);
   programs().push_back(std::make_unique<FusedProgram>(std::move(p)));
   return int64_t(programs().size()) - 1;
+}
+
+const FusedProgram& fused_program(const Attrs& a) {
+  return program_of(a);
 }
 
 const OpDef& fused_elementwise_op() {

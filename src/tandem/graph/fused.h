@@ -17,22 +17,29 @@ struct FusedInstr {
   double params[3] = {0, 0, 0};
   int out_reg = 0;
   std::vector<int> in_regs;
+  int out_slot = -1;  // which output of the node this register is, else -1 (scratch)
 };
 
 // Registers 0..num_inputs-1 are the fused node's inputs, then come constants (Python numbers
 // of the traced code, in the program's dtype, as eager mode converts them), then one new
-// register per instruction; the last instruction's register is the output.
+// register per instruction. out_regs are the node's outputs, in order (empty: the last
+// instruction's register); an output register is written straight into the output, so an
+// intermediate that is also read outside the group costs one store, not a second kernel.
 struct FusedProgram {
   DType dtype = DType::Float32;
   int num_inputs = 0;
   int num_regs = 0;
   std::vector<std::pair<int, double>> consts;  // register, value
   std::vector<FusedInstr> instrs;
+  std::vector<int> out_regs;
   std::string str() const;
 };
 
-// Stores a program and returns the id a fused_elementwise node carries in its attrs.
+// Stores a program (filling in out_regs and the instructions' out_slot) and returns the id
+// a fused_elementwise node carries in its attrs.
 int64_t register_program(FusedProgram p);
+// The program of a fused_elementwise or fused_sum node, from its attrs.
+const FusedProgram& fused_program(const Attrs& a);
 // The OpDef of fused nodes (attrs: program id, and the program text for printing).
 const OpDef& fused_elementwise_op();
 // A fused program summed over all its elements, times attr "scale" (1, or 1/N for a mean):

@@ -43,11 +43,11 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<int64_t>& donors,
   std::vector<Buffer> bufs;
   for (size_t i = 0; i < nn; ++i) {
     const Node& n = g.nodes[i];
-    if (n.op->view || into_capture[i] >= 0) continue;
+    if (n.op->view) continue;
     for (int64_t o : n.outputs) {
-      if (external[size_t(o)]) continue;
+      if (external[size_t(o)] || into_capture[size_t(o)] >= 0) continue;
       alias_end[size_t(o)] = std::max(alias_end[size_t(o)], int64_t(i));
-      int64_t d = n.outputs.size() == 1 ? donors[i] : -1;
+      int64_t d = donors[size_t(o)];
       if (d >= 0 && buf_of[size_t(d)] >= 0 && owner[size_t(d)] == d &&
           alias_end[size_t(d)] <= int64_t(i)) {
         // Elementwise over an input that dies here: the same slot, the lifetime extended.

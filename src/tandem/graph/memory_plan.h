@@ -22,7 +22,7 @@ struct MemoryPlan {
 // "arena 12.3 MB for 40 intermediates (58.0 MB without reuse)", or "" without an arena.
 std::string arena_str(const MemoryPlan& p);
 
-// donors / into_capture: per node, as inplace_donors / inplace_writebacks return them.
+// donors / into_capture: per value, as inplace_donors / inplace_writebacks return them.
 MemoryPlan plan_memory(const Graph& g, const std::vector<int64_t>& donors,
                        const std::vector<int64_t>& into_capture);
 

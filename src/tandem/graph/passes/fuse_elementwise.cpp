@@ -28,9 +28,9 @@ const EwInfo* fusible(const Graph& g, const Node& n) {
 }
 
 struct Group {
-  std::vector<size_t> members;  // node indices, in order
-  std::vector<int64_t> inputs;  // external input values, in first-use order
-  int64_t out = -1;
+  std::vector<size_t> members;  // node indices, ascending (a topological order)
+  std::vector<int64_t> inputs;  // values read from outside, in first-use order
+  std::vector<int64_t> outs;    // member outputs read outside the group, in node order
   Shape shape;
   DType dtype;
 };
@@ -47,67 +47,85 @@ void fuse_elementwise(Graph& g) {
       is_const[size_t(c.first)] = true;
       const_value[size_t(c.first)] = Tensor(c.second).item().to_double();
     }
-  auto add_input = [&](std::vector<int64_t>& ins, int64_t v) {
-    if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
-  };
   auto num_real = [&](const std::vector<int64_t>& ins) {
     return size_t(std::count_if(ins.begin(), ins.end(), [&](int64_t v) { return !is_const[v]; }));
   };
   std::vector<int> uses(g.values.size(), 0);
-  for (const Node& n : g.nodes)
-    for (int64_t v : n.inputs) uses[size_t(v)]++;
-  for (int64_t v : g.outputs) uses[size_t(v)]++;
-  for (auto& w : g.writebacks) uses[size_t(w.second)]++;
+  std::vector<std::vector<size_t>> readers(g.values.size());
+  std::vector<bool> leaves(g.values.size(), false);  // graph outputs and write-back sources
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t v : g.nodes[i].inputs) {
+      uses[size_t(v)]++;
+      readers[size_t(v)].push_back(i);
+    }
+  for (int64_t v : g.outputs) uses[size_t(v)]++, leaves[size_t(v)] = true;
+  for (auto& w : g.writebacks) uses[size_t(w.second)]++, leaves[size_t(w.second)] = true;
 
   std::vector<Group> groups;
-  std::map<int64_t, size_t> open;  // group output value -> group index
+  std::vector<int64_t> group_of(g.nodes.size(), -1);  // node -> live group
+  std::vector<int64_t> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int64_t o : g.nodes[i].outputs) producer[size_t(o)] = int64_t(i);
+
+  // The inputs and outputs `members` would have as one node placed at its last member, or
+  // false when that is impossible: a value it computes is read by an outside node that runs
+  // before that position (the fused node would be a cycle), or the driver's limits.
+  auto describe = [&](Group& grp) {
+    std::vector<bool> in(g.nodes.size(), false);
+    for (size_t m : grp.members) in[m] = true;
+    const size_t at = grp.members.back();
+    grp.inputs.clear();
+    grp.outs.clear();
+    for (size_t m : grp.members) {
+      const Node& n = g.nodes[m];
+      for (int64_t v : n.inputs) {
+        int64_t p = producer[size_t(v)];
+        if ((p < 0 || !in[size_t(p)]) &&
+            std::find(grp.inputs.begin(), grp.inputs.end(), v) == grp.inputs.end())
+          grp.inputs.push_back(v);
+      }
+      int64_t o = n.outputs[0];
+      bool outside = leaves[size_t(o)];
+      for (size_t r : readers[size_t(o)]) {
+        if (in[r]) continue;
+        if (r < at) return false;
+        outside = true;
+      }
+      if (outside) grp.outs.push_back(o);
+    }
+    return num_real(grp.inputs) <= kMaxFusedInputs && num_real(grp.inputs) > 0 &&
+           grp.outs.size() <= size_t(kMaxEwOutputs);
+  };
+
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (!fusible(g, n)) continue;
     const Value& out = g.values[size_t(n.outputs[0])];
-    // Every open group whose result only this node reads joins it (chains and DAGs).
-    std::vector<size_t> joined;
-    std::vector<int64_t> via;
-    for (int64_t v : n.inputs) {
-      auto it = open.find(v);
-      if (it == open.end() || uses[size_t(v)] != 1) continue;
-      const Group& cand = groups[it->second];
-      if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
-      if (std::find(joined.begin(), joined.end(), it->second) != joined.end()) continue;
-      joined.push_back(it->second);
-      via.push_back(v);
-    }
-    if (!joined.empty()) {
-      std::vector<int64_t> ins;
-      for (size_t gi : joined)
-        for (int64_t v : groups[gi].inputs) add_input(ins, v);
-      for (int64_t v : n.inputs)
-        if (std::find(via.begin(), via.end(), v) == via.end()) add_input(ins, v);
-      if (num_real(ins) <= kMaxFusedInputs) {
-        Group& grp = groups[joined[0]];
-        for (size_t k = 1; k < joined.size(); ++k) {
-          Group& other = groups[joined[k]];
-          grp.members.insert(grp.members.end(), other.members.begin(), other.members.end());
-          other.members.clear();  // absorbed
-          open.erase(other.out);
-        }
-        std::sort(grp.members.begin(), grp.members.end());  // node order is a topological order
-        open.erase(grp.out);
-        grp.members.push_back(i);
-        grp.inputs = std::move(ins);
-        grp.out = n.outputs[0];
-        open[grp.out] = joined[0];
-        continue;
-      }
-    }
     Group grp;
     grp.members.push_back(i);
-    for (int64_t v : n.inputs) add_input(grp.inputs, v);
-    grp.out = n.outputs[0];
     grp.shape = out.shape;
     grp.dtype = out.dtype;
-    if (num_real(grp.inputs) > kMaxFusedInputs || num_real(grp.inputs) == 0) continue;
-    open[grp.out] = groups.size();
+    // Every group that computes an input of this node joins it, where legal (chains and
+    // DAGs; an intermediate also read elsewhere becomes an extra output).
+    std::vector<int64_t> joined;
+    for (int64_t v : n.inputs) {
+      int64_t p = producer[size_t(v)];
+      if (p < 0 || group_of[size_t(p)] < 0) continue;
+      int64_t gi = group_of[size_t(p)];
+      const Group& cand = groups[size_t(gi)];
+      if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
+      if (std::find(joined.begin(), joined.end(), gi) != joined.end()) continue;
+      Group trial = grp;
+      trial.members.insert(trial.members.end(), cand.members.begin(), cand.members.end());
+      std::sort(trial.members.begin(), trial.members.end());
+      if (!describe(trial)) continue;
+      grp = std::move(trial);
+      joined.push_back(gi);
+    }
+    if (joined.empty() && !describe(grp)) continue;
+    for (int64_t gi : joined) groups[size_t(gi)].members.clear();  // absorbed
+    int64_t id = int64_t(groups.size());
+    for (size_t m : grp.members) group_of[m] = id;
     groups.push_back(std::move(grp));
   }
 
@@ -117,8 +135,10 @@ void fuse_elementwise(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (int64_t v : g.nodes[i].inputs) reader[size_t(v)] = int64_t(i);
   auto full_reduction = [&](const Group& grp) -> int64_t {
-    if (uses[size_t(grp.out)] != 1 || reader[size_t(grp.out)] < 0) return -1;
-    const Node& r = g.nodes[size_t(reader[size_t(grp.out)])];
+    if (grp.outs.size() != 1) return -1;
+    const int64_t out = grp.outs[0];
+    if (uses[size_t(out)] != 1 || reader[size_t(out)] < 0) return -1;
+    const Node& r = g.nodes[size_t(reader[size_t(out)])];
     if ((r.op->name != "sum" && r.op->name != "mean") || r.inputs.size() != 1 ||
         r.attrs.get_bool("keepdim") || g.values[size_t(r.outputs[0])].dtype != grp.dtype)
       return -1;
@@ -127,7 +147,7 @@ void fuse_elementwise(Graph& g) {
     for (size_t k = 0; k < grp.shape.size(); ++k)
       if (k >= dims.size() || dims[k] != int64_t(k)) return -1;
     if (dims.size() != grp.shape.size() || grp.shape.empty()) return -1;
-    return reader[size_t(grp.out)];
+    return reader[size_t(out)];
   };
 
   std::vector<int> role(g.nodes.size(), 0);  // 0 keep, 1 absorbed, 2 replaced by fused node
@@ -164,6 +184,7 @@ void fuse_elementwise(Graph& g) {
       p.instrs.push_back(std::move(ins));
       role[idx] = 1;
     }
+    for (int64_t o : grp.outs) p.out_regs.push_back(reg.at(o));
     p.num_regs = next;
     std::string text = p.str();
     int64_t id = register_program(std::move(p));
@@ -181,7 +202,7 @@ void fuse_elementwise(Graph& g) {
       fused_at.emplace(size_t(red), std::move(f));
       continue;
     }
-    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, real, {grp.out}};
+    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, real, grp.outs};
     role[grp.members.back()] = 2;
     fused_at.emplace(grp.members.back(), std::move(f));
   }

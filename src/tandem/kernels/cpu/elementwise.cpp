@@ -12,11 +12,12 @@ namespace tandem {
 namespace {
 
 constexpr int64_t kTile = 1024;  // elements per buffered tile: 8 KiB of float64, L1-resident
-constexpr int kMaxOps = kMaxEwInputs + 1;
+constexpr int kMaxOps = kMaxEwInputs + kMaxEwOutputs;
 
-// Operand 0 is the output, 1..m the inputs; dims are coalesced, innermost last.
+// Operands 0..nout-1 are the outputs, then the inputs; dims are coalesced, innermost last.
 struct Geometry {
   int nops = 0;
+  int nout = 1;
   int ndim = 0;
   int64_t shape[16];
   int64_t strides[kMaxOps][16];  // bytes
@@ -26,26 +27,31 @@ struct Geometry {
   size_t fn_size[kMaxOps];
 };
 
-Geometry build_geometry(const EwCall& call, const Tensor& out, const std::vector<Tensor>& ins) {
+Geometry build_geometry(const EwCall& call, const Tensor* outs, int nout,
+                        const std::vector<Tensor>& ins) {
   Geometry g;
-  g.nops = int(ins.size()) + 1;
-  const Shape& shape = out.shape();
+  g.nout = nout;
+  g.nops = int(ins.size()) + g.nout;
+  const Shape& shape = outs[0].shape();
   TANDEM_CHECK(shape.size() <= 16, ValueError, "tensors with more than 16 dims are not supported");
   // Element strides of every operand broadcast to the output's shape (0 = broadcast).
   const size_t nd = shape.size();
   int64_t st[kMaxOps][16];
-  for (size_t d = 0; d < nd; ++d) st[0][d] = out.strides()[d];
-  g.base[0] = static_cast<char*>(out.data_ptr());
-  g.dtype[0] = out.dtype();
-  g.fn_dtype[0] = call.out_dtype;
+  for (int k = 0; k < g.nout; ++k) {
+    for (size_t d = 0; d < nd; ++d) st[k][d] = outs[size_t(k)].strides()[d];
+    g.base[k] = static_cast<char*>(outs[size_t(k)].data_ptr());
+    g.dtype[k] = outs[size_t(k)].dtype();
+    g.fn_dtype[k] = call.out_dtype;
+  }
   for (size_t i = 0; i < ins.size(); ++i) {
     const Tensor& t = ins[i];
     size_t off = nd - size_t(t.dim());
+    int k = g.nout + int(i);
     for (size_t d = 0; d < nd; ++d)
-      st[i + 1][d] = d < off || t.shape()[d - off] == 1 ? 0 : t.strides()[d - off];
-    g.base[i + 1] = static_cast<char*>(t.data_ptr());
-    g.dtype[i + 1] = t.dtype();
-    g.fn_dtype[i + 1] = call.in_dtypes[i];
+      st[k][d] = d < off || t.shape()[d - off] == 1 ? 0 : t.strides()[d - off];
+    g.base[k] = static_cast<char*>(t.data_ptr());
+    g.dtype[k] = t.dtype();
+    g.fn_dtype[k] = call.in_dtypes[i];
   }
   for (int k = 0; k < g.nops; ++k) g.fn_size[k] = itemsize(g.fn_dtype[k]);
   // Drop size-1 dims, then merge dim j into the previous one when every operand allows it.
@@ -83,9 +89,19 @@ struct Scratch {
   int64_t filled[kMaxOps];           // how many elements of it are filled
 };
 
+// Calls fn with the output pointers in the form it expects (one pointer, or an array).
+inline void call_fn(const EwCall& call, int nout, int64_t n, char* const* out,
+                    const void* const* in) {
+  if (nout == 1)
+    call.fn(n, out[0], in, call.params);
+  else
+    call.fn(n, const_cast<char**>(out), in, call.params);
+}
+
 // Processes `len` elements of the innermost dim starting at per-operand pointers p.
 void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t len, Scratch& s) {
   int last = g.ndim - 1;
+  const int no = g.nout;
   bool direct[kMaxOps];
   bool all_direct = true;
   for (int k = 0; k < g.nops; ++k) {
@@ -96,17 +112,18 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
   }
   const void* in[kMaxEwInputs];
   if (all_direct) {
-    for (int k = 1; k < g.nops; ++k) in[k - 1] = p[k];
-    call.fn(len, p[0], in, call.params);
+    for (int k = no; k < g.nops; ++k) in[k - no] = p[k];
+    call_fn(call, no, len, p, in);
     return;
   }
+  char* dst[kMaxEwOutputs];
   for (int64_t t = 0; t < len; t += kTile) {
     int64_t n = std::min(kTile, len - t);
-    for (int k = 1; k < g.nops; ++k) {
+    for (int k = no; k < g.nops; ++k) {
       int64_t stride = last >= 0 ? g.strides[k][last] : 0;
       const char* src = p[k] + t * stride;
       if (direct[k]) {
-        in[k - 1] = src;
+        in[k - no] = src;
       } else if (stride == 0) {  // broadcast scalar along this dim: fill once, reuse
         // Fill only what this tile needs: short segments must not pay for a whole tile.
         if (s.filled_from[k] != src || s.filled[k] < n) {
@@ -114,19 +131,22 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
           s.filled_from[k] = src;
           s.filled[k] = n;
         }
-        in[k - 1] = s.buf[k];
+        in[k - no] = s.buf[k];
       } else {
         convert_strided(src, stride, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k], n);
-        in[k - 1] = s.buf[k];
+        in[k - no] = s.buf[k];
       }
     }
-    int64_t ostride = last >= 0 ? g.strides[0][last] : 0;
-    char* dst = p[0] + t * ostride;
-    if (direct[0]) {
-      call.fn(n, dst, in, call.params);
-    } else {
-      call.fn(n, s.buf[0], in, call.params);
-      convert_strided(s.buf[0], int64_t(g.fn_size[0]), g.fn_dtype[0], dst, ostride, g.dtype[0], n);
+    for (int k = 0; k < no; ++k) {
+      int64_t ostride = last >= 0 ? g.strides[k][last] : 0;
+      dst[k] = direct[k] ? p[k] + t * ostride : s.buf[k];
+    }
+    call_fn(call, no, n, dst, in);
+    for (int k = 0; k < no; ++k) {
+      if (direct[k]) continue;
+      int64_t ostride = last >= 0 ? g.strides[k][last] : 0;
+      convert_strided(s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k], p[k] + t * ostride, ostride,
+                      g.dtype[k], n);
     }
   }
 }
@@ -185,29 +205,40 @@ int parallel_threads(int64_t n, int64_t grain) {
   return int(std::min<int64_t>(t, maxt));
 }
 
-void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs) {
-  int64_t n = out.numel();
+namespace {
+
+void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>& inputs) {
+  TANDEM_CHECK(nout >= 1 && nout <= kMaxEwOutputs && nout == call.num_outputs, Error,
+               "internal: elementwise call with ", nout, " outputs");
+  int64_t n = outs[0].numel();
   if (n == 0) return;
   TANDEM_CHECK(int(inputs.size()) <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
-  // An input that overlaps the output without being the very same view is read from a copy,
+  for (int k = 1; k < nout; ++k)
+    TANDEM_CHECK(outs[k].shape() == outs[0].shape(), Error,
+                 "internal: elementwise outputs of different shapes");
+  // An input that overlaps an output without being the very same view is read from a copy,
   // so that `x[1:] += x[:-1]` sees the old values (numpy's semantics).
   std::vector<Tensor> ins;
   const std::vector<Tensor>* use = &inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].overlaps(out) && !same_view(inputs[i], out)) {
-      if (use == &inputs) ins = inputs, use = &ins;
-      ins[i] = inputs[i].contiguous();
-      if (ins[i].overlaps(out)) {  // already contiguous: force a copy
-        Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
-        convert_strided(static_cast<const char*>(inputs[i].data_ptr()),
-                        int64_t(inputs[i].itemsize()), inputs[i].dtype(),
-                        static_cast<char*>(c.data_ptr()), int64_t(c.itemsize()), c.dtype(),
-                        c.numel());
-        ins[i] = c;
-      }
+    bool clash = false;
+    for (int k = 0; k < nout; ++k)
+      clash |= inputs[i].overlaps(outs[k]) && !same_view(inputs[i], outs[k]);
+    if (!clash) continue;
+    if (use == &inputs) ins = inputs, use = &ins;
+    ins[i] = inputs[i].contiguous();
+    bool still = false;
+    for (int k = 0; k < nout; ++k) still |= ins[i].overlaps(outs[k]);
+    if (still) {  // already contiguous: force a copy
+      Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
+      convert_strided(static_cast<const char*>(inputs[i].data_ptr()),
+                      int64_t(inputs[i].itemsize()), inputs[i].dtype(),
+                      static_cast<char*>(c.data_ptr()), int64_t(c.itemsize()), c.dtype(),
+                      c.numel());
+      ins[i] = c;
     }
   }
-  Geometry g = build_geometry(call, out, *use);
+  Geometry g = build_geometry(call, outs, nout, *use);
   int nt = parallel_threads(n);
   if (nt == 1) {
     run_range(call, g, 0, n);
@@ -221,6 +252,17 @@ void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Te
     int64_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
     if (b < e) run_range(call, g, b, e);
   }
+}
+
+}  // namespace
+
+void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs) {
+  run_impl(call, &out, 1, inputs);
+}
+
+void run_elementwise(const EwCall& call, const std::vector<Tensor>& outs,
+                     const std::vector<Tensor>& inputs) {
+  run_impl(call, outs.data(), int(outs.size()), inputs);
 }
 
 namespace {

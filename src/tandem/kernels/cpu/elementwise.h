@@ -9,19 +9,25 @@
 namespace tandem {
 
 constexpr int kMaxEwInputs = 4;
+constexpr int kMaxEwOutputs = 4;
 
 // out[i] = f(in0[i], in1[i], ...) over n dense elements; params carries scalar attributes.
+// A function with several outputs gets `out` as a `void* const*` array of them.
 using ArrayFn = void (*)(int64_t n, void* out, const void* const* in, const double* params);
 
 struct EwCall {
   ArrayFn fn = nullptr;
   const double* params = nullptr;
-  DType out_dtype = DType::Float32;    // what fn writes
+  DType out_dtype = DType::Float32;    // what fn writes (every output)
   DType in_dtypes[kMaxEwInputs] = {};  // what fn reads, per input
+  int num_outputs = 1;
 };
 
 // Runs call.fn over out's shape; inputs broadcast to it. out may be any view of any dtype.
 void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs);
+// The same for a function with several outputs, all of one shape.
+void run_elementwise(const EwCall& call, const std::vector<Tensor>& outs,
+                     const std::vector<Tensor>& inputs);
 // dst[...] = src[...] with broadcasting and dtype conversion.
 void copy_into(const Tensor& dst, const Tensor& src);
 // n elements from a strided source of dtype sdt into a strided destination of dtype ddt
