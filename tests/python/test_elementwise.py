@@ -1177,8 +1177,9 @@ def test_broadcasting_property(shapes, da, db):
 
 
 def test_tanh_float32_accuracy_and_special_values():
-    """tanh's float32 SIMD path (series below |x| = 0.55, exp-based above) stays within
-    2 ulp of the float64 result everywhere, and keeps tanh's signed zeros, limits and NaN."""
+    """tanh's float32 SIMD path (a rational function, the one TensorFlow's Eigen uses) stays
+    within 5 ulp (3e-7 relative) of the float64 result everywhere, and keeps tanh's signed
+    zeros, limits and NaN."""
     import tandem
     from tandem import mint
     x = np.concatenate([np.linspace(-12, 12, 400001),
@@ -1188,7 +1189,8 @@ def test_tanh_float32_accuracy_and_special_values():
     ref = np.tanh(x.astype(np.float64))
     nz = ref != 0
     ulp = np.abs(got[nz] - ref[nz]) / np.spacing(np.abs(ref[nz]).astype(np.float32))
-    assert ulp.max() <= 2.0
+    assert ulp.max() <= 5.0
+    assert np.abs(got[nz] - ref[nz]).max() <= 3e-7 * 1.0001
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float32)
     out = mint.tanh(tandem.tensor(special)).numpy()
     assert out[0] == 0 and not np.signbit(out[0]) and out[1] == 0 and np.signbit(out[1])
