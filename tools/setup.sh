@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libopenblas-dev
-  libsleef-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv)
+  libsleef-dev libxbyak-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -2,6 +2,7 @@
 #include "common.h"
 #include "tandem/autograd/autograd.h"
 #include "tandem/graph/executor.h"
+#include "tandem/graph/fused_jit.h"
 #include "tandem/graph/tracer.h"
 
 namespace tandem::py {
@@ -49,6 +50,9 @@ void bind_graph(nb::module_& m) {
     for (int64_t d : t.shape()) shape.append(d);
     return nb::make_tuple("T", nb::tuple(shape), dtype_name(t.dtype()), requires_grad(t));
   };
+  m.def("set_fused_codegen", &graph::set_fused_codegen, arg("on"),
+        "Run fused kernels as generated code (True, the default) or interpreted (False).");
+  m.def("fused_codegen_enabled", &graph::fused_codegen_enabled);
   m.def("jit_tensor_key", tensor_key, arg("tensor"),
         "A jit cache key for a tensor argument: ('T', shape, dtype name, requires_grad).");
   m.def(

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tandem/core/error.h"
+#include "tandem/graph/fused_jit.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
 
@@ -93,7 +94,7 @@ void fused_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tenso
                   const Attrs& a) {
   const FusedProgram& p = program_of(a);
   EwCall call;
-  call.fn = run_program;
+  call.fn = p.native && fused_codegen_enabled() ? p.native : run_program;
   call.params = reinterpret_cast<const double*>(&p);
   call.out_dtype = p.dtype;
   call.num_outputs = int(out.size());
@@ -136,6 +137,7 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
         p.dtype == DType::Float64 ? sum_chunk(d.data<double>(), n) : sum_chunk(d.data<float>(), n);
   } else {
     constexpr int64_t kChunk = 8 * kSub;
+    const ArrayFn fn = p.native && fused_codegen_enabled() ? p.native : run_program;
     const int64_t chunks = (n + kChunk - 1) / kChunk;
     const int nt = parallel_threads(n);
 #pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : total)
@@ -157,7 +159,7 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
           ptr[i] = filled[i].empty() ? static_cast<const char*>(in[i].data_ptr()) +
                                            (in[i].numel() == 1 ? 0 : s * isz)
                                      : filled[i].data();
-        run_program(m, buf.data(), ptr.data(), reinterpret_cast<const double*>(&p));
+        (fn)(m, buf.data(), ptr.data(), reinterpret_cast<const double*>(&p));
         total += p.dtype == DType::Float64 ? sum_chunk(reinterpret_cast<double*>(buf.data()), m)
                                            : sum_chunk(reinterpret_cast<float*>(buf.data()), m);
       }
@@ -203,6 +205,7 @@ int64_t register_program(FusedProgram p) {
     auto it = std::find(p.out_regs.begin(), p.out_regs.end(), i.out_reg);
     i.out_slot = it == p.out_regs.end() ? -1 : int(it - p.out_regs.begin());
   }
+  p.native = compile_fused(p);
   std::lock_guard<std::mutex> g(programs_mu);
   programs().push_back(std::make_unique<FusedProgram>(std::move(p)));
   return int64_t(programs().size()) - 1;

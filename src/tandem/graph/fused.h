@@ -32,6 +32,7 @@ struct FusedProgram {
   std::vector<std::pair<int, double>> consts;  // register, value
   std::vector<FusedInstr> instrs;
   std::vector<int> out_regs;
+  ArrayFn native = nullptr;  // generated code (graph/fused_jit.h), when it covers the program
   std::string str() const;
 };
 

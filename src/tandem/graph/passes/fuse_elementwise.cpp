@@ -188,6 +188,7 @@ void fuse_elementwise(Graph& g) {
     p.num_regs = next;
     std::string text = p.str();
     int64_t id = register_program(std::move(p));
+    const bool native = fused_program({{"program", id}}).native != nullptr;
     if (red >= 0) {
       const Node& r = g.nodes[size_t(red)];
       int64_t numel = numel_of(grp.shape);
@@ -195,14 +196,17 @@ void fuse_elementwise(Graph& g) {
                      : numel > 0         ? 1.0 / double(numel)
                                          : std::numeric_limits<double>::quiet_NaN();
       Node f{&fused_sum_op(),
-             {{"program", id}, {"ops", text}, {"scale", scale}},
+             {{"program", id}, {"ops", text}, {"native", native}, {"scale", scale}},
              real,
              {r.outputs[0]}};
       role[size_t(red)] = 2;
       fused_at.emplace(size_t(red), std::move(f));
       continue;
     }
-    Node f{&fused_elementwise_op(), {{"program", id}, {"ops", text}}, real, grp.outs};
+    Node f{&fused_elementwise_op(),
+           {{"program", id}, {"ops", text}, {"native", native}},
+           real,
+           grp.outs};
     role[grp.members.back()] = 2;
     fused_at.emplace(grp.members.back(), std::move(f));
   }

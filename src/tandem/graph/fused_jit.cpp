@@ -1,0 +1,328 @@
+#include "tandem/graph/fused_jit.h"
+
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tandem/graph/passes.h"
+#include "tandem/kernels/cpu/simd.h"
+
+#if TANDEM_SIMD_AVX512
+#include <xbyak/xbyak.h>
+#include <xbyak/xbyak_util.h>
+#endif
+
+namespace tandem::graph {
+namespace {
+
+std::atomic<bool>& codegen_flag() {
+  static std::atomic<bool> on{pass_enabled("codegen")};
+  return on;
+}
+
+}  // namespace
+
+bool fused_codegen_enabled() {
+  return codegen_flag().load(std::memory_order_relaxed);
+}
+
+void set_fused_codegen(bool on) {
+  codegen_flag().store(on);
+}
+
+#if !TANDEM_SIMD_AVX512
+
+ArrayFn compile_fused(const FusedProgram&) {
+  return nullptr;
+}
+
+#else
+
+namespace {
+
+using namespace Xbyak;
+
+enum class Op { Add, Sub, Mul, Div, Neg, Square, Sqrt, Rsqrt, Reciprocal, Relu, ReluBackward, Tanh };
+
+bool op_of(const FusedInstr& i, Op& op) {
+  const std::string n = i.op->name;
+  // add/sub compute a + alpha * b: only alpha = 1 is a plain add (any alpha would be an FMA
+  // whose rounding depends on how the eager loop was compiled).
+  if (n == "add" && i.params[0] == 1.0) return op = Op::Add, true;
+  if (n == "sub" && i.params[0] == 1.0) return op = Op::Sub, true;
+  static const std::pair<const char*, Op> simple[] = {
+      {"mul", Op::Mul},          {"div", Op::Div},        {"neg", Op::Neg},
+      {"square", Op::Square},    {"sqrt", Op::Sqrt},      {"rsqrt", Op::Rsqrt},
+      {"reciprocal", Op::Reciprocal}, {"relu", Op::Relu}, {"relu_backward", Op::ReluBackward},
+      {"tanh", Op::Tanh}};
+  for (const auto& [name, o] : simple)
+    if (n == name) return op = o, true;
+  return false;
+}
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Thrown inside the generator when the program cannot be compiled; caught by compile_fused.
+struct Unsupported {};
+
+class Generator : public CodeGenerator {
+ public:
+  explicit Generator(const FusedProgram& p) : CodeGenerator(64 * 1024), p_(p) {
+    ops_.resize(p.instrs.size());
+    for (size_t k = 0; k < p.instrs.size(); ++k) {
+      if (!op_of(p.instrs[k], ops_[k])) throw Unsupported{};
+      if (p.instrs[k].in_regs.size() > 2) throw Unsupported{};
+    }
+    check_sizes();
+    last_use_.assign(size_t(p.num_regs), -1);
+    for (size_t k = 0; k < p.instrs.size(); ++k)
+      for (int r : p.instrs[k].in_regs) last_use_[size_t(r)] = int(k);
+    emit();
+  }
+
+ private:
+  void check_sizes() {
+    if (p_.num_inputs > 4 || p_.out_regs.size() > 4 || p_.out_regs.empty()) throw Unsupported{};
+  }
+
+  const Reg64& in_ptr(int i) const {
+    static const Reg64* r[] = {&r8, &r9, &r10, &r11};
+    return *r[i];
+  }
+  const Reg64& out_ptr(int i) const {
+    static const Reg64* r[] = {&r12, &r13, &r14, &r15};
+    return *r[i];
+  }
+
+  // A data-table float, broadcast to every lane by the instruction that reads it.
+  Address bcast(float v) {
+    for (auto& [val, label] : table_)
+      if (bits(val) == bits(v)) return ptr_b[rip + *label];
+    table_.emplace_back(v, std::make_unique<Label>());
+    return ptr_b[rip + *table_.back().second];
+  }
+  Address scalar(float v) {
+    bcast(v);
+    for (auto& [val, label] : table_)
+      if (bits(val) == bits(v)) return dword[rip + *label];
+    throw Unsupported{};
+  }
+
+  int take() {
+    for (int z = 0; z < 32; ++z)
+      if (!busy_[z]) {
+        busy_[z] = true;
+        return z;
+      }
+    throw Unsupported{};  // more live values than registers
+  }
+  void release(int z) { busy_[z] = false; }
+
+  void emit() {
+    for (int i = 0; i < 4; ++i) push(out_ptr(i));
+    for (int i = 0; i < p_.num_inputs; ++i) mov(in_ptr(i), ptr[rdx + 8 * i]);
+    if (p_.out_regs.size() == 1) {
+      mov(out_ptr(0), rsi);
+    } else {
+      for (size_t i = 0; i < p_.out_regs.size(); ++i) mov(out_ptr(int(i)), ptr[rsi + 8 * i]);
+    }
+    // Constants live in their own registers for the whole call.
+    const_zmm_.assign(size_t(p_.num_regs), -1);
+    for (const auto& [r, value] : p_.consts) {
+      int z = take();
+      const_zmm_[size_t(r)] = z;
+      vbroadcastss(Zmm(z), scalar(float(value)));
+    }
+    Label loop, tail, done;
+    mov(rax, rdi);
+    and_(rax, ~int64_t(15));
+    shl(rax, 2);  // bytes in whole vectors
+    xor_(ecx, ecx);
+    test(rax, rax);
+    jz(tail, T_NEAR);
+    L(loop);
+    body(false);
+    add(rcx, 64);
+    cmp(rcx, rax);
+    jb(loop, T_NEAR);
+    L(tail);
+    mov(edx, edi);
+    and_(edx, 15);
+    jz(done, T_NEAR);
+    mov(eax, 1);
+    shlx(eax, eax, edx);
+    sub(eax, 1);
+    kmovw(k1, eax);
+    body(true);
+    L(done);
+    for (int i = 3; i >= 0; --i) pop(out_ptr(i));
+    vzeroupper();
+    ret();
+    align(64);
+    for (auto& [val, label] : table_) {
+      L(*label);
+      dd(bits(val));
+    }
+  }
+
+  // One vector (masked by k1 in the tail) through every instruction.
+  void body(bool masked) {
+    std::vector<int> where(const_zmm_);
+    bool saved[32];
+    std::memcpy(saved, busy_, sizeof busy_);
+    for (size_t k = 0; k < p_.instrs.size(); ++k) {
+      const FusedInstr& ins = p_.instrs[k];
+      int src[2] = {-1, -1};
+      for (size_t j = 0; j < ins.in_regs.size(); ++j) {
+        int r = ins.in_regs[j];
+        if (where[size_t(r)] < 0) {  // an input, loaded at its first use
+          if (r >= p_.num_inputs) throw Unsupported{};
+          int z = take();
+          if (masked)
+            vmovups(Zmm(z) | k1 | T_z, ptr[in_ptr(r) + rcx]);
+          else
+            vmovups(Zmm(z), ptr[in_ptr(r) + rcx]);
+          where[size_t(r)] = z;
+        }
+        src[j] = where[size_t(r)];
+      }
+      // Single-instruction ops may write over an operand that dies here; multi-step ones
+      // (tanh, relu) read their operands after writing the result, so they get a new one.
+      const bool simple = ops_[k] != Op::Tanh && ops_[k] != Op::Relu &&
+                          ops_[k] != Op::ReluBackward && ops_[k] != Op::Rsqrt &&
+                          ops_[k] != Op::Reciprocal;
+      auto dies = [&](int r) { return last_use_[size_t(r)] == int(k) && const_zmm_[size_t(r)] < 0; };
+      auto free_operands = [&] {
+        for (size_t j = 0; j < ins.in_regs.size(); ++j) {
+          int r = ins.in_regs[j];
+          if (dies(r) && where[size_t(r)] >= 0) {
+            release(where[size_t(r)]);
+            where[size_t(r)] = -1;
+          }
+        }
+      };
+      if (simple) free_operands();
+      const int dst = take();
+      op(ops_[k], Zmm(dst), src[0], src[1]);
+      if (!simple) free_operands();
+      where[size_t(ins.out_reg)] = dst;
+      if (ins.out_slot >= 0) {
+        if (masked)
+          vmovups(ptr[out_ptr(ins.out_slot) + rcx] | k1, Zmm(dst));
+        else
+          vmovups(ptr[out_ptr(ins.out_slot) + rcx], Zmm(dst));
+      }
+      if (last_use_[size_t(ins.out_reg)] < 0) {
+        release(dst);
+        where[size_t(ins.out_reg)] = -1;
+      }
+    }
+    std::memcpy(busy_, saved, sizeof busy_);
+  }
+
+  // dst = op(a, b): the same instructions, in the same order, as the eager loops.
+  void op(Op o, const Zmm& dst, int a, int b) {
+    const Zmm za(a), zb(b < 0 ? 0 : b);
+    switch (o) {
+      case Op::Add: vaddps(dst, za, zb); break;
+      case Op::Sub: vsubps(dst, za, zb); break;
+      case Op::Mul: vmulps(dst, za, zb); break;
+      case Op::Div: vdivps(dst, za, zb); break;
+      case Op::Square: vmulps(dst, za, za); break;
+      case Op::Sqrt: vsqrtps(dst, za); break;
+      case Op::Neg: vxorps(dst, za, bcast(-0.0f)); break;
+      case Op::Reciprocal:  // 1 / x
+        vbroadcastss(dst, scalar(1.0f));
+        vdivps(dst, dst, za);
+        break;
+      case Op::Rsqrt: {  // 1 / sqrt(x)
+        int t = take();
+        vsqrtps(Zmm(t), za);
+        vbroadcastss(dst, scalar(1.0f));
+        vdivps(dst, dst, Zmm(t));
+        release(t);
+        break;
+      }
+      case Op::Relu:  // x > 0 ? x : 0 (NaN -> 0)
+        vcmpps(k2, za, bcast(0.0f), 0x1E);  // _CMP_GT_OQ
+        vmovaps(dst | k2 | T_z, za);
+        break;
+      case Op::ReluBackward:  // out > 0 ? grad : 0
+        vcmpps(k2, zb, bcast(0.0f), 0x1E);
+        vmovaps(dst | k2 | T_z, za);
+        break;
+      case Op::Tanh: tanh(dst, za); break;
+    }
+  }
+
+  // simd.h's vtanh, instruction for instruction.
+  void tanh(const Zmm& dst, const Zmm& a) {
+    using C = simd::TanhCoef;
+    const Zmm x(take()), x2(take()), p(take()), q(take());
+    vbroadcastss(x, scalar(-C::clamp));
+    vmaxps(x, x, a);  // max(-clamp, a): NaN gives a
+    vbroadcastss(q, scalar(C::clamp));
+    vminps(x, q, x);  // min(clamp, x)
+    vmulps(x2, x, x);
+    vbroadcastss(p, scalar(C::num[0]));
+    vfmadd213ps(p, x2, bcast(C::num[1]));  // p = x2 * p + c
+    for (int k = 2; k < 7; ++k) vfmadd213ps(p, x2, bcast(C::num[k]));
+    vmulps(p, x, p);
+    vbroadcastss(q, scalar(C::den[0]));
+    vfmadd213ps(q, x2, bcast(C::den[1]));
+    for (int k = 2; k < 4; ++k) vfmadd213ps(q, x2, bcast(C::den[k]));
+    vdivps(dst, p, q);
+    vandps(x, a, bcast(std::bit_cast<float>(0x7fffffffu)));
+    vcmpps(k2, x, bcast(C::tiny), 0x11);  // _CMP_LT_OQ
+    vblendmps(dst | k2, dst, a);
+    for (const Zmm& t : {x, x2, p, q}) release(t.getIdx());
+  }
+
+  const FusedProgram& p_;
+  std::vector<Op> ops_;
+  std::vector<int> last_use_;
+  std::vector<int> const_zmm_;
+  bool busy_[32] = {};
+  std::vector<std::pair<float, std::unique_ptr<Label>>> table_;
+};
+
+std::mutex generated_mu;
+std::vector<std::unique_ptr<Generator>>& generated() {
+  static auto* g = new std::vector<std::unique_ptr<Generator>>();  // lives as long as programs
+  return *g;
+}
+
+}  // namespace
+
+ArrayFn compile_fused(const FusedProgram& p) {
+  static const bool cpu_ok = [] {
+    Xbyak::util::Cpu cpu;
+    return cpu.has(Xbyak::util::Cpu::tAVX512F) && cpu.has(Xbyak::util::Cpu::tAVX512DQ) &&
+           cpu.has(Xbyak::util::Cpu::tBMI2);
+  }();
+  if (!cpu_ok || p.dtype != DType::Float32 || p.instrs.empty()) return nullptr;
+  try {
+    auto g = std::make_unique<Generator>(p);
+    g->ready();
+    ArrayFn fn = g->getCode<ArrayFn>();
+    std::lock_guard<std::mutex> lock(generated_mu);
+    generated().push_back(std::move(g));
+    return fn;
+  } catch (const Unsupported&) {
+    return nullptr;
+  } catch (const Xbyak::Error&) {
+    return nullptr;
+  }
+}
+
+#endif
+
+}  // namespace tandem::graph
