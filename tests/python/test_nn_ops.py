@@ -177,6 +177,33 @@ def test_conv2d_odd_shapes(xs, ws, kw):
     check(F.conv2d(T(xf), T(wf), T(bf), **kw), exp32, tandem.float32, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape", [(2, 32, 10, 10, 48), (1, 64, 13, 9, 32), (2, 48, 8, 8, 64)],
+                         ids=str)
+def test_conv2d_winograd_shapes_forward_and_gradients(shape):
+    """3x3 stride-1 float32 convolutions with >= 32 channels and >= 8x8 outputs run on
+    Winograd F(4x4, 3x3) (kernels/cpu/conv_dnnl.cpp): output and both gradients stay within
+    1e-5 of the magnitude of the float64 result, with and without bias and a ReLU folded in."""
+    n, c, h, w_, o = shape
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((n, c, h, w_)).astype(np.float32)
+    w = (rng.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    gy = rng.standard_normal((n, o, h, w_)).astype(np.float32)
+
+    def run(dtype):
+        xt = T(x.astype(dtype)).requires_grad_()
+        wt = T(w.astype(dtype)).requires_grad_()
+        bt = T(b.astype(dtype)).requires_grad_()
+        y = F.conv2d(xt, wt, bt, padding=1)
+        y.backward(T(gy.astype(dtype)))
+        return [N(t).astype(np.float64) for t in (y.detach(), xt.grad, wt.grad, bt.grad)]
+    for got, ref in zip(run(np.float32), run(np.float64)):
+        assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
+    relu = tandem.jit(lambda x, w: F.relu(F.conv2d(x, w, padding=1)))
+    exp = np.maximum(np_conv2d(x.astype(np.float64), w.astype(np.float64), pad=(1, 1, 1, 1)), 0)
+    assert np.abs(N(relu(T(x), T(w))) - exp).max() <= 1e-5 * np.abs(exp).max()
+
+
 def test_conv2d_unbatched_strided_and_half():
     rng = np.random.default_rng(2)
     x, w, b = rng.standard_normal((3, 6, 5)), rng.standard_normal((4, 3, 3, 3)), \
