@@ -462,6 +462,27 @@ def test_max_pool2d_nan_propagates_and_ties_pick_first():
     check(F.max_pool2d(T(neg), 3, stride=1, padding=1), np.full((1, 1, 3, 3), -5.0))
 
 
+@pytest.mark.parametrize("c", MAXPOOL_CASES[:4] + [dict(k=(3, 3), s=(1, 1), p=(1, 1), d=(1, 1),
+                                                         ceil=False)], ids=str)
+@pytest.mark.parametrize("dt", [tandem.float32, tandem.float64], ids=str)
+def test_max_pool2d_special_values_match_the_scan_order(c, dt):
+    """NaN, -inf (whole windows of it next to padding), +inf and many ties through every
+    kernel path (the vectorized stride-phase kernel included): values and indices are the
+    row-major scan's (a strictly greater value or the first NaN wins)."""
+    rng = np.random.default_rng(9)
+    x = rng.integers(-3, 3, size=(3, 4, 13, 17)).astype(np.float64)  # many ties
+    x[rng.random(x.shape) < 0.05] = np.nan
+    x[rng.random(x.shape) < 0.1] = np.inf
+    x[..., :4, :4] = -np.inf  # windows with only -inf and padding
+    x[1, 2] = -np.inf
+    s = c["s"] or c["k"]
+    ey, ei = np_max_pool2d(x, c["k"], s, c["p"], c["d"], c["ceil"])
+    y, idx = F.max_pool2d(T(x, dt), c["k"], c["s"], c["p"], c["d"], ceil_mode=c["ceil"],
+                          return_indices=True)
+    np.testing.assert_array_equal(N(y).astype(np.float64), ey)
+    np.testing.assert_array_equal(N(idx), ei)
+
+
 @pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
                                 dict(kernel_size=3, stride=2, ceil_mode=True),
                                 dict(kernel_size=2, dilation=3)], ids=str)

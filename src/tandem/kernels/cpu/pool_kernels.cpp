@@ -8,6 +8,7 @@
 
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/simd.h"
 
 namespace tandem {
 namespace {
@@ -16,47 +17,112 @@ int threads_for(const PoolParams& p) {
   return parallel_threads(p.planes * p.OH * p.OW * p.kh * p.kw, 1 << 14);
 }
 
-// Undilated windows (ResNet's 3x3/2 pad 1, 2x2/2): a whole output row at a time, tap by
-// tap, with the columns a tap reaches computed once so the inner loop has no bounds tests
-// and no branches (the compiler vectorizes it). The scan order per output is the general
-// loop's (row-major; a strictly greater value or the first NaN wins), so results and
-// indices are identical.
+// Undilated windows (ResNet's 3x3/2 pad 1, 2x2/2), one plane at a time. The plane is
+// copied, padded with -inf, into its sh x sw stride phases (P[a][b][r][c] = padded[r * sh +
+// a][c * sw + b]), so that tap (i, j) of every output is one contiguous run of a phase:
+// out[oh][ow] = P[i % sh][j % sw][oh + i / sh][ow + j / sw]. Outputs are kept with the
+// phases' row length (a few junk columns), which makes each tap a single long vector loop
+// over the whole output plane instead of a short one per output row. Taps are visited in
+// the general loop's row-major order and keep its rule (a strictly greater value or the
+// first NaN wins), so values and indices are identical; a padding cell can only win when
+// every real value of its window is -inf, and then the first real cell is taken, as there.
+// One tap over n outputs: the running max b and winning tap k (-1: none yet).
+template <typename T>
+void max_tap(int64_t n, const T* __restrict src, T* __restrict b, int32_t* __restrict k,
+             int32_t id) {
+  for (int64_t t = 0; t < n; ++t) {
+    const T v = src[t], cur = b[t];
+    const int32_t kt = k[t];
+    // Bitwise, not short-circuit: branches would keep the loop scalar.
+    const bool take = (v > cur) | (kt < 0) | ((v != v) & (cur == cur));
+    b[t] = take ? v : cur;
+    k[t] = take ? id : kt;
+  }
+}
+#if TANDEM_SIMD_AVX512
+// The float32 form with masks (GCC keeps the generic loop scalar behind an alias check).
+template <>
+void max_tap<float>(int64_t n, const float* __restrict src, float* __restrict b,
+                    int32_t* __restrict k, int32_t id) {
+  const __m512i vid = _mm512_set1_epi32(id), zero = _mm512_setzero_si512();
+  for (int64_t t = 0; t < n; t += 16) {
+    const __mmask16 m = n - t >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - t)) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(m, src + t), cur = _mm512_maskz_loadu_ps(m, b + t);
+    const __m512i kt = _mm512_maskz_loadu_epi32(m, k + t);
+    __mmask16 take = _mm512_cmp_ps_mask(v, cur, _CMP_GT_OQ) | _mm512_cmplt_epi32_mask(kt, zero) |
+                     (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(cur, cur, _CMP_ORD_Q));
+    take &= m;
+    _mm512_mask_storeu_ps(b + t, take, v);
+    _mm512_mask_storeu_epi32(k + t, take, vid);
+  }
+}
+#endif
+
 template <typename T>
 void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+  const int64_t sh = p.sh, sw = p.sw;
+  const int64_t PR = p.OH + (p.kh - 1) / sh + 1, PC = p.OW + (p.kw - 1) / sw + 1;
+  const int64_t phase = PR * PC, out_len = p.OH * PC;
+  const T ninf = -std::numeric_limits<T>::infinity();
+  std::vector<int64_t> tap_i(size_t(p.kh * p.kw)), tap_j(size_t(p.kh * p.kw));  // no divisions
+  for (int64_t i = 0; i < p.kh; ++i)
+    for (int64_t j = 0; j < p.kw; ++j) tap_i[size_t(i * p.kw + j)] = i, tap_j[size_t(i * p.kw + j)] = j;
   int nt = threads_for(p);
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    std::vector<T> best(size_t(p.OW));
-    std::vector<int64_t> bi(size_t(p.OW));
+    std::vector<T> ph(size_t(sh * sw * phase + PC));  // + a row of slack for the last tap
+    std::vector<T> best(static_cast<size_t>(out_len));
+    std::vector<int32_t> tap(static_cast<size_t>(out_len));
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < p.planes; ++pl) {
       const T* xp = x + pl * p.H * p.W;
-      for (int64_t oh = 0; oh < p.OH; ++oh) {
-        std::fill(best.begin(), best.end(), -std::numeric_limits<T>::infinity());
-        std::fill(bi.begin(), bi.end(), int64_t(-1));
-        T* b = best.data();
-        int64_t* k = bi.data();
-        const int64_t h0 = std::max<int64_t>(oh * p.sh - p.ph, 0);
-        const int64_t h1 = std::min(oh * p.sh - p.ph + p.kh, p.H);
-        for (int64_t ih = h0; ih < h1; ++ih) {
-          const T* r = xp + ih * p.W;
-          for (int64_t j = 0; j < p.kw; ++j) {
-            // Outputs whose tap j lands inside the row: 0 <= ow * sw - pw + j < W.
-            const int64_t c = j - p.pw;
-            const int64_t lo = c >= 0 ? 0 : (-c + p.sw - 1) / p.sw;
-            const int64_t hi = p.W - 1 - c < 0 ? 0 : std::min(p.OW, (p.W - 1 - c) / p.sw + 1);
-            for (int64_t ow = lo; ow < hi; ++ow) {
-              const int64_t iw = ow * p.sw + c;
-              const T v = r[iw];
-              const bool take = v > b[ow] || k[ow] < 0 || (v != v && b[ow] == b[ow]);
-              b[ow] = take ? v : b[ow];
-              k[ow] = take ? ih * p.W + iw : k[ow];
-            }
-          }
+      std::fill(ph.begin(), ph.end(), ninf);
+      for (int64_t ih = 0; ih < p.H; ++ih) {
+        const int64_t a = ih + p.ph;  // padded row
+        if (a / sh >= PR) break;
+        const T* xr = xp + ih * p.W;
+        for (int64_t b = 0; b < sw; ++b) {
+          T* __restrict dst = ph.data() + ((a % sh) * sw + b) * phase + (a / sh) * PC;
+          // Padded column c * sw + b is input column c * sw + b - pw: the c in range.
+          const int64_t off = b - p.pw;
+          const int64_t c0 = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          const int64_t c1 = std::min(PC, (p.W - off + sw - 1) / sw);
+          const T* __restrict src = xr + off;
+          if (sw == 1)
+            std::copy(src + c0, src + c1, dst + c0);
+          else if (sw == 2)  // a constant stride: shuffles, not gathers
+            for (int64_t c = c0; c < c1; ++c) dst[c] = src[2 * c];
+          else
+            for (int64_t c = c0; c < c1; ++c) dst[c] = src[c * sw];
         }
-        T* yr = y + (pl * p.OH + oh) * p.OW;
-        std::copy(best.begin(), best.end(), yr);
-        if (idx) std::copy(bi.begin(), bi.end(), idx + (pl * p.OH + oh) * p.OW);
+      }
+      std::fill(best.begin(), best.end(), ninf);
+      std::fill(tap.begin(), tap.end(), int32_t(-1));
+      T* bv = best.data();
+      int32_t* k = tap.data();
+      for (int64_t i = 0; i < p.kh; ++i)
+        for (int64_t j = 0; j < p.kw; ++j) {
+          const T* src = ph.data() + ((i % sh) * sw + j % sw) * phase + (i / sh) * PC + j / sw;
+          max_tap(out_len, src, bv, k, int32_t(i * p.kw + j));
+        }
+      // Locals, not p's fields: stores through the int64 outputs could alias them.
+      const int64_t OH = p.OH, OW = p.OW, H = p.H, W = p.W, ph0 = p.ph, pw0 = p.pw;
+      const int64_t* ti = tap_i.data();
+      const int64_t* tj = tap_j.data();
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        T* yr = y + (pl * OH + oh) * OW;
+        std::copy(bv + oh * PC, bv + oh * PC + OW, yr);
+        if (!idx) continue;
+        int64_t* ir = idx + (pl * OH + oh) * OW;
+        const int32_t* kr = k + oh * PC;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t ih = oh * sh + ti[kr[ow]] - ph0, iw = ow * sw + tj[kr[ow]] - pw0;
+          if (ih < 0 || ih >= H || iw < 0 || iw >= W) {  // all -inf: the first real cell
+            ih = std::max<int64_t>(oh * sh - ph0, 0);
+            iw = std::max<int64_t>(ow * sw - pw0, 0);
+          }
+          ir[ow] = ih * W + iw;
+        }
       }
     }
   }
@@ -64,7 +130,8 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
 
 template <typename T>
 void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
-  if (p.dh == 1 && p.dw == 1) return max_fwd_dense(p, x, y, idx);
+  if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31))
+    return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t pl = 0; pl < p.planes; ++pl) {
