@@ -52,6 +52,13 @@ void bind_optim(nb::module_& m) {
           },
           arg("group"))
       .def("set_options", &optim::Optimizer::set_options, arg("group"), arg("options"))
+      .def(
+          "set_lr_tensor",
+          [](optim::Optimizer& o, int64_t g, std::optional<Tensor> lr) {
+            o.set_lr_tensor(g, lr.value_or(Tensor()));
+          },
+          arg("group"), arg("lr").none(),
+          "Reads group's learning rate from a 0-d tensor at each update (None: the option).")
       .def("step", &optim::Optimizer::step, "Updates every parameter from its .grad.")
       .def(
           "step_with",

@@ -189,3 +189,32 @@ TEST(Optim, ArgumentErrors) {
 }
 
 }  // namespace
+
+// A group reading its rate from a tensor: the update uses the tensor's value when it runs
+// (every optimizer), matches the lr option, and a bad tensor is rejected.
+TEST(Optim, LearningRateTensorIsReadAtEachUpdate) {
+  for (const char* name : {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Momentum"}) {
+    Tensor x = leaf(kX0), y = leaf(kX0);
+    auto by_option = optim::create(name, {{{x}, {}}}, {{"lr", 0.05}});
+    auto by_tensor = optim::create(name, {{{y}, {}}}, {{"lr", 123.0}});  // ignored
+    Tensor lr = from_vec<double>({0.05}, {});
+    by_tensor->set_lr_tensor(0, lr);
+    for (int step = 0; step < 3; ++step) {
+      for (auto* p : {&x, &y}) {
+        Tensor g = mul(sub(*p, from_vec(kC, {4})), from_vec(kA, {4}));
+        (p == &x ? by_option : by_tensor)->step_with({g});
+      }
+      EXPECT_TRUE(all_close(values(y), values(x), 1e-12, 1e-14)) << name;
+    }
+    // A new value in the same tensor changes the next update; zero freezes the parameter.
+    *static_cast<double*>(lr.data_ptr()) = 0.0;
+    std::vector<double> before = values(y);
+    by_tensor->step_with({from_vec<double>({1, 1, 1, 1}, {4})});
+    EXPECT_EQ(values(y), before) << name;
+    by_tensor->set_lr_tensor(0, Tensor());  // back to the option (123): it moves
+    by_tensor->step_with({from_vec<double>({1, 1, 1, 1}, {4})});
+    EXPECT_NE(values(y), before) << name;
+    EXPECT_THROW(by_tensor->set_lr_tensor(0, from_vec<double>({0.1, 0.2}, {2})), ValueError);
+    EXPECT_THROW(by_tensor->set_lr_tensor(3, lr), IndexError);
+  }
+}

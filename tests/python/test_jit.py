@@ -321,8 +321,10 @@ def test_lenet_training_step_graph_matches_eager():
 
     graph = [float(step(X, y)) for _ in range(3)]
     assert len(traces) == 1  # later calls ran the compiled graph, not Python
-    # every SGD update runs right after its gradient, written into its parameter
-    assert next(iter(step._cache.values()))[0].exe.num_inplace_writebacks == 10
+    # every SGD update runs right after its gradient, written into its parameter (10), and
+    # the optimizer's global step counter is advanced in place (1)
+    assert next(iter(step._cache.values()))[0].exe.num_inplace_writebacks == 11
+    assert opt2.global_step == 3
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -437,10 +439,62 @@ def test_optimizer_state_and_step_count_live_in_the_graph(opt):
                                    err_msg=k)
 
 
-def test_dynamic_learning_rate_inside_jit_is_reported():
+@pytest.mark.parametrize("kind", ["list", "schedule", "set_data", "groups"])
+def test_dynamic_learning_rates_inside_jit_follow_the_step(kind):
+    """MindSpore optimizers read their rate and global step as tensors when the update runs:
+    a compiled step traced once follows a per-step rate list, a schedule computed from the
+    step tensor, an assignment to the rate Parameter and per-group rates like eager steps."""
+    from tandem import nn as ms_nn
+
+    def make():
+        tandem.manual_seed(0)
+        net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+        lr = {"list": [0.1, 0.05, 0.02], "schedule": lambda step: 0.1 / (1.0 + step),
+              "set_data": 0.1, "groups": 0.1}[kind]
+        params = net.trainable_params()
+        if kind == "groups":
+            params = [{"params": params[:2], "lr": [0.2, 0.1]}, {"params": params[2:]}]
+        opt = ms_nn.Momentum(params, learning_rate=lr, momentum=0.9)
+        grad_fn = tandem.value_and_grad(lambda x, y: ((net(x) - y) ** 2).mean(), None,
+                                        opt.parameters)
+        return net, opt, grad_fn
+
+    X, Y = mint.randn(8, 3), mint.randn(8, 2)
+    traces = []
+
+    def train(compiled):
+        net, opt, grad_fn = make()
+
+        def step(x, y):
+            traces.append(1)
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+            return loss
+        run = jit(step) if compiled else step
+        losses = []
+        for i in range(5):
+            if kind == "set_data" and i == 3:
+                opt.learning_rate.set_data(mint.tensor(0.01))
+            losses.append(float(run(X, Y)))
+        return net, opt, losses
+
+    net_e, opt_e, eager = train(False)
+    traces.clear()
+    net_g, opt_g, graph = train(True)
+    assert len(traces) == 1  # traced once: the rate changes are read, not retraced
+    assert opt_g.global_step == opt_e.global_step == 5
+    np.testing.assert_allclose(graph, eager, rtol=1e-6)
+    assert eager[4] != eager[3]  # the rate really moves the parameters
+    for p, q in zip(net_e.trainable_params(), net_g.trainable_params()):
+        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(opt_g.get_lr(), dtype=np.float64).ravel()[0],
+                               np.asarray(opt_e.get_lr(), dtype=np.float64).ravel()[0])
+
+
+def test_a_schedule_that_reads_python_numbers_from_the_step_is_reported_inside_jit():
     from tandem import nn as ms_nn
     net = nn.Linear(3, 1)
-    opt = ms_nn.SGD(net.trainable_params(), learning_rate=[0.1, 0.05, 0.01])
+    opt = ms_nn.SGD(net.trainable_params(), learning_rate=lambda step: 0.1 * 0.5 ** int(step))
     grad_fn = tandem.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
 
     @jit
@@ -449,8 +503,10 @@ def test_dynamic_learning_rate_inside_jit_is_reported():
         opt(grads)
         return loss
 
-    with pytest.raises(NotImplementedError, match="dynamic learning rate"):
+    with pytest.raises(TypeError, match="schedule must return a Tensor"):
         step(mint.ones(2, 3))
+    opt(grad_fn(mint.ones(2, 3))[1])  # eagerly, a number is fine
+    assert opt.global_step == 1
 
 
 def test_python_numbers_are_program_constants_not_inputs():

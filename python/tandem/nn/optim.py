@@ -7,7 +7,10 @@ returns). The updates run in the same C++ optimizers as tandem.mint.optim.
 ``learning_rate`` is a number (kept as a float32 Parameter, as MindSpore does, so
 assigning to ``opt.learning_rate`` changes it), a list / 1-D Tensor of per-step values
 (dynamic lr: step i uses value i; the last value is kept past the end), or a callable
-schedule taking the global step (a LearningRateSchedule). With parameter groups (dicts with
+schedule taking the global step (a LearningRateSchedule, called with the step as an int32
+Tensor). The rate and the global step are tensors the update reads when it runs, so a
+compiled (@jit) training step follows a dynamic rate and an assignment to the rate exactly
+as eager steps do. With parameter groups (dicts with
 'params' and optional 'lr' / 'weight_decay') each group may have its own rate and decay.
 Without groups, MindSpore's default filter applies: parameters whose name contains 'beta'
 or 'gamma' (normalization shifts and scales) get no weight decay.
@@ -17,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from .. import _C
+from ..autograd import no_grad
 from .parameter import Parameter
 
 Tensor = _C.Tensor
@@ -76,6 +80,22 @@ class _LR:
         r = self.value(Tensor(step, _C.dtype.int32))
         return r if isinstance(r, Tensor) else Tensor(float(r), _C.dtype.float32)
 
+    def tensor_at(self, step: Tensor) -> Tensor:
+        """The rate for a 0-d int32 step tensor, with tensor ops only (traceable)."""
+        if self.kind == "fixed":
+            return self.value
+        if self.kind == "dynamic":
+            last = self.value.shape[0] - 1
+            return _C.index_select(self.value, 0, _C.clamp(step, None, last).reshape([1]))[0]
+        r = self.value(step)
+        if isinstance(r, Tensor):
+            return r
+        if _C.is_tracing():  # a number would be frozen into the compiled step
+            raise TypeError("inside jit, a learning-rate schedule must return a Tensor "
+                            "computed with tensor ops from the step Tensor it is given, got "
+                            f"{type(r).__name__}; or call the optimizer outside jit")
+        return Tensor(float(r), _C.dtype.float32)
+
 
 class Optimizer:
     """Base of the MindSpore-style optimizers. Subclasses give the C++ class (`_cpp`) and
@@ -134,7 +154,8 @@ class Optimizer:
                 cgroups += [(gi, kept, 0.0)] if kept else []
         self.parameters: Tuple[Tensor, ...] = tuple(params)
         self.dynamic_lr = any(lr.kind != "fixed" for lr in self._lrs)
-        self.global_step = 0
+        # The global step (MindSpore keeps it in a Parameter too): compiled steps advance it.
+        self._step_t = Tensor(0, _C.dtype.int32)
         self._impl = _C.optim.create(self._cpp, [], self._options())
         self._owner: List[int] = []  # C++ group -> lr index
         self._order: List[int] = []  # C++ flat parameter order -> index in self.parameters
@@ -145,6 +166,16 @@ class Optimizer:
                                        {"lr": self._lr_value(gi), "weight_decay": decay})
             self._owner.append(gi)
             self._order += idx
+
+    @property
+    def global_step(self) -> int:
+        """Steps taken so far (eager and compiled)."""
+        return int(self._step_t.item())
+
+    @global_step.setter
+    def global_step(self, value: int) -> None:
+        with no_grad():
+            self._step_t.fill_(int(value))
 
     _decay_in_grad = True
 
@@ -183,19 +214,17 @@ class Optimizer:
             raise ValueError(f"For '{type(self).__name__}', the number of gradients "
                              f"({len(grads)}) must equal the number of parameters "
                              f"({len(self.parameters)})")
-        if self.dynamic_lr and _C.is_tracing():
-            raise NotImplementedError(
-                f"{type(self).__name__}: a dynamic learning rate inside jit is not supported "
-                "yet (a compiled step would keep the rate of the step it was traced at); use "
-                "a fixed learning rate in the compiled step or call the optimizer eagerly")
-        lrs = [self._lr_value(gi) for gi in range(len(self._lrs))]
-        for ci, gi in enumerate(self._owner):
-            self._impl.set_options(ci, {"lr": lrs[gi]})
-        if self.loss_scale != 1.0:
-            inv = 1.0 / self.loss_scale
-            grads = tuple(None if g is None else g * inv for g in grads)
-        self._impl.step_with([grads[i] for i in self._order])
-        self.global_step += 1
+        with no_grad():
+            # Rates as tensors read when the update runs (a compiled step reads the rate
+            # Parameter and the step counter by reference instead of freezing their values).
+            lrs = [lr.tensor_at(self._step_t) for lr in self._lrs]
+            for ci, gi in enumerate(self._owner):
+                self._impl.set_lr_tensor(ci, lrs[gi])
+            if self.loss_scale != 1.0:
+                inv = 1.0 / self.loss_scale
+                grads = tuple(None if g is None else g * inv for g in grads)
+            self._impl.step_with([grads[i] for i in self._order])
+            self._step_t.add_(1)
         return True
 
     construct = __call__

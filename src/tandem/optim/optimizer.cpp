@@ -119,9 +119,21 @@ void Optimizer::apply(const std::vector<Tensor>* grads) {
       if (!gs[k].defined()) continue;
       // A gradient that carries history (create_graph) must not drag the update into it.
       Tensor gr = requires_grad(gs[k]) ? detach(gs[k]) : gs[k];
+      lr_tensor_ = g.lr_tensor;
       update(g.params[pi], gr, state_[gi][pi], g.options);
     }
   }
+  lr_tensor_ = Tensor();
+}
+
+void Optimizer::set_lr_tensor(int64_t group, const Tensor& lr) {
+  TANDEM_CHECK(group >= 0 && group < num_groups(), IndexError, name_, ": parameter group ", group,
+               " out of range (", num_groups(), " groups)");
+  if (lr.defined())
+    TANDEM_CHECK(lr.dim() == 0 && is_floating(lr.dtype()), ValueError, name_,
+                 ": a learning-rate tensor must be a 0-d floating tensor, got ",
+                 dtype_name(lr.dtype()), shape_str(lr.shape()));
+  groups_[size_t(group)].lr_tensor = lr;
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

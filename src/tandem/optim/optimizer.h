@@ -19,6 +19,9 @@ using Options = std::map<std::string, double>;
 struct ParamGroup {
   std::vector<Tensor> params;
   Options options;
+  // When defined, a 0-d tensor holding the learning rate, read at each update instead of
+  // options["lr"] (a compiled step reads it by reference: MindSpore's dynamic rates).
+  Tensor lr_tensor;
 };
 
 // What an optimizer keeps for one parameter: buffers (momentum, moments) and scalars
@@ -53,6 +56,9 @@ class Optimizer {
   // Python faces, whose param_groups dicts are the user-visible copy).
   void set_options(int64_t group, const Options& options);
   double option(int64_t group, const std::string& key) const;
+  // Makes group `group` read its learning rate from the 0-d floating tensor `lr` at each
+  // update (an undefined tensor goes back to the lr option).
+  void set_lr_tensor(int64_t group, const Tensor& lr);
 
   // One update of every parameter from its .grad; parameters without a grad are skipped.
   void step();
@@ -77,6 +83,8 @@ class Optimizer {
   // Updates `param` in place from `grad`; grad mode is off.
   virtual void update(const Tensor& param, const Tensor& grad, ParamState& state,
                       const Options& o) = 0;
+  // The learning-rate tensor of the group being updated (undefined: use o["lr"]).
+  const Tensor& lr_tensor() const { return lr_tensor_; }
 
  private:
   Options merged(const Options& base, const Options& changes) const;
@@ -86,6 +94,7 @@ class Optimizer {
   Options defaults_;
   std::vector<ParamGroup> groups_;
   std::vector<std::vector<ParamState>> state_;  // parallel to groups_[g].params
+  Tensor lr_tensor_;
 };
 
 // Each concrete optimizer takes its groups (may be empty: add them later) and overrides of

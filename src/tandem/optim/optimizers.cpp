@@ -66,6 +66,20 @@ Tensor copy_like_param(const Tensor& p, const Tensor& src) {
   return t;
 }
 
+// param -= scale * lr * x: with the group's lr tensor when it has one (read when the step
+// runs), else with the lr option folded into one fused multiply-add.
+// The learning rate as a 0-d tensor: the group's tensor in float64 (as the option is; the
+// rate's own float32 would round the step-size arithmetic), or the option as a number.
+Tensor lr_value(const Options& o, const Tensor& lr_t) {
+  return lr_t.defined() ? to_dtype(lr_t, DType::Float64) : num(o.at("lr"));
+}
+void descend_(const Tensor& param, const Tensor& x, const Options& o, const Tensor& lr_t,
+              double scale = 1.0) {
+  if (!lr_t.defined()) return add_(param, x, -o.at("lr") * scale);
+  Tensor lr = lr_value(o, lr_t);
+  apply_inplace("sub", param, mul(x, scale == 1.0 ? lr : mul(lr, num(scale))));
+}
+
 bool flag(const Options& o, const char* key) {
   return o.at(key) != 0.0;
 }
@@ -140,13 +154,16 @@ Options with_defaults(Options base, const Options& common) {
 
 // Adam and AdamW share everything but the decay.
 void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const Options& o,
-                 bool decoupled) {
+                 bool decoupled, const Tensor& lr_t) {
   double lr = o.at("lr"), beta1 = o.at("beta1"), beta2 = o.at("beta2"), eps = o.at("eps");
   double wd = o.at("weight_decay");
   Step step = next_step(s);
   Tensor g = flag(o, "maximize") ? neg(grad) : grad;
   if (decoupled) {
-    if (wd != 0.0) mul_(param, 1.0 - lr * wd);
+    if (wd != 0.0 && lr_t.defined())
+      apply_inplace("mul", param, sub(num(1.0), mul(lr_value(o, lr_t), num(wd))));
+    else if (wd != 0.0)
+      mul_(param, 1.0 - lr * wd);
   } else if (wd != 0.0) {
     g = add(g, param, wd);
   }
@@ -167,14 +184,20 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
   Tensor denom = sqrt(*second);
   // MindSpore's use_nesterov looks ahead: beta1 * m + (1 - beta1) * g.
   Tensor numer = flag(o, "nesterov") ? lerp(m, g, num(1.0 - beta1)) : m;
-  if (bias && step.t.defined()) {  // traced: the corrections are computed from the count
-    Tensor bc1_t = one_minus_pow(beta1, step.t), bc2_sqrt_t = sqrt(one_minus_pow(beta2, step.t));
+  if ((bias && step.t.defined()) || lr_t.defined()) {
+    // Traced (the corrections follow the count) or a rate tensor: tensor arithmetic.
+    Tensor bc1_t = !bias             ? num(1.0)
+                   : step.t.defined() ? one_minus_pow(beta1, step.t)
+                                      : num(bc1);
+    Tensor bc2_sqrt_t = !bias             ? num(1.0)
+                        : step.t.defined() ? sqrt(one_minus_pow(beta2, step.t))
+                                           : num(bc2_sqrt);
     Tensor step_size_t;
     if (flag(o, "raw_eps")) {
-      step_size_t = div(mul(bc2_sqrt_t, num(lr)), bc1_t);
+      step_size_t = div(mul(bc2_sqrt_t, lr_value(o, lr_t)), bc1_t);
     } else {
       apply_inplace("div", denom, bc2_sqrt_t);
-      step_size_t = div(num(lr), bc1_t);
+      step_size_t = div(lr_value(o, lr_t), bc1_t);
     }
     add_scalar_(denom, eps);
     apply_inplace("sub", param, mul(div(numer, denom), step_size_t));
@@ -247,7 +270,7 @@ void SGD::update(const Tensor& param, const Tensor& grad, ParamState& s, const O
     }
     g = flag(o, "nesterov") ? add(g, it->second, momentum) : it->second;
   }
-  add_(param, g, -o.at("lr"));
+  descend_(param, g, o, lr_tensor());
 }
 
 // --- Adam / AdamW --------------------------------------------------------------------------
@@ -263,7 +286,7 @@ void Adam::validate(const Options& o) const {
   validate_adam(name(), o);
 }
 void Adam::update(const Tensor& param, const Tensor& grad, ParamState& s, const Options& o) {
-  adam_update(param, grad, s, o, false);
+  adam_update(param, grad, s, o, false, lr_tensor());
 }
 
 Options AdamW::default_options() {
@@ -278,7 +301,7 @@ void AdamW::validate(const Options& o) const {
   validate_adam(name(), o);
 }
 void AdamW::update(const Tensor& param, const Tensor& grad, ParamState& s, const Options& o) {
-  adam_update(param, grad, s, o, true);
+  adam_update(param, grad, s, o, true, lr_tensor());
 }
 
 // --- RMSprop -------------------------------------------------------------------------------
@@ -318,9 +341,12 @@ void RMSprop::update(const Tensor& param, const Tensor& grad, ParamState& s, con
     Tensor& buf = buffer(s, "momentum_buffer", [&] { return zeros_like_param(param); });
     mul_(buf, momentum);
     addcdiv_(buf, g, avg, 1.0);
-    add_(param, buf, -o.at("lr"));
+    descend_(param, buf, o, lr_tensor());
   } else {
-    addcdiv_(param, g, avg, -o.at("lr"));
+    if (lr_tensor().defined())
+      descend_(param, div(g, avg), o, lr_tensor());
+    else
+      addcdiv_(param, g, avg, -o.at("lr"));
   }
 }
 
@@ -352,8 +378,12 @@ void Adagrad::update(const Tensor& param, const Tensor& grad, ParamState& s, con
   addcmul_(sum, g, g, 1.0);
   Tensor std_ = sqrt(sum);
   add_scalar_(std_, o.at("eps"));
-  if (lr_decay != 0.0 && step.t.defined()) {  // traced: the decayed rate follows the count
-    Tensor clr_t = div(num(o.at("lr")), add(num(1.0), sub(step.t, num(1.0)), lr_decay));
+  if ((lr_decay != 0.0 && step.t.defined()) || lr_tensor().defined()) {
+    // Traced (the decayed rate follows the count) or a rate tensor: tensor arithmetic.
+    Tensor clr_t =
+        div(lr_value(o, lr_tensor()),
+            step.t.defined() ? add(num(1.0), sub(step.t, num(1.0)), lr_decay)
+                             : num(1.0 + (step.value - 1.0) * lr_decay));
     apply_inplace("sub", param, mul(div(g, std_), clr_t));
     return;
   }
@@ -390,7 +420,7 @@ void Adadelta::update(const Tensor& param, const Tensor& grad, ParamState& s, co
   apply_inplace("mul", delta, g);
   mul_(acc, rho);
   addcmul_(acc, delta, delta, 1.0 - rho);
-  add_(param, delta, -o.at("lr"));
+  descend_(param, delta, o, lr_tensor());
 }
 
 // --- Momentum (MindSpore) ------------------------------------------------------------------
@@ -407,7 +437,7 @@ void Momentum::validate(const Options& o) const {
   check(o.at("momentum") >= 0.0, name(), "momentum value (must be >= 0)", o.at("momentum"));
 }
 void Momentum::update(const Tensor& param, const Tensor& grad, ParamState& s, const Options& o) {
-  double wd = o.at("weight_decay"), momentum = o.at("momentum"), lr = o.at("lr");
+  double wd = o.at("weight_decay"), momentum = o.at("momentum");
   Tensor g = wd != 0.0 ? add(grad, param, wd) : grad;
   // MindSpore's ApplyMomentum: the accumulator starts at zero (no first-step special case).
   Tensor& accum = buffer(s, "moments", [&] { return zeros_like_param(param); });
@@ -415,10 +445,10 @@ void Momentum::update(const Tensor& param, const Tensor& grad, ParamState& s, co
   add_(accum, g);
   if (flag(o, "nesterov")) {
     // param -= lr * (g + momentum * accum)
-    add_(param, g, -lr);
-    add_(param, accum, -lr * momentum);
+    descend_(param, g, o, lr_tensor());
+    descend_(param, accum, o, lr_tensor(), momentum);
   } else {
-    add_(param, accum, -lr);
+    descend_(param, accum, o, lr_tensor());
   }
 }
 
