@@ -1,6 +1,7 @@
 // The Tensor class: metadata, conversions, Python number protocol and operators. Methods
 // that only forward to an op are attached in Python (tandem/_tensor_methods.py).
 #include "common.h"
+#include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
@@ -26,6 +27,21 @@ nb::object scalar_to_py(Scalar s) {
     default:
       return nb::float_(s.to_double());
   }
+}
+
+// Reading a real tensor's values while tracing would freeze what it holds now into the
+// compiled graph, though it is state (a Parameter, buffer, optimizer or captured tensor)
+// that the traced code or later calls may change: an error, like reading a symbolic one.
+const Tensor& host_read(const Tensor& t, const char* what) {
+  const graph::Tracer* tr = graph::Tracer::active();
+  if (tr && tr->captures_state(t))
+    throw_error<Error>(
+        "jit: ", what, " reads the values of a tensor the compiled function captures (a "
+        "Parameter, buffer or other tensor it does not receive as an argument); the graph "
+        "would keep the value it has now although later calls may change it. Compute with "
+        "tensor ops instead (mint.where for conditions), pass the value as a static argument "
+        "(static_argnums), or read it outside jit");
+  return t;
 }
 
 nb::object tolist(const Tensor& t) {
@@ -150,13 +166,15 @@ void bind_tensor(nb::module_& m) {
   cls.def("contiguous", &Tensor::contiguous);
   cls.def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.shares_storage(b); });
   cls.def(
-      "item", [](const Tensor& t) { return scalar_to_py(t.item()); },
+      "item", [](const Tensor& t) { return scalar_to_py(host_read(t, ".item()").item()); },
       "The value of a one-element tensor as a Python number.");
-  cls.def("tolist", &tolist, "Nested lists of Python numbers.");
   cls.def(
-      "numpy", [](const Tensor& t) { return to_numpy(t); },
+      "tolist", [](const Tensor& t) { return tolist(host_read(t, ".tolist()")); },
+      "Nested lists of Python numbers.");
+  cls.def(
+      "numpy", [](const Tensor& t) { return to_numpy(host_read(t, ".numpy()")); },
       "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
-  cls.def("asnumpy", [](const Tensor& t) { return to_numpy(t); });
+  cls.def("asnumpy", [](const Tensor& t) { return to_numpy(host_read(t, ".asnumpy()")); });
   cls.def("__len__", [](const Tensor& t) {
     TANDEM_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
     return t.shape()[0];
@@ -164,14 +182,14 @@ void bind_tensor(nb::module_& m) {
   cls.def("__bool__", [](const Tensor& t) {
     TANDEM_CHECK(t.numel() == 1, ValueError, "Boolean value of Tensor with ", t.numel(),
                  " elements is ambiguous; use .any() or .all()");
-    return t.item().to_double() != 0;
+    return host_read(t, "a Python condition (bool())").item().to_double() != 0;
   });
-  cls.def("__float__", [](const Tensor& t) { return t.item().to_double(); });
-  cls.def("__int__", [](const Tensor& t) { return t.item().to_int(); });
+  cls.def("__float__", [](const Tensor& t) { return host_read(t, "float()").item().to_double(); });
+  cls.def("__int__", [](const Tensor& t) { return host_read(t, "int()").item().to_int(); });
   cls.def("__index__", [](const Tensor& t) {
     TANDEM_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
                  "only integer tensors of a single element can be converted to an index");
-    return t.item().to_int();
+    return host_read(t, "use as a Python index").item().to_int();
   });
   cls.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
 

@@ -491,10 +491,14 @@ def test_dynamic_learning_rates_inside_jit_follow_the_step(kind):
                                np.asarray(opt_e.get_lr(), dtype=np.float64).ravel()[0])
 
 
-def test_a_schedule_that_reads_python_numbers_from_the_step_is_reported_inside_jit():
+@pytest.mark.parametrize("schedule,err,match", [
+    (lambda step: 0.1 * 0.5 ** int(step), RuntimeError, r"int\(\) reads the values"),
+    (lambda step: 0.1, TypeError, "schedule must return a Tensor"),
+])
+def test_a_schedule_computing_python_numbers_is_reported_inside_jit(schedule, err, match):
     from tandem import nn as ms_nn
     net = nn.Linear(3, 1)
-    opt = ms_nn.SGD(net.trainable_params(), learning_rate=lambda step: 0.1 * 0.5 ** int(step))
+    opt = ms_nn.SGD(net.trainable_params(), learning_rate=schedule)
     grad_fn = tandem.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
 
     @jit
@@ -503,10 +507,40 @@ def test_a_schedule_that_reads_python_numbers_from_the_step_is_reported_inside_j
         opt(grads)
         return loss
 
-    with pytest.raises(TypeError, match="schedule must return a Tensor"):
+    with pytest.raises(err, match=match):
         step(mint.ones(2, 3))
     opt(grad_fn(mint.ones(2, 3))[1])  # eagerly, a number is fine
     assert opt.global_step == 1
+
+
+def test_reading_captured_state_as_a_python_value_inside_jit_raises():
+    """A captured tensor's value read as a Python number would be frozen into the graph
+    (and after an in-place write in the same trace it is not even the current value):
+    both raise; tensors the traced code made from host data stay readable constants."""
+    s = mint.zeros(())
+
+    @jit
+    def bump(x):
+        s.add_(1)
+        return x * float(s)
+
+    with pytest.raises(RuntimeError, match=r"float\(\) reads the values"):
+        bump(mint.ones(2))
+    c = mint.tensor(3.0)
+    for read in (lambda: c.item(), lambda: c.numpy(), lambda: bool(c), lambda: c.tolist()):
+        @jit
+        def f(x, read=read):
+            read()
+            return x * c
+        with pytest.raises(RuntimeError, match="reads the values of a tensor the compiled"):
+            f(mint.ones(2))
+
+    @jit
+    def uses_tensor_ops(x):
+        return x * c  # read by reference when the graph runs
+    assert uses_tensor_ops(mint.ones(2)).tolist() == [3.0, 3.0]
+    c.fill_(5.0)
+    assert uses_tensor_ops(mint.ones(2)).tolist() == [5.0, 5.0]
 
 
 def test_python_numbers_are_program_constants_not_inputs():

@@ -1,8 +1,20 @@
 #include "tandem/core/storage.h"
 
+#include <atomic>
+
 #include "tandem/core/allocator.h"
 
 namespace tandem {
+
+namespace {
+std::atomic<uint64_t> serials{0};
+}  // namespace
+
+Storage::Storage(Private) : serial_(serials.fetch_add(1, std::memory_order_relaxed)) {}
+
+uint64_t Storage::next_serial() {
+  return serials.load(std::memory_order_relaxed);
+}
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, DeviceType device) {
   auto s = std::make_shared<Storage>(Private{});

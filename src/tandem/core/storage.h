@@ -15,7 +15,7 @@ class Storage {
   // Wraps memory owned elsewhere (a numpy array); `owner` keeps it alive.
   static std::shared_ptr<Storage> borrow(void* data, size_t nbytes, std::shared_ptr<void> owner);
   struct Private {};  // lets make_shared construct one (a single allocation) from inside
-  explicit Storage(Private) {}
+  explicit Storage(Private);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -27,6 +27,11 @@ class Storage {
   void bump_version() { ++version_; }
   size_t nbytes() const { return nbytes_; }
   DeviceType device() const { return device_; }
+  // Creation order of storages (a process-wide count): jit tells the state it captures
+  // from tensors its traced code made.
+  uint64_t serial() const { return serial_; }
+  // The serial the next storage will get.
+  static uint64_t next_serial();
 
  private:
   void* data_ = nullptr;
@@ -37,6 +42,7 @@ class Storage {
   // shared_ptr with a custom deleter may hold a null pointer and still own something).
   bool borrowed_ = false;
   uint64_t version_ = 0;
+  uint64_t serial_ = 0;
 };
 
 }  // namespace tandem

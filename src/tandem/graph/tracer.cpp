@@ -47,8 +47,14 @@ Tensor Tracer::symbolic(int64_t value) {
   return Tensor(impl);
 }
 
+bool Tracer::captures_state(const Tensor& t) const {
+  return !t.is_symbolic() && !t.is_wrapped_number() && t.storage() &&
+         t.storage()->serial() < first_serial_;
+}
+
 std::vector<Tensor> Tracer::begin(const std::vector<Tensor>& examples) {
   TANDEM_CHECK(!active_, Error, "internal: tracer started twice");
+  first_serial_ = Storage::next_serial();
   std::vector<Tensor> out;
   for (const Tensor& e : examples) {
     int64_t v = g_.add_value(e.shape(), e.dtype());

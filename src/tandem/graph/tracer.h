@@ -29,6 +29,9 @@ class Tracer {
   // Called before a leaf's .grad is replaced while tracing (backward, zero_grad, p.grad =):
   // remembers the grad it had when the trace began.
   void note_grad_write(const Tensor& leaf);
+  // Whether `t` is real data that existed before the trace began (state the compiled
+  // function captures, as opposed to constants the traced code made from host data).
+  bool captures_state(const Tensor& t) const;
   // Whether the traced code assigned any .grad (a training step with backward()).
   bool wrote_grads() const { return !grad_before_.empty(); }
   // Stops tracing and returns the graph computing `outputs`.
@@ -58,6 +61,7 @@ class Tracer {
   std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops
   Tracer* prev_ = nullptr;
   bool active_ = false;
+  uint64_t first_serial_ = 0;  // storages from here on were made during the trace
 };
 
 // Suspends tracing on this thread for its lifetime, so ops run eagerly. For building
