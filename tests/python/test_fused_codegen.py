@@ -68,6 +68,13 @@ UNARY = {
     "gelu_tanh": lambda x: 0.5 * x * (1 + mint.tanh(0.7978845608 * (x + 0.044715 * x * x * x))),
     "div_const_first": lambda x: 2.0 / (x + 1.0),
     "sub_const_first": lambda x: 1.0 - x * x,
+    # ops without inline code are calls to their SIMD form from the generated loop
+    "exp": lambda x: mint.exp(x) * 2.0 + x,
+    "silu": lambda x: x * mint.sigmoid(x) - 1.0,
+    "gelu_erf": lambda x: mint.nn.functional.gelu(x) + x * x,
+    "log1p": lambda x: mint.log1p(x * x * 0.5) * x,
+    "leaky_relu_param": lambda x: mint.nn.functional.leaky_relu(x * 2.0, 0.3) + 1.0,
+    "many_calls": lambda x: mint.sin(x) * mint.cos(x) + mint.exp(-x * x) * mint.tanh(x),
 }
 
 
@@ -130,9 +137,24 @@ def test_relu_backward_in_a_compiled_training_step():
         assert same_bits(a, b)
 
 
+@needs_native
+@pytest.mark.parametrize("n", LENGTHS)
+def test_binary_calls_and_calls_between_live_values(n):
+    """A binary op called out (atan2) while other values live in registers across it."""
+    def fn(x, y):
+        a = x * 3.0
+        b = y + x
+        return mint.atan2(a, b) * a + b * mint.exp(a * 0.1)
+    x, y = tandem.tensor(sample(n, 11)), tandem.tensor(sample(n, 12))
+    compiled, eager, native, interp = run_three(fn, x, y)
+    assert "native=True" in compiled.explain(x, y)
+    for e, a, b in zip(eager, native, interp):
+        assert same_bits(a, e) and same_bits(b, e)
+
+
 def test_programs_outside_the_generator_fall_back_to_the_interpreter():
-    def with_exp(x):  # exp has no generated form: interpreted, still exact
-        return mint.exp(x) * 2.0 + x
+    def scalar_only(x):  # maximum has only a scalar form: interpreted, still exact
+        return mint.maximum(x * 2.0, x + 1.0) - x
 
     def many_constants(x):  # 40 constants pinned in registers do not fit in 32
         out = x * 1.0
@@ -140,7 +162,7 @@ def test_programs_outside_the_generator_fall_back_to_the_interpreter():
             out = out + x * (1.0 + k / 64)
         return out
     x = tandem.tensor(sample(1000, 7))
-    for fn in (with_exp, many_constants):
+    for fn in (scalar_only, many_constants):
         compiled = jit(fn)
         assert "native=False" in compiled.explain(x)
         assert same_bits(compiled(x).numpy(), fn(x).numpy())

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/ew_loops.h"
 #include "tandem/ops/op_def.h"
 
 namespace tandem::graph {
@@ -18,6 +19,7 @@ struct FusedInstr {
   int out_reg = 0;
   std::vector<int> in_regs;
   int out_slot = -1;  // which output of the node this register is, else -1 (scratch)
+  VecFn32 vec = nullptr;  // float32 SIMD form (ew_loops.h), for generated code to call
 };
 
 // Registers 0..num_inputs-1 are the fused node's inputs, then come constants (Python numbers

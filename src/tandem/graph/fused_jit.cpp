@@ -46,7 +46,10 @@ namespace {
 
 using namespace Xbyak;
 
-enum class Op { Add, Sub, Mul, Div, Neg, Square, Sqrt, Rsqrt, Reciprocal, Relu, ReluBackward, Tanh };
+enum class Op {
+  Add, Sub, Mul, Div, Neg, Square, Sqrt, Rsqrt, Reciprocal, Relu, ReluBackward, Tanh,
+  Call  // any other op with a float32 SIMD form: a call to it (FusedInstr::vec)
+};
 
 bool op_of(const FusedInstr& i, Op& op) {
   const std::string n = i.op->name;
@@ -61,6 +64,7 @@ bool op_of(const FusedInstr& i, Op& op) {
       {"tanh", Op::Tanh}};
   for (const auto& [name, o] : simple)
     if (n == name) return op = o, true;
+  if (i.vec && i.in_regs.size() <= 2) return op = Op::Call, true;
   return false;
 }
 
@@ -82,6 +86,7 @@ class Generator : public CodeGenerator {
       if (p.instrs[k].in_regs.size() > 2) throw Unsupported{};
     }
     check_sizes();
+    for (Op o : ops_) has_calls_ |= o == Op::Call;
     last_use_.assign(size_t(p.num_regs), -1);
     for (size_t k = 0; k < p.instrs.size(); ++k)
       for (int r : p.instrs[k].in_regs) last_use_[size_t(r)] = int(k);
@@ -126,8 +131,18 @@ class Generator : public CodeGenerator {
   }
   void release(int z) { busy_[z] = false; }
 
+  // Stack frame (when the program calls out): zmm spills, the call's operand vector, and
+  // the caller-saved registers the loop keeps (n, offset, end, input pointers, tail mask).
+  static constexpr int kSpill = 0, kIo = 32 * 64, kGpr = kIo + 2 * 64, kFrame = kGpr + 128;
+
   void emit() {
     for (int i = 0; i < 4; ++i) push(out_ptr(i));
+    if (has_calls_) {
+      push(rbp);
+      mov(rbp, rsp);
+      and_(rsp, -64);
+      sub(rsp, kFrame);
+    }
     for (int i = 0; i < p_.num_inputs; ++i) mov(in_ptr(i), ptr[rdx + 8 * i]);
     if (p_.out_regs.size() == 1) {
       mov(out_ptr(0), rsi);
@@ -163,6 +178,10 @@ class Generator : public CodeGenerator {
     kmovw(k1, eax);
     body(true);
     L(done);
+    if (has_calls_) {
+      mov(rsp, rbp);
+      pop(rbp);
+    }
     for (int i = 3; i >= 0; --i) pop(out_ptr(i));
     vzeroupper();
     ret();
@@ -170,6 +189,11 @@ class Generator : public CodeGenerator {
     for (auto& [val, label] : table_) {
       L(*label);
       dd(bits(val));
+    }
+    for (auto& [instr, label] : params_) {
+      align(8);
+      L(*label);
+      for (double v : p_.instrs[instr].params) dq(std::bit_cast<uint64_t>(v));
     }
   }
 
@@ -198,7 +222,7 @@ class Generator : public CodeGenerator {
       // (tanh, relu) read their operands after writing the result, so they get a new one.
       const bool simple = ops_[k] != Op::Tanh && ops_[k] != Op::Relu &&
                           ops_[k] != Op::ReluBackward && ops_[k] != Op::Rsqrt &&
-                          ops_[k] != Op::Reciprocal;
+                          ops_[k] != Op::Reciprocal && ops_[k] != Op::Call;
       auto dies = [&](int r) { return last_use_[size_t(r)] == int(k) && const_zmm_[size_t(r)] < 0; };
       auto free_operands = [&] {
         for (size_t j = 0; j < ins.in_regs.size(); ++j) {
@@ -211,7 +235,7 @@ class Generator : public CodeGenerator {
       };
       if (simple) free_operands();
       const int dst = take();
-      op(ops_[k], Zmm(dst), src[0], src[1]);
+      op(ops_[k], Zmm(dst), src[0], src[1], k);
       if (!simple) free_operands();
       where[size_t(ins.out_reg)] = dst;
       if (ins.out_slot >= 0) {
@@ -229,9 +253,10 @@ class Generator : public CodeGenerator {
   }
 
   // dst = op(a, b): the same instructions, in the same order, as the eager loops.
-  void op(Op o, const Zmm& dst, int a, int b) {
+  void op(Op o, const Zmm& dst, int a, int b, size_t k) {
     const Zmm za(a), zb(b < 0 ? 0 : b);
     switch (o) {
+      case Op::Call: call_out(dst, za, b < 0 ? nullptr : &zb, k); break;
       case Op::Add: vaddps(dst, za, zb); break;
       case Op::Sub: vsubps(dst, za, zb); break;
       case Op::Mul: vmulps(dst, za, zb); break;
@@ -263,6 +288,28 @@ class Generator : public CodeGenerator {
     }
   }
 
+  // dst = instruction k's SIMD form of (a, b), called through memory. Every vector register
+  // and the loop's caller-saved registers survive the call on the stack.
+  void call_out(const Zmm& dst, const Zmm& a, const Zmm* b, size_t k) {
+    static const Reg64* kept[] = {&rdi, &rcx, &rax, &r8, &r9, &r10, &r11};
+    for (int z = 0; z < 32; ++z)
+      if (busy_[z]) vmovups(ptr[rsp + kSpill + 64 * z], Zmm(z));
+    for (int i = 0; i < 7; ++i) mov(ptr[rsp + kGpr + 8 * i], *kept[i]);
+    kmovw(word[rsp + kGpr + 56], k1);
+    vmovups(ptr[rsp + kIo], a);
+    if (b) vmovups(ptr[rsp + kIo + 64], *b);
+    lea(rdi, ptr[rsp + kIo]);
+    params_.emplace_back(k, std::make_unique<Label>());
+    lea(rsi, ptr[rip + *params_.back().second]);
+    mov(rax, reinterpret_cast<uint64_t>(p_.instrs[k].vec));
+    call(rax);
+    kmovw(k1, word[rsp + kGpr + 56]);
+    for (int i = 0; i < 7; ++i) mov(*kept[i], ptr[rsp + kGpr + 8 * i]);
+    for (int z = 0; z < 32; ++z)
+      if (busy_[z] && z != dst.getIdx()) vmovups(Zmm(z), ptr[rsp + kSpill + 64 * z]);
+    vmovups(dst, ptr[rsp + kIo]);
+  }
+
   // simd.h's vtanh, instruction for instruction.
   void tanh(const Zmm& dst, const Zmm& a) {
     using C = simd::TanhCoef;
@@ -291,7 +338,9 @@ class Generator : public CodeGenerator {
   std::vector<int> last_use_;
   std::vector<int> const_zmm_;
   bool busy_[32] = {};
+  bool has_calls_ = false;
   std::vector<std::pair<float, std::unique_ptr<Label>>> table_;
+  std::vector<std::pair<size_t, std::unique_ptr<Label>>> params_;  // instruction -> its params
 };
 
 std::mutex generated_mu;

@@ -33,6 +33,7 @@ DEFINE_EW(pow, ({EwPolicy::Promote, [] {
                    EwFnTable f = BIN(Pow, void, TANDEM_FLOAT_TYPES);
                    t.fn[int(DType::Float32)] = f.fn[int(DType::Float32)];
                    t.fn[int(DType::Float64)] = f.fn[int(DType::Float64)];
+                   t.vec32 = f.vec32;
                    return t;
                  }()}))
 DEFINE_EW(atan2, ({EwPolicy::PromoteFloat, BIN(Atan2, void, TANDEM_FLOAT_TYPES)}))

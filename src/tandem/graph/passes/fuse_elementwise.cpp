@@ -176,6 +176,7 @@ void fuse_elementwise(Graph& g) {
       FusedInstr ins;
       ins.op = n.op;
       ins.fn = info->table.fn[int(grp.dtype)];
+      ins.vec = grp.dtype == DType::Float32 ? info->table.vec32 : nullptr;
       for (int k = 0; k < 3; ++k)
         if (info->params[k]) ins.params[k] = n.attrs.get_float_or(info->params[k], 1.0);
       for (int64_t v : n.inputs) ins.in_regs.push_back(reg.at(v));

@@ -202,6 +202,7 @@ struct WhereLoop {
     const T* __restrict b = static_cast<const T*>(in[2]);
     for (int64_t i = 0; i < n; ++i) o[i] = F::template s<T>(c[i], a[i], b[i], EwP{});
   }
+  static VecFn32 vec32() { return nullptr; }
 };
 struct Lerp {
   template <typename T>

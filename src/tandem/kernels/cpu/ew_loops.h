@@ -73,10 +73,27 @@ void ternary_fn(int64_t n, void* out, const void* const* in, const double* param
   for (int64_t i = 0; i < n; ++i) o[i] = F::template s<T>(a[i], b[i], c[i], p);
 }
 
+// One 16-lane float32 vector through a functor's SIMD form, in memory: io[0..15] is the
+// first operand and receives the result, io[16..31] the second. Generated fused kernels
+// call it for ops they have no inline code for (same lanes, same math as the loops).
+using VecFn32 = void (*)(float* io, const double* params);
+
 // Per-compute-dtype tables of ArrayFns (index: DType). Null = dtype not supported.
 struct EwFnTable {
   ArrayFn fn[kNumDTypes] = {};
+  VecFn32 vec32 = nullptr;  // the float32 SIMD form, when the functor has one (AVX-512)
 };
+
+#if TANDEM_SIMD_AVX512
+template <typename F>
+void unary_vec32(float* io, const double* params) {
+  F::v(simd::VF::load(io), load_params(params)).store(io);
+}
+template <typename F>
+void binary_vec32(float* io, const double* params) {
+  F::v(simd::VF::load(io), simd::VF::load(io + 16), load_params(params)).store(io);
+}
+#endif
 
 // Instantiates Loop<F, T> for each listed C++ type.
 template <template <typename, typename, typename> class Loop, typename F, typename Out,
@@ -86,6 +103,8 @@ EwFnTable make_table() {
   ((t.fn[int(dtype_of<Ts>::value)] =
         &Loop<F, Ts, std::conditional_t<std::is_void_v<Out>, Ts, Out>>::run),
    ...);
+  ((t.vec32 = t.vec32 ? t.vec32 : Loop<F, Ts, std::conditional_t<std::is_void_v<Out>, Ts, Out>>::vec32()),
+   ...);
   return t;
 }
 
@@ -94,11 +113,25 @@ struct UnaryLoop {
   static void run(int64_t n, void* o, const void* const* i, const double* p) {
     unary_fn<F, T, O>(n, o, i, p);
   }
+  static VecFn32 vec32() {
+#if TANDEM_SIMD_AVX512
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> && HasVec1<F, T>)
+      return &unary_vec32<F>;
+#endif
+    return nullptr;
+  }
 };
 template <typename F, typename T, typename O>
 struct BinaryLoop {
   static void run(int64_t n, void* o, const void* const* i, const double* p) {
     binary_fn<F, T, O>(n, o, i, p);
+  }
+  static VecFn32 vec32() {
+#if TANDEM_SIMD_AVX512
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> && HasVec2<F, T>)
+      return &binary_vec32<F>;
+#endif
+    return nullptr;
   }
 };
 template <typename F, typename T, typename O>
@@ -106,6 +139,7 @@ struct TernaryLoop {
   static void run(int64_t n, void* o, const void* const* i, const double* p) {
     ternary_fn<F, T, O>(n, o, i, p);
   }
+  static VecFn32 vec32() { return nullptr; }
 };
 
 #define TANDEM_FLOAT_TYPES float, double
