@@ -1,4 +1,7 @@
 // Graph mode bindings: compile a Python function by tracing it, run the compiled graph.
+#include <string>
+#include <unordered_map>
+
 #include "common.h"
 #include "tandem/autograd/autograd.h"
 #include "tandem/graph/executor.h"
@@ -6,6 +9,74 @@
 #include "tandem/graph/tracer.h"
 
 namespace tandem::py {
+namespace {
+
+// JitFunction.__call__'s common case in C++: all-tensor positional arguments whose
+// signature (shapes, dtypes, requires_grad, grad mode) has an unguarded compiled graph
+// returning a tensor or a flat tuple/list of tensors. Anything else answers None and the
+// Python path (tracing, guards, static arguments, nested results) handles the call.
+class JitFastPath {
+ public:
+  nb::object call(nb::args args) {
+    if (map_.empty() || graph::Tracer::active()) return nb::none();
+    ins_.clear();
+    for (nb::handle a : args) {
+      if (!nb::isinstance<Tensor>(a)) return nb::none();
+      ins_.push_back(nb::cast<const Tensor&>(a));
+    }
+    if (!key_of(ins_, is_grad_enabled(), key_)) return nb::none();
+    auto it = map_.find(key_);
+    if (it == map_.end()) return nb::none();
+    const Entry& e = it->second;
+    std::vector<Tensor> outs;
+    {
+      nb::gil_scoped_release nogil;
+      outs = e.exe->run(ins_);
+    }
+    if (e.kind == 0) return nb::cast(std::move(outs[0]));
+    nb::list l;
+    for (Tensor& t : outs) l.append(nb::cast(std::move(t)));
+    return e.kind == 1 ? nb::object(nb::tuple(l)) : nb::object(l);
+  }
+
+  // Registers `exe` (a Python Executable) for the signature of these example tensors;
+  // kind: 0 one tensor, 1 a tuple, 2 a list of its outputs in order.
+  void add(const std::vector<Tensor>& examples, bool grad_enabled, nb::object exe, int kind) {
+    std::string key;
+    if (!key_of(examples, grad_enabled, key)) return;
+    const graph::Executable* x = nb::cast<const graph::Executable*>(exe);
+    map_[key] = Entry{std::move(exe), x, kind};
+  }
+
+  size_t size() const { return map_.size(); }
+
+ private:
+  struct Entry {
+    nb::object exe_obj;  // keeps the Executable alive
+    const graph::Executable* exe;
+    int kind;
+  };
+
+  static bool key_of(const std::vector<Tensor>& args, bool grad, std::string& key) {
+    key.clear();
+    key.push_back(char(grad));
+    for (const Tensor& t : args) {
+      if (!t.defined()) return false;
+      key.push_back(char(t.dtype()));
+      key.push_back(char(requires_grad(t)));
+      key.push_back(char(t.dim()));
+      key.append(reinterpret_cast<const char*>(t.shape().data()),
+                 t.shape().size() * sizeof(int64_t));
+    }
+    return true;
+  }
+
+  std::unordered_map<std::string, Entry> map_;
+  std::string key_;
+  std::vector<Tensor> ins_;
+};
+
+}  // namespace
 
 void bind_graph(nb::module_& m) {
   using nb::arg;
@@ -44,6 +115,13 @@ void bind_graph(nb::module_& m) {
       .def_prop_ro("has_grad_guards",
                    [](const graph::Executable& e) { return !e.graph().grad_guards.empty(); })
       .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
+  nb::class_<JitFastPath>(m, "JitFastPath")
+      .def(nb::init<>())
+      .def("__call__", &JitFastPath::call,
+           "The compiled result for these arguments, or None when the Python path must run.")
+      .def("add", &JitFastPath::add, arg("examples"), arg("grad_enabled"), arg("exe"),
+           arg("kind"))
+      .def("__len__", &JitFastPath::size);
   // The cache key of one tensor argument: ("T", shape, dtype name, requires_grad).
   auto tensor_key = [](const Tensor& t) {
     nb::list shape;

@@ -115,6 +115,7 @@ class JitFunction:
         self._static_argnames = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
         self._cache = {}
         self._warned = False
+        self._fast = _C.JitFastPath()  # the common call, entirely in C++
 
     def _split(self, args, kwargs):
         if not kwargs and not self._static_argnums:  # the common call: tensors only
@@ -190,18 +191,39 @@ class JitFunction:
         return None
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            out = self._fast(*args)
+            if out is not None:
+                return out
         if _C.is_tracing():  # called from another jitted function: inline into its graph
             return self._fn(*args, **kwargs)
         tensors, key = self._split(args, kwargs)
         entry = self._lookup(key)
         if entry is None:
             entry = self._trace(args, kwargs, key)
+        self._offer_fast_path(args, kwargs, tensors, key, entry)
         if entry.exe.outputs_require_grad:  # (grad mode is part of the cache key)
             # The compiled graph records no tape: results the caller may differentiate come
             # from eager execution. A training step that computes its gradients inside
             # (value_and_grad + optimizer) returns plain values and runs compiled.
             return self._fn(*args, **kwargs)
         return _unflatten(entry.spec, entry.exe(tensors))
+
+    def _offer_fast_path(self, args, kwargs, tensors, key, entry) -> None:
+        """Registers an entry the C++ fast path can serve: all-tensor positional arguments,
+        no guards, results that need no autograd, a tensor or a flat tuple/list result."""
+        if kwargs or self._static_argnums or len(tensors) != len(args):
+            return
+        if not entry.unguarded or entry.exe.outputs_require_grad:
+            return
+        kind, val = entry.spec
+        if kind == "T":
+            code = 0
+        elif kind in ("tuple", "list") and all(s == ("T", i) for i, s in enumerate(val)):
+            code = 1 if kind == "tuple" else 2
+        else:
+            return
+        self._fast.add(list(tensors), key[1], entry.exe, code)
 
     def explain(self, *args, **kwargs) -> str:
         """A report for these arguments: the traced graph (what eager mode runs) and the

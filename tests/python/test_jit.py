@@ -667,3 +667,44 @@ def test_a_failed_trace_leaves_no_symbolic_grads():
     assert lin.weight.grad is None  # as before the call, not a symbolic leftover
     lin(mint.ones(2, 3)).sum().backward()  # eager autograd still works
     assert lin.weight.grad is not None
+
+
+def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
+    """All-tensor calls of an unguarded graph returning a tensor or a flat tuple/list run
+    from C++ (JitFastPath); everything else keeps the Python path, with the same results."""
+    traces = []
+
+    @jit
+    def f(a, b):
+        traces.append(1)
+        return a * b + 1.0, [a - b]  # nested: Python path
+
+    @jit
+    def g(a, b):
+        traces.append(1)
+        return (a * b + 1.0, a - b)
+
+    a, b = mint.randn(3, 4), mint.randn(3, 4)
+    for _ in range(3):
+        (x, [y]), (u, v) = f(a, b), g(a, b)
+        np.testing.assert_array_equal(x.numpy(), u.numpy())
+        np.testing.assert_array_equal(y.numpy(), v.numpy())
+    assert len(traces) == 2 and len(f._fast) == 0 and len(g._fast) == 1
+    g(mint.randn(2, 4), b[:2])  # a new signature: traced, then served from C++ too
+    g(a.requires_grad_(), b)    # requires_grad is part of the key
+    assert len(traces) == 4
+    with tandem.no_grad():
+        g(a, b)                 # so is grad mode
+    assert len(traces) == 5
+    assert isinstance(g(a.detach(), b), tuple)
+
+    net = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+
+    @jit
+    def h(x):
+        return net(x)
+    x = mint.ones(8, 4)
+    h(x)
+    assert len(h._fast) == 0  # reads net.training: guarded, so never served blindly
+    net.eval()
+    np.testing.assert_allclose(h(x).numpy(), net(x).numpy())
