@@ -79,7 +79,8 @@ struct Unsupported {};
 
 class Generator : public CodeGenerator {
  public:
-  explicit Generator(const FusedProgram& p) : CodeGenerator(64 * 1024), p_(p) {
+  // Starts at 4 KiB and grows as needed (a typical program is a few hundred bytes).
+  explicit Generator(const FusedProgram& p) : CodeGenerator(4096, Xbyak::AutoGrow), p_(p) {
     ops_.resize(p.instrs.size());
     for (size_t k = 0; k < p.instrs.size(); ++k) {
       if (!op_of(p.instrs[k], ops_[k])) throw Unsupported{};
