@@ -37,10 +37,10 @@ const Tensor& host_read(const Tensor& t, const char* what) {
   if (tr && tr->captures_state(t))
     throw_error<Error>(
         "jit: ", what, " reads the values of a tensor the compiled function captures (a "
-        "Parameter, buffer or other tensor it does not receive as an argument); the graph "
-        "would keep the value it has now although later calls may change it. Compute with "
-        "tensor ops instead (mint.where for conditions), pass the value as a static argument "
-        "(static_argnums), or read it outside jit");
+        "Parameter, buffer or other tensor it does not receive as an argument; print() and "
+        "repr() read them too); the graph would keep the value it has now although later "
+        "calls may change it. Compute with tensor ops instead (mint.where for conditions), "
+        "pass the value as a static argument (static_argnums), or read it outside jit");
   return t;
 }
 

@@ -527,7 +527,8 @@ def test_reading_captured_state_as_a_python_value_inside_jit_raises():
     with pytest.raises(RuntimeError, match=r"float\(\) reads the values"):
         bump(mint.ones(2))
     c = mint.tensor(3.0)
-    for read in (lambda: c.item(), lambda: c.numpy(), lambda: bool(c), lambda: c.tolist()):
+    for read in (lambda: c.item(), lambda: c.numpy(), lambda: bool(c), lambda: c.tolist(),
+                 lambda: repr(c)):
         @jit
         def f(x, read=read):
             read()
