@@ -20,8 +20,10 @@
 #include "tandem/ops/norm.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
+#include "test_util.h"
 
 using namespace tandem;
+using tandem::testing::from_vec;
 
 TEST(Graph, TraceRunAndText) {
   std::string before;
@@ -463,4 +465,32 @@ TEST(Graph, EarlyOutputsDoNotOverwriteLaterReadInputs) {
   auto got = exe.run({x, w, w2});
   EXPECT_TRUE(allclose(got[0], want[0], 1e-6, 1e-6));
   EXPECT_TRUE(allclose(got[1], want[1], 1e-5, 1e-5));
+}
+
+// x + 0 -> x is not exact for floats (-0.0 + 0.0 is +0.0): only x + (-0.0) and x - 0.0
+// fold; integers fold both. Results stay bit-identical to eager.
+TEST(Graph, AddZeroFoldsOnlyWhereExact) {
+  Tensor x = from_vec<float>({-0.0f, 1.5f, -2.0f}, {3});
+  auto count = [&](double c, bool add_op) {
+    auto f = [c, add_op](const std::vector<Tensor>& in) {
+      Tensor z = scalar_tensor(Scalar(c));
+      return std::vector<Tensor>{add_op ? add(in[0], z) : sub(in[0], z)};
+    };
+    auto exe = graph::compile(f, {x});
+    Tensor got = exe.run({x})[0], want = f({x})[0];
+    EXPECT_EQ(std::signbit(got.contiguous().data<float>()[0]),
+              std::signbit(want.contiguous().data<float>()[0]))
+        << c << " " << add_op;
+    return exe.num_kernels();
+  };
+  EXPECT_EQ(count(0.0, true), 1u);   // x + 0.0 kept: -0.0 becomes +0.0
+  EXPECT_EQ(count(-0.0, true), 0u);  // x + (-0.0) is x
+  EXPECT_EQ(count(0.0, false), 0u);  // x - 0.0 is x
+  EXPECT_EQ(count(-0.0, false), 1u);
+  auto ints = graph::compile(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{add(in[0], scalar_tensor(Scalar(int64_t(0))))};
+      },
+      {from_vec<int64_t>({1, 2}, {2})});
+  EXPECT_EQ(ints.num_kernels(), 0u);
 }

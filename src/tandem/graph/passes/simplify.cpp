@@ -8,13 +8,15 @@
 //   add(x, x)                 -> mul(x, 2)
 //   add(mul(x, c), x)         -> mul(x, c + 1)        (and x + mul(x, c); mul has 1 use)
 //   mul(mul(x, c1), c2)       -> mul(x, c1 * c2)      (inner mul has 1 use)
-//   mul(x, 1), div(x, 1), add(x, 0), sub(x, 0) -> x   (when the dtype is unchanged)
+//   mul(x, 1), div(x, 1), add(x, 0), sub(x, 0) -> x   (when the dtype is unchanged; floats:
+//                                                      add(x, -0.0) and sub(x, +0.0) only)
 //   neg(neg(x))               -> x
 //   reshape(reshape(x))       -> reshape(x)
 //   permute(permute(x, p), q) -> permute(x, p after q), or x when that is the identity
 //   cast(x) to x's dtype      -> x                    (not when it leaves the graph)
 //   cast(cast(x, A), B)       -> cast(x, B)           (x -> A exact; inner cast has 1 use)
 //   sub(x, x)                 -> mul(x, 0)            (integers: for floats inf - inf is nan)
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <unordered_set>
@@ -153,8 +155,12 @@ bool simplify(Rewriter& r, Node& n) {
   if (r.is(n, "mul") && n.inputs.size() == 2 && r.scalar(n.inputs[0]) == 1.0 &&
       r.dtype(n.inputs[1]) == r.dtype(out) && r.shape(n.inputs[1]) == r.shape(out))
     return forward(n.inputs[1]);
+  // x + 0 and x - 0 are x, except that -0.0 + +0.0 is +0.0: for floats only x + (-0.0)
+  // and x - (+0.0) are exact (bit for bit, as eager mode computes them).
   if ((r.is(n, "add") || r.is(n, "sub")) && r.scalar(n.inputs[1]) == 0.0 && same_type &&
-      r.shape(n.inputs[0]) == r.shape(out))
+      r.shape(n.inputs[0]) == r.shape(out) &&
+      (!is_floating(r.dtype(out)) ||
+       std::signbit(*r.scalar(n.inputs[1])) == r.is(n, "add")))
     return forward(n.inputs[0]);
   if (r.is(n, "neg") && r.producer[size_t(n.inputs[0])] >= 0) {
     const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
