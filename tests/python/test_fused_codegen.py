@@ -173,3 +173,28 @@ def test_float64_programs_are_interpreted():
     compiled = jit(lambda x: mint.tanh(x) * 2.0 + x)
     assert "native=False" in compiled.explain(x)
     np.testing.assert_array_equal(compiled(x).numpy(), (mint.tanh(x) * 2.0 + x).numpy())
+
+
+@pytest.mark.parametrize("codegen", [True, False])
+def test_state_update_written_early_in_a_fused_kernel_does_not_clobber_later_reads(codegen):
+    """t = s * 2 is written back into s, but the same fused kernel still reads the old s
+    after computing t: t must not be stored into s's buffer in place."""
+    def step(x, s):
+        t = s * 2.0
+        u = t + x
+        v = s - u  # reads the old s after t is computed
+        s.mul_(2.0)  # the same value as t (CSE): t is what is written back
+        return v
+
+    x = tandem.tensor(sample(1000, 21))
+    init = sample(1000, 22)
+    s_e, s_g = tandem.tensor(init.copy()), tandem.tensor(init.copy())
+    compiled = jit(lambda x: step(x, s_g))
+    _C.set_fused_codegen(codegen)
+    try:
+        for _ in range(3):
+            assert same_bits(compiled(x).numpy(), step(x, s_e).numpy())
+            assert same_bits(s_g.numpy(), s_e.numpy())
+    finally:
+        _C.set_fused_codegen(True)
+    assert "fused_elementwise" in compiled.explain(x)
