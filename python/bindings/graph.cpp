@@ -19,19 +19,22 @@ class JitFastPath {
  public:
   nb::object call(nb::args args) {
     if (map_.empty() || graph::Tracer::active()) return nb::none();
-    ins_.clear();
+    // Locals, not members: the run below releases the GIL, so another thread may call in.
+    std::vector<Tensor> ins;
+    ins.reserve(args.size());
     for (nb::handle a : args) {
       if (!nb::isinstance<Tensor>(a)) return nb::none();
-      ins_.push_back(nb::cast<const Tensor&>(a));
+      ins.push_back(nb::cast<const Tensor&>(a));
     }
-    if (!key_of(ins_, is_grad_enabled(), key_)) return nb::none();
-    auto it = map_.find(key_);
+    std::string key;
+    if (!key_of(ins, is_grad_enabled(), key)) return nb::none();
+    auto it = map_.find(key);
     if (it == map_.end()) return nb::none();
-    const Entry& e = it->second;
+    const Entry e = it->second;  // a copy: add() may rehash the map meanwhile
     std::vector<Tensor> outs;
     {
       nb::gil_scoped_release nogil;
-      outs = e.exe->run(ins_);
+      outs = e.exe->run(ins);
     }
     if (e.kind == 0) return nb::cast(std::move(outs[0]));
     nb::list l;
@@ -72,8 +75,6 @@ class JitFastPath {
   }
 
   std::unordered_map<std::string, Entry> map_;
-  std::string key_;
-  std::vector<Tensor> ins_;
 };
 
 }  // namespace

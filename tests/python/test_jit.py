@@ -709,3 +709,28 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
     assert len(h._fast) == 0  # reads net.training: guarded, so never served blindly
     net.eval()
     np.testing.assert_allclose(h(x).numpy(), net(x).numpy())
+
+
+def test_concurrent_calls_of_one_compiled_function():
+    """The C++ fast path releases the GIL while the graph runs: threads calling the same
+    compiled function at once each get their own results."""
+    import threading
+
+    @jit
+    def f(a, b):
+        return a * b + a
+
+    f(mint.ones(64), mint.ones(64))
+    errors = []
+
+    def worker(k):
+        a, b = mint.full((64,), float(k)), mint.full((64,), 2.0)
+        for _ in range(300):
+            if f(a, b).numpy()[0] != 3.0 * k:
+                errors.append(k)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
