@@ -73,12 +73,7 @@ class _LR:
                                    requires_grad=False)
 
     def at(self, step: int) -> Tensor:
-        if self.kind == "fixed":
-            return self.value
-        if self.kind == "dynamic":
-            return self.value[min(step, self.value.shape[0] - 1)]
-        r = self.value(Tensor(step, _C.dtype.int32))
-        return r if isinstance(r, Tensor) else Tensor(float(r), _C.dtype.float32)
+        return self.tensor_at(Tensor(step, _C.dtype.int32))
 
     def tensor_at(self, step: Tensor) -> Tensor:
         """The rate for a 0-d int32 step tensor, with tensor ops only (traceable)."""

@@ -68,12 +68,6 @@ bool op_of(const FusedInstr& i, Op& op) {
   return false;
 }
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 // Thrown inside the generator when the program cannot be compiled; caught by compile_fused.
 struct Unsupported {};
 
@@ -82,12 +76,11 @@ class Generator : public CodeGenerator {
   // Starts at 4 KiB and grows as needed (a typical program is a few hundred bytes).
   explicit Generator(const FusedProgram& p) : CodeGenerator(4096, Xbyak::AutoGrow), p_(p) {
     ops_.resize(p.instrs.size());
+    if (p.num_inputs > 4 || p.out_regs.size() > 4 || p.out_regs.empty()) throw Unsupported{};
     for (size_t k = 0; k < p.instrs.size(); ++k) {
-      if (!op_of(p.instrs[k], ops_[k])) throw Unsupported{};
-      if (p.instrs[k].in_regs.size() > 2) throw Unsupported{};
+      if (p.instrs[k].in_regs.size() > 2 || !op_of(p.instrs[k], ops_[k])) throw Unsupported{};
+      has_calls_ |= ops_[k] == Op::Call;
     }
-    check_sizes();
-    for (Op o : ops_) has_calls_ |= o == Op::Call;
     last_use_.assign(size_t(p.num_regs), -1);
     for (size_t k = 0; k < p.instrs.size(); ++k)
       for (int r : p.instrs[k].in_regs) last_use_[size_t(r)] = int(k);
@@ -95,10 +88,6 @@ class Generator : public CodeGenerator {
   }
 
  private:
-  void check_sizes() {
-    if (p_.num_inputs > 4 || p_.out_regs.size() > 4 || p_.out_regs.empty()) throw Unsupported{};
-  }
-
   const Reg64& in_ptr(int i) const {
     static const Reg64* r[] = {&r8, &r9, &r10, &r11};
     return *r[i];
@@ -108,19 +97,16 @@ class Generator : public CodeGenerator {
     return *r[i];
   }
 
-  // A data-table float, broadcast to every lane by the instruction that reads it.
-  Address bcast(float v) {
+  // The label of a float in the data table (one entry per bit pattern).
+  Label& constant(float v) {
     for (auto& [val, label] : table_)
-      if (bits(val) == bits(v)) return ptr_b[rip + *label];
+      if (std::bit_cast<uint32_t>(val) == std::bit_cast<uint32_t>(v)) return *label;
     table_.emplace_back(v, std::make_unique<Label>());
-    return ptr_b[rip + *table_.back().second];
+    return *table_.back().second;
   }
-  Address scalar(float v) {
-    bcast(v);
-    for (auto& [val, label] : table_)
-      if (bits(val) == bits(v)) return dword[rip + *label];
-    throw Unsupported{};
-  }
+  // The constant broadcast to every lane by the instruction that reads it, or as a scalar.
+  Address bcast(float v) { return ptr_b[rip + constant(v)]; }
+  Address scalar(float v) { return dword[rip + constant(v)]; }
 
   int take() {
     for (int z = 0; z < 32; ++z)
@@ -189,7 +175,7 @@ class Generator : public CodeGenerator {
     align(64);
     for (auto& [val, label] : table_) {
       L(*label);
-      dd(bits(val));
+      dd(std::bit_cast<uint32_t>(val));
     }
     for (auto& [instr, label] : params_) {
       align(8);

@@ -71,8 +71,11 @@ void fuse_elementwise(Graph& g) {
   // false when that is impossible: a value it computes is read by an outside node that runs
   // before that position (the fused node would be a cycle), or the driver's limits.
   auto describe = [&](Group& grp) {
-    std::vector<bool> in(g.nodes.size(), false);
-    for (size_t m : grp.members) in[m] = true;
+    // Membership by search in the sorted members: a trial costs the group's size, not the
+    // graph's.
+    auto in = [&](size_t node) {
+      return std::binary_search(grp.members.begin(), grp.members.end(), node);
+    };
     const size_t at = grp.members.back();
     grp.inputs.clear();
     grp.outs.clear();
@@ -80,14 +83,14 @@ void fuse_elementwise(Graph& g) {
       const Node& n = g.nodes[m];
       for (int64_t v : n.inputs) {
         int64_t p = producer[size_t(v)];
-        if ((p < 0 || !in[size_t(p)]) &&
+        if ((p < 0 || !in(size_t(p))) &&
             std::find(grp.inputs.begin(), grp.inputs.end(), v) == grp.inputs.end())
           grp.inputs.push_back(v);
       }
       int64_t o = n.outputs[0];
       bool outside = leaves[size_t(o)];
       for (size_t r : readers[size_t(o)]) {
-        if (in[r]) continue;
+        if (in(r)) continue;
         if (r < at) return false;
         outside = true;
       }
