@@ -21,8 +21,7 @@ if _build:
 
 from . import _C  # noqa: E402
 from ._C import Tensor, dtype  # noqa: E402
-from . import _ops_elementwise, _ops_reduce, _ops_shape, _ops_creation, _ops_index, _ops_linalg, _ops_nn, _ops_sort  # noqa: E402,F401
-from ._registry import PUBLIC as _PUBLIC  # noqa: E402
+from ._generated.torch_api import *  # noqa: E402,F401,F403 - the ops, from the op table
 from . import _tensor  # noqa: E402
 
 _tensor.install()
@@ -46,9 +45,8 @@ int = int32  # noqa: A001
 long = int64
 globals()["bool"] = dtype.bool
 
-from ._ops_creation import get_default_dtype, set_default_dtype  # noqa: E402
-
-globals().update(_PUBLIC)
+from ._impl.creation import get_default_dtype, set_default_dtype  # noqa: E402
+from . import linalg  # noqa: E402,F401
 
 set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _C
-from ._registry import METHODS
+from ._generated.methods import METHODS
 
 Tensor = _C.Tensor
 dtype = _C.dtype

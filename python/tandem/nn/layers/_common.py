@@ -6,30 +6,14 @@ import math
 from typing import Sequence
 
 from ... import _C
-from ..._ops_nn import FUNCTIONAL
-from ..._registry import PUBLIC
+from ..._generated import functional_api as F  # noqa: F401 - re-exported to the layer files
+from ..._generated import torch_api as ops  # noqa: F401
 from ...autograd import no_grad
 from ..cell import Cell  # noqa: F401 - re-exported to the layer files
 from ..parameter import Parameter
 
 Tensor = _C.Tensor
 
-
-class _Table:
-    """Attribute access to an op table, looked up at call time."""
-
-    def __init__(self, table: dict):
-        self._table = table
-
-    def __getattr__(self, name: str):
-        try:
-            return self._table[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-F = _Table(FUNCTIONAL)
-ops = _Table(PUBLIC)
 
 def tup(v, n: int, name: str = "argument") -> tuple:
     """An int or a sequence of n ints as a tuple of n ints."""

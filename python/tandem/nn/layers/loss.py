@@ -5,7 +5,7 @@ SoftmaxCrossEntropyWithLogits(sparse=False, reduction='none') and SmoothL1Loss
 from __future__ import annotations
 
 from ... import _C
-from ..._ops_nn import _reduction
+from ..._impl.nn import reduction as _reduction
 from ._common import Cell, F
 
 _REDUCTIONS = ("none", "mean", "sum", "batchmean")
