@@ -70,7 +70,7 @@ from . import nn, common  # noqa: E402,F401
 from . import jit as _jit_module  # noqa: E402
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
 from . import context  # noqa: E402,F401
-from .nn.parameter import Parameter  # noqa: E402,F401
+from ._layers.parameter import Parameter  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
 from . import dataset, utils, vision  # noqa: E402,F401

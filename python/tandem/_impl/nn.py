@@ -33,6 +33,19 @@ def conv_padding(padding: Any, kernel: List[int], dilation: List[int], stride: L
     return p + p
 
 
+def tf_same_padding(in_sizes: List[int], kernel: List[int], stride: List[int],
+                    dilation: List[int]) -> tuple:
+    """(lows, highs) of MindSpore's / TensorFlow's pad_mode='same' (output = ceil(in /
+    stride), strides allowed; the odd pixel goes to the high side)."""
+    lo, hi = [], []
+    for size, k, s, d in zip(in_sizes, kernel, stride, dilation):
+        out = -(-size // s)
+        total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)
+        lo.append(total // 2)
+        hi.append(total - total // 2)
+    return lo, hi
+
+
 def conv(n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
          padding: Any, dilation: Any, groups: int) -> Tensor:
     """conv1d (n=1) and conv2d (n=2)."""

@@ -1,10 +1,10 @@
 """``tandem.nn``: MindSpore-style network building blocks (Cell, Dense, Conv2d with
-pad_mode, SequentialCell, SoftmaxCrossEntropyWithLogits, ...). The PyTorch-named layers live
-in ``tandem.mint.nn``."""
-from .cell import Cell, Module  # noqa: F401
-from .parameter import Parameter  # noqa: F401
-from . import layers as _L
-from .layers import (  # noqa: F401
+pad_mode, SequentialCell, SoftmaxCrossEntropyWithLogits, ...): a name map over tandem._layers
+(the PyTorch names are in ``tandem.mint.nn``)."""
+from .._layers.cell import Cell, Module  # noqa: F401
+from .._layers.parameter import Parameter  # noqa: F401
+from .. import _layers as _L
+from .._layers import (  # noqa: F401
     # containers
     SequentialCell, CellList, CellDict,
     # linear and shape

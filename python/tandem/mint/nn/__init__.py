@@ -1,9 +1,10 @@
 """``tandem.mint.nn``: PyTorch-style neural-network building blocks (Module, Linear, Conv2d,
-Sequential, losses, ...) and ``functional``."""
+Sequential, losses, ...) and ``functional``: a name map over tandem._layers, which also serves
+the MindSpore names of ``tandem.nn``."""
 from . import functional  # noqa: F401
-from ...nn.cell import Module, Cell  # noqa: F401
-from ...nn.parameter import Parameter  # noqa: F401
-from ...nn.layers import (  # noqa: F401
+from ..._layers.cell import Module, Cell  # noqa: F401
+from ..._layers.parameter import Parameter  # noqa: F401
+from ..._layers import (  # noqa: F401
     # containers
     Sequential, ModuleList, ModuleDict, ParameterList,
     # linear and shape
@@ -33,4 +34,4 @@ from ...nn.layers import (  # noqa: F401
     LazyLinear, LazyConv1d, LazyConv2d, LazyBatchNorm1d, LazyBatchNorm2d,
 )
 from . import init  # noqa: E402,F401
-from ...nn import utils  # noqa: E402,F401
+from . import utils  # noqa: E402,F401

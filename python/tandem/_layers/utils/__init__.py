@@ -1,4 +1,4 @@
-"""``tandem.nn.utils``: gradient clipping (PyTorch's torch.nn.utils)."""
+"""Gradient clipping (PyTorch's torch.nn.utils), behind mint.nn.utils and tandem.nn.utils."""
 from .clip_grad import (clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,  # noqa: F401
                         get_total_norm)
 

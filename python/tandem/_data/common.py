@@ -1,11 +1,13 @@
 """Pieces shared by tandem.dataset (MindSpore names) and tandem.utils.data / tandem.vision
-(PyTorch names): the transform base class, seeds drawn from the global generator, and
-turning a list of operations into the C++ transform chain the Loader runs."""
+(PyTorch names): the transform base class and Compose, seeds drawn from the global
+generator, turning a list of operations into the C++ transform chain the Loader runs, and
+the MNIST-format reader."""
 from __future__ import annotations
 
 import atexit
+import functools
 import weakref
-from typing import Any, List, Sequence
+from typing import Any, Callable, List, Sequence
 
 import numpy as np
 
@@ -124,3 +126,38 @@ def padding_arg(padding, what: str):
     if isinstance(padding, (tuple, list)) and len(padding) in (2, 4):
         return [int(p) for p in padding]
     raise TypeError(f"{what}: padding must be an int or a sequence of 2 or 4 ints, got {padding!r}")
+
+
+@functools.lru_cache(maxsize=4)
+def load_mnist(directory: str, split: str):
+    """(uint8 images (N, 28, 28), int64 labels) of one split, read once per process."""
+    return _C.load_mnist_split(directory, split)
+
+
+class Compose(TransformOp):
+    """Applies transforms in order. Built-in ones stay C++ transforms inside the loader;
+    Python callables among them are called with the GIL held. The faces declare their
+    framework's rules: MindSpore's takes a single callable and rejects an empty list
+    (``allow_empty=False``), torchvision's accepts both."""
+
+    def __init__(self, transforms: Sequence[Callable], *, allow_empty: bool = True):
+        if callable(transforms) and not isinstance(transforms, (list, tuple)):
+            transforms = [transforms]
+        self.transforms = list(transforms)
+        if not self.transforms and not allow_empty:
+            raise ValueError("Compose: needs at least one transform")
+        c_chain(self.transforms)  # validates early
+
+    @property
+    def _random(self):
+        return any(t._random for t in self.transforms if isinstance(t, TransformOp))
+
+    def _c_transforms(self):
+        return c_chain(self.transforms)
+
+    def __call__(self, img):
+        if all(isinstance(t, TransformOp) for t in self.transforms):
+            return super().__call__(img)
+        for t in self.transforms:  # mixed: let each step keep its own input/output kind
+            img = t(img)
+        return img

@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import math
 
-from ... import _C
+from .. import _C
+from .._impl.nn import conv_padding, tf_same_padding
 from ._common import (Cell, F, Parameter, fan_in_bias_, kaiming_uniform_, ms_init, new_param,
                       ops, tup)
-
-
-def _same_pads(in_sizes, kernel, stride, dilation):
-    """(lows, highs) of TF/MindSpore 'same' padding: output = ceil(in / stride)."""
-    lo, hi = [], []
-    for n, k, s, d in zip(in_sizes, kernel, stride, dilation):
-        out = -(-n // s)
-        total = max((out - 1) * s + d * (k - 1) + 1 - n, 0)
-        lo.append(total // 2)
-        hi.append(total - total // 2)
-    return lo, hi
 
 
 def _conv(nd, input, weight, bias, stride, lows, highs, dilation, groups):
@@ -49,14 +39,9 @@ class _ConvNd(Cell):
         self.kernel_size = tup(kernel_size, n, "kernel_size")
         self.stride = tup(stride, n, "stride")
         self.dilation = tup(dilation, n, "dilation")
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"invalid padding string {padding!r}; use 'same', 'valid' or ints")
-            if padding == "same" and any(s != 1 for s in self.stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-            self.padding = padding
-        else:
-            self.padding = tup(padding, n, "padding")
+        # Validated by the one resolver of padding forms (F.conv2d's), then kept as given.
+        conv_padding(padding, list(self.kernel_size), list(self.dilation), list(self.stride), n)
+        self.padding = padding if isinstance(padding, str) else tup(padding, n, "padding")
         self.padding_mode = padding_mode
         self.transposed = transposed
         self.output_padding = tup(output_padding, n, "output_padding")
@@ -79,13 +64,10 @@ class _ConvNd(Cell):
 
     def _pads(self):
         """Per-dim (lows, highs) of the padding."""
-        if self.padding == "valid":
-            return [0] * self._nd, [0] * self._nd
-        if self.padding == "same":
-            lo = [d * (k - 1) // 2 for k, d in zip(self.kernel_size, self.dilation)]
-            hi = [d * (k - 1) - l for k, d, l in zip(self.kernel_size, self.dilation, lo)]
-            return lo, hi
-        return list(self.padding), list(self.padding)
+        n = self._nd
+        p = conv_padding(self.padding, list(self.kernel_size), list(self.dilation),
+                         list(self.stride), n)
+        return p[:n], p[n:]
 
     def forward(self, input):
         lo, hi = self._pads()
@@ -224,7 +206,7 @@ class _MSConv(Cell):
     def construct(self, x):
         n = self._nd
         if self.pad_mode == "same":
-            lo, hi = _same_pads(_spatial(x, n), self.kernel_size, self.stride, self.dilation)
+            lo, hi = tf_same_padding(_spatial(x, n), self.kernel_size, self.stride, self.dilation)
         elif self.pad_mode == "valid":
             lo, hi = [0] * n, [0] * n
         else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ... import _C
+from .. import _C
 from ._common import Cell, F, Parameter, ms_init, no_grad, ops
 
 

@@ -4,8 +4,8 @@ SoftmaxCrossEntropyWithLogits(sparse=False, reduction='none') and SmoothL1Loss
 (reduction='none')."""
 from __future__ import annotations
 
-from ... import _C
-from ..._impl.nn import reduction as _reduction
+from .. import _C
+from .._impl.nn import reduction as _reduction
 from ._common import Cell, F
 
 _REDUCTIONS = ("none", "mean", "sum", "batchmean")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ._common import Cell, F, ops, tup
-from .conv import _same_pads
+from .._impl.nn import tf_same_padding as _same_pads
 
 
 class _PoolBase(Cell):
