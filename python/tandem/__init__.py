@@ -52,12 +52,12 @@ set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj: object) -> bool:
     """True for tandem tensors."""
     return isinstance(obj, Tensor)
 
 
-def memory_stats() -> dict:
+def memory_stats() -> "dict[str, int]":
     """Caching-allocator counters: bytes_in_use, peak_bytes_in_use, bytes_cached, ..."""
     return _C.memory_stats()
 
@@ -76,3 +76,18 @@ from .serialization import save_checkpoint, load_checkpoint, load_param_into_net
 from . import dataset, utils, vision  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+from ._generated import torch_api as _ops  # noqa: E402
+
+# The public names (explicit, so type checkers see the re-exports).
+__all__ = [
+    "Tensor", "dtype", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+    "float32", "float64", "half", "float", "double", "short", "int", "long", "bool",
+    "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
+    "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
+    "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
+    "jit", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "context", "Parameter",
+    "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
+    "utils", "vision",
+]
+__all__ += _ops.__all__

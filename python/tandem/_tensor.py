@@ -2,7 +2,7 @@
 op methods generated from the op table."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union
 
 import numpy as np
 
@@ -11,11 +11,12 @@ from ._generated.methods import METHODS
 
 Tensor = _C.Tensor
 dtype = _C.dtype
+DType = _C.dtype
 
 _FLOAT = (dtype.float16, dtype.bfloat16, dtype.float32, dtype.float64)
 
 
-def _dtype_repr(self: "dtype") -> str:
+def _dtype_repr(self: "DType") -> str:
     return f"tandem.{self.name}"
 
 
@@ -79,20 +80,20 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _C.to_dtype(self, target, copy)
 
 
-def _type(self: Tensor, dtype_: Optional["dtype"] = None) -> Union[str, Tensor]:
+def _type(self: Tensor, dtype_: Optional["DType"] = None) -> Union[str, Tensor]:
     if dtype_ is None:
         return f"tandem.{self.dtype.name.capitalize()}Tensor"
     return _C.to_dtype(self, dtype_)
 
 
-def _cast(d: "dtype") -> Any:
+def _cast(d: "DType") -> Any:
     def cast(self: Tensor) -> Tensor:
         return self if self.dtype == d else _C.to_dtype(self, d)
     cast.__doc__ = f"self converted to {d.name} (self when it already is)."
     return cast
 
 
-def _astype(self: Tensor, d: "dtype") -> Tensor:
+def _astype(self: Tensor, d: "DType") -> Tensor:
     """self converted to dtype d (MindSpore's and numpy's name for to(dtype))."""
     return _C.to_dtype(self, d)
 
@@ -144,21 +145,21 @@ def _zero_(self: Tensor) -> Tensor:
     return self._fill(0)
 
 
-def _new_tensor(self: Tensor, data: Any, dtype: Optional["dtype"] = None) -> Tensor:
+def _new_tensor(self: Tensor, data: Any, dtype: Optional["DType"] = None) -> Tensor:
     return Tensor(data, self.dtype if dtype is None else dtype)
 
 
-def _new_zeros(self: Tensor, *size: Any, dtype: Optional["dtype"] = None) -> Tensor:
+def _new_zeros(self: Tensor, *size: Any, dtype: Optional["DType"] = None) -> Tensor:
     size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     return _C.full(size, 0, self.dtype if dtype is None else dtype)
 
 
-def _new_ones(self: Tensor, *size: Any, dtype: Optional["dtype"] = None) -> Tensor:
+def _new_ones(self: Tensor, *size: Any, dtype: Optional["DType"] = None) -> Tensor:
     size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     return _C.full(size, 1, self.dtype if dtype is None else dtype)
 
 
-def _new_full(self: Tensor, size: Any, fill_value: Any, dtype: Optional["dtype"] = None) -> Tensor:
+def _new_full(self: Tensor, size: Any, fill_value: Any, dtype: Optional["DType"] = None) -> Tensor:
     return _C.full(tuple(size), fill_value, self.dtype if dtype is None else dtype)
 
 
@@ -218,7 +219,7 @@ def _rebuild(array, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _reduce_ex(self: Tensor, protocol: int) -> Tuple[Any, ...]:
+def _reduce_ex(self: Tensor, protocol: "SupportsIndex") -> Tuple[Any, ...]:
     """Pickles the values (a copy), dtype and requires_grad of a leaf tensor."""
     src = self.detach()
     if self.dtype == dtype.bfloat16:

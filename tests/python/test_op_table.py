@@ -132,3 +132,8 @@ def test_signatures_show_real_defaults():
     assert inspect.signature(F.conv2d).parameters["padding"].default == 0
     assert inspect.signature(F.conv1d).parameters["padding"].default == 0
     assert inspect.signature(mint.sum).parameters["keepdim"].default is False
+
+
+def test_stubs_are_current():
+    from tandem._api import stubs
+    assert stubs.main(["--check"]) == 0, "run `python -m tandem._api.stubs` after changing bindings"

@@ -35,3 +35,25 @@ from ..._layers import (  # noqa: F401
 )
 from . import init  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+
+__all__ = [
+    "functional", "init", "utils", "Module", "Cell", "Parameter",
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+    "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+    "Conv1d", "Conv2d", "ConvTranspose2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm",
+    "GroupNorm",
+    "Dropout", "Dropout1d", "Dropout2d",
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Softplus",
+    "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softmax",
+    "LogSoftmax", "Softmin", "Softsign", "Tanhshrink", "PReLU", "GLU", "Threshold",
+    "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+    "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+    "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention",
+    "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
+    "BCEWithLogitsLoss", "KLDivLoss",
+    "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+]
