@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from .. import _C
-from ..jit import note_guard
+from ..jit import note_guard, note_same_object
 from .parameter import Parameter
 
 Tensor = _C.Tensor
@@ -80,7 +80,10 @@ class Cell:
         d = self.__dict__
         for store in ("_params", "_buffers", "_cells"):
             if store in d and name in d[store]:
-                return d[store][name]
+                value = d[store][name]
+                if _C.is_tracing():  # a compiled graph holds while this stays the same object
+                    note_same_object(d[store], name, value)
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
