@@ -1,5 +1,6 @@
 // Graph mode bindings: compile a Python function by tracing it, run the compiled graph.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nanobind/stl/shared_ptr.h>
@@ -10,6 +11,7 @@
 #include "tandem/graph/fused_jit.h"
 #include "tandem/graph/jit.h"
 #include "tandem/graph/tracer.h"
+#include "tandem/ops/print_op.h"
 
 namespace tandem::py {
 namespace {
@@ -58,7 +60,7 @@ std::function<bool()> identity_guard(const nb::list& triples) {
 // Python's view of tandem::JitCache. call() is @jit's common case in C++: all-tensor
 // positional arguments whose signature has an unguarded graph returning a tensor or a flat
 // tuple/list; anything else answers None and the Python path (tracing, guards, static
-// arguments, nested results) handles the call through lookup() / insert().
+// arguments, nested results, new paths) handles the call through run() / insert().
 class PyJitCache {
  public:
   nb::object call(nb::args args) {
@@ -72,35 +74,59 @@ class PyJitCache {
       if (!t.defined()) return nb::none();
       ins.push_back(t);
     }
-    std::shared_ptr<const JitEntry> e = cache_.find_direct(JitCache::key(ins, is_grad_enabled()));
-    if (!e) return nb::none();
-    std::vector<Tensor> outs;
-    {
-      nb::gil_scoped_release nogil;
-      outs = e->exe->run(ins);
+    std::string key = JitCache::key(ins, is_grad_enabled());
+    for (const auto& e : cache_.candidates(key)) {
+      if (e->result_kind < 0 || !e->unguarded() || e->run_eagerly || !e->take.empty()) continue;
+      std::optional<std::vector<Tensor>> outs = try_run(*e, ins);
+      if (!outs) continue;  // a value guard failed: another path may hold
+      cache_.promote(key, e.get());
+      if (e->result_kind == 0) return nb::cast(std::move((*outs)[0]));
+      nb::list l;
+      for (Tensor& t : *outs) l.append(nb::cast(std::move(t)));
+      return e->result_kind == 1 ? nb::object(nb::tuple(l)) : nb::object(l);
     }
-    if (e->result_kind == 0) return nb::cast(std::move(outs[0]));
-    nb::list l;
-    for (Tensor& t : outs) l.append(nb::cast(std::move(t)));
-    return e->result_kind == 1 ? nb::object(nb::tuple(l)) : nb::object(l);
+    return nb::none();
   }
 
-  // The payload of the first entry for these tensors and static arguments whose guards
-  // hold, or None.
-  nb::object lookup(const nb::sequence& tensors, int64_t static_id) const {
-    const JitEntry* e =
-        cache_.find(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id));
-    if (!e) return nb::none();
-    return nb::borrow(static_cast<PyObject*>(e->payload.get()));
+  // The Python path: (payload, outputs) of the first entry for this signature whose guards
+  // hold and whose path matches the values (outputs None: the caller runs the function
+  // eagerly), or None when no path matches (the caller traces a new one).
+  nb::object run(const nb::sequence& tensors, int64_t static_id) {
+    std::vector<Tensor> all = tensor_args(tensors);
+    std::string key = JitCache::key(all, is_grad_enabled(), static_id);
+    for (const auto& e : cache_.candidates(key)) {
+      nb::handle payload(static_cast<PyObject*>(e->payload.get()));
+      if (e->run_eagerly) return nb::make_tuple(payload, nb::none());
+      std::vector<Tensor> ins;
+      if (e->take.empty()) {
+        ins = all;
+      } else {
+        for (int64_t i : e->take) ins.push_back(all[size_t(i)]);
+      }
+      std::optional<std::vector<Tensor>> outs = try_run(*e, ins);
+      if (!outs) continue;
+      cache_.promote(key, e.get());
+      return nb::make_tuple(payload, nb::cast(std::move(*outs)));
+    }
+    return nb::none();
   }
+
+  size_t count(const nb::sequence& tensors, int64_t static_id) const {
+    return cache_.count(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id));
+  }
+
+  const std::string& last_failure() const { return last_failure_; }
 
   // The cache owns the Python objects in held_ alone (entries borrow them), so the garbage
   // collector sees every reference (traverse) and can break cycles through it (clear).
   void insert(const nb::sequence& tensors, int64_t static_id,
               std::shared_ptr<graph::Executable> exe, nb::object payload, nb::object guard,
-              int result_kind, const nb::list& same_objects) {
+              int result_kind, const nb::list& same_objects, std::vector<int64_t> take,
+              bool run_eagerly) {
     JitEntry e;
     e.exe = std::move(exe);
+    e.take = std::move(take);
+    e.run_eagerly = run_eagerly;
     e.payload = std::shared_ptr<void>(payload.ptr(), [](void*) {});
     held_.push_back(std::move(payload));
     e.result_kind = result_kind;
@@ -109,7 +135,10 @@ class PyJitCache {
       held_.push_back(same_objects);
     }
     if (!guard.is_none()) {
-      e.guard = [g = guard.ptr()] { return nb::cast<bool>(nb::handle(g)()); };
+      e.guard = [g = guard.ptr()] {
+        nb::handle h(g);
+        return nb::cast<bool>(h());
+      };
       held_.push_back(std::move(guard));
     }
     cache_.insert(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id),
@@ -131,8 +160,20 @@ class PyJitCache {
   }
 
  private:
+  // Runs e's graph with the GIL released; nothing when one of its value guards fails.
+  std::optional<std::vector<Tensor>> try_run(const JitEntry& e, const std::vector<Tensor>& ins) {
+    try {
+      nb::gil_scoped_release nogil;
+      return e.exe->run(ins);
+    } catch (const graph::GuardFailed& f) {
+      last_failure_ = f.where;
+      return std::nullopt;
+    }
+  }
+
   JitCache cache_;
   std::vector<nb::object> held_;  // every Python object the entries reference
+  std::string last_failure_;      // where the last failed guard read its value
 };
 
 int jit_cache_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -176,13 +217,14 @@ void bind_graph(nb::module_& m) {
           },
           arg("args"), arg("reps") = 10,
           "Median seconds per node over reps runs: [(node text, seconds)] in node order.")
-      .def_prop_ro("graph_text", [](const graph::Executable& e) { return e.graph().str(); })
+      .def_prop_ro("graph_text", &graph::Executable::text)
+      .def_prop_ro("num_guards", &graph::Executable::num_guards,
+                   "How many values Python read while tracing (the path depends on them).")
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("cost_text",
                    [](const graph::Executable& e) {
-                     std::string a = graph::arena_str(e.memory_plan());
-                     return graph::cost_str(graph::estimate_cost(e.graph(), true)) +
-                            (a.empty() ? "" : "; " + a);
+                     std::string a = e.arena_text();
+                     return graph::cost_str(e.cost()) + (a.empty() ? "" : "; " + a);
                    })
       .def_prop_ro("outputs_require_grad", &graph::Executable::outputs_require_grad)
       .def("grad_guards_hold", &graph::Executable::grad_guards_hold)
@@ -197,10 +239,16 @@ void bind_graph(nb::module_& m) {
       .def(nb::init<>())
       .def("call", &PyJitCache::call,
            "The compiled result for these arguments, or None when the Python path must run.")
-      .def("lookup", &PyJitCache::lookup, arg("tensors"), arg("static_id"),
-           "The payload of the first entry for this signature whose guards hold, or None.")
+      .def("run", &PyJitCache::run, arg("tensors"), arg("static_id"),
+           "(payload, outputs) of the first entry whose guards and path hold (outputs None: "
+           "run eagerly), or None when the caller must trace a new path.")
+      .def("count", &PyJitCache::count, arg("tensors"), arg("static_id"),
+           "How many paths this signature has.")
+      .def_prop_ro("last_failure", &PyJitCache::last_failure,
+                   "Where the last failed value guard read its value.")
       .def("insert", &PyJitCache::insert, arg("tensors"), arg("static_id"), arg("exe"),
            arg("payload"), arg("guard").none(), arg("result_kind"), arg("same_objects"),
+           arg("take"), arg("run_eagerly"),
            "Caches exe for this signature; guard() must return True for it to be used; "
            "result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; "
            "same_objects: (dict or cell, key, object) triples that must still hold.")
@@ -210,6 +258,22 @@ void bind_graph(nb::module_& m) {
   m.def("set_fused_codegen", &graph::set_fused_codegen, arg("on"),
         "Run fused kernels as generated code (True, the default) or interpreted (False).");
   m.def("fused_codegen_enabled", &graph::fused_codegen_enabled);
+  m.def(
+      "set_print_hook",
+      [](nb::callable fn) {
+        fn.inc_ref();  // lives as long as the process: print nodes may run at any time
+        set_print_hook([f = fn.ptr()](int64_t id, const std::vector<Tensor>& values) {
+          nb::gil_scoped_acquire gil;
+          nb::handle h(f);
+          h(id, values);
+        });
+      },
+      arg("fn"), "fn(format_id, tensors) is what every print node calls when it runs.");
+  m.def(
+      "print_values",
+      [](std::vector<Tensor> values, int64_t format) { print_values(values, format); },
+      arg("values"), arg("format"),
+      "Prints through a print node (recorded while tracing, run now otherwise).");
   m.def(
       "jit_aliases",
       [](const nb::sequence& tensors) { return JitCache::aliases(tensor_args(tensors)); },

@@ -2,14 +2,19 @@
 it (CSE, dead-code elimination), and runs later calls in C++ without calling the Python
 function. ``set_context(mode=GRAPH_MODE)`` makes Cells compile their construct/forward.
 
-Tracing follows JAX: Python control flow runs at trace time on symbolic tensors (shape and
-dtype, no values); reading a value (``.item()``, ``float(t)``, ``if t > 0``) raises.
-Tensors the function reads without receiving them (parameters, buffers) are bound by
-reference: each call sees their current values, and in-place updates to them are written
-back after each call.
+Python control flow runs at trace time on symbolic tensors (shape and dtype). Where Python
+reads a value (``if x.sum() > 0``, ``int(t)``, ``.item()``, ``.numpy()``) the tracer evaluates
+it on the call's arguments and specializes the graph on it behind a guard: the compiled path
+runs in segments split at the reads, checks each guard between them, and a call whose values
+take another branch runs (or traces) another path; nothing is written back before the whole
+path is validated. ``print`` inside a compiled function prints at run time, every call, in
+program order. Tensors the function reads without receiving them (parameters, buffers) are
+bound by reference: each call sees their current values, and in-place updates to them (and to
+its arguments) are written back after each call.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import warnings
 import weakref
@@ -147,6 +152,46 @@ class _Entry:
         return True
 
 
+# print() inside a compiled function: each traced print becomes a print node whose format
+# (the non-tensor arguments, sep, end, file) is kept here; the node calls _run_print with it
+# and the tensors' values when it runs.
+_real_print = builtins.print
+_print_formats: list = []
+
+
+class _TensorSlot:
+    pass
+
+
+def _traced_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """builtins.print while this thread traces: a print node (prints at run time)."""
+    if not _C.is_tracing():
+        return _real_print(*args, sep=sep, end=end, file=file, flush=flush)
+    debug_print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
+def debug_print(*args, sep: str = " ", end: str = "\n", file=None, flush: bool = False) -> None:
+    """Prints its arguments when it runs: at once eagerly, every call (in program order)
+    inside a compiled function, with tensors shown as eager print shows them (MindSpore's
+    graph-mode print; ``ops.Print``)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if not _C.is_tracing():
+        return _real_print(*args, sep=sep, end=end, file=file, flush=flush)
+    parts = [_TensorSlot if isinstance(a, Tensor) else a for a in args]
+    _print_formats.append((parts, sep, end, file, flush))
+    _C.print_values(tensors, len(_print_formats) - 1)
+
+
+def _run_print(format_id: int, tensors) -> None:
+    parts, sep, end, file, flush = _print_formats[format_id]
+    it = iter(tensors)
+    args = [next(it) if p is _TensorSlot else p for p in parts]
+    _real_print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
+_C.set_print_hook(_run_print)
+
+
 def _result_kind(spec) -> int:
     """How the C++ cache may return this result without Python: 0 one tensor, 1 a tuple,
     2 a list of the outputs in order; -1 when Python must rebuild the structure."""
@@ -165,8 +210,10 @@ class JitFunction:
     positional arguments, no guards) without entering Python."""
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
-                 static_argnames: Sequence[str] = ()):
+                 static_argnames: Sequence[str] = (), max_paths: int = 8):
         functools.update_wrapper(self, fn)
+        self._max_paths = int(max_paths)
+        self._path_warned = False
         self._fn = fn
         self._static_argnums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
         self._static_argnames = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
@@ -190,7 +237,7 @@ class JitFunction:
             # The instance weakly: the per-instance cache is a value keyed by the instance.
             bound = JitFunction(_WeakMethod(self._fn, obj),
                                 {i - 1 for i in self._static_argnums if i > 0},
-                                self._static_argnames)
+                                self._static_argnames, self._max_paths)
             functools.update_wrapper(bound, self._fn)
             try:
                 self._bound[obj] = bound
@@ -254,11 +301,13 @@ class JitFunction:
         global _guards, _same
         saved, _guards = (_guards, _same), []
         _same = _read_state(self._fn)
+        patched, builtins.print = builtins.print, _traced_print
         try:
             exe, text, cost = _C.jit_compile(traced, [tensors[i] for i in take])
             reads, same = _guards, _same
         finally:
             _guards, _same = saved
+            builtins.print = patched
         guards, seen = [], set()
         for g in reads:  # one guard per (owner, check)
             if (id(g[0]), g[1]) not in seen:
@@ -282,7 +331,8 @@ class JitFunction:
                 seen_same.add((id(c), k))
                 same_objects.append((c, k, v))
         self._cache.insert(tensors, static_id, exe, entry, entry.valid if entry.guards else None,
-                           _result_kind(entry.spec) if direct else -1, same_objects)
+                           _result_kind(entry.spec) if direct else -1, same_objects,
+                           entry.take or [], entry.eager or exe.outputs_require_grad)
         self._entries_list.append(entry)
         self._note_retrace(static_id, tensors)
         return entry
@@ -305,9 +355,11 @@ class JitFunction:
         return list(self._entries_list)
 
     def _entry(self, args, kwargs):
+        """(tensors, an entry for this call): the last traced path for this signature, or a
+        new trace (for explain and profile)."""
         tensors, sid = self._split(args, kwargs)
-        entry = self._cache.lookup(tensors, sid)
-        return tensors, entry if entry is not None else self._trace(args, kwargs, tensors, sid)
+        r = self._cache.run(tensors, sid) if self._cache.count(tensors, sid) else None
+        return tensors, r[0] if r is not None else self._trace(args, kwargs, tensors, sid)
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -316,13 +368,36 @@ class JitFunction:
                 return out
         if _C.is_tracing():  # called from another jitted function: inline into its graph
             return self._fn(*args, **kwargs)
-        tensors, entry = self._entry(args, kwargs)
-        if entry.exe.outputs_require_grad or entry.eager:  # (grad mode is part of the key)
+        tensors, sid = self._split(args, kwargs)
+        r = self._cache.run(tensors, sid)
+        if r is None:  # a new signature, or values that take a path not traced yet
+            if self._cache.count(tensors, sid) >= self._max_paths:
+                return self._too_many_paths(args, kwargs)
+            entry = self._trace(args, kwargs, tensors, sid)
+            r = self._cache.run(tensors, sid)
+            if r is None or r[0] is not entry:
+                raise RuntimeError(f"jit: {getattr(self._fn, '__name__', 'function')} read "
+                                   "different values when traced twice with the same "
+                                   f"arguments ({self._cache.last_failure}); its Python "
+                                   "code is not deterministic")
+        entry, outs = r
+        if outs is None:
             # The compiled graph records no tape: results the caller may differentiate come
-            # from eager execution. A training step that computes its gradients inside
-            # (value_and_grad + optimizer) returns plain values and runs compiled.
+            # from eager execution (a training step computing its gradients inside returns
+            # plain values and runs compiled); so do calls whose arguments overlap.
             return self._fn(*args, **kwargs)
-        return _unflatten(entry.spec, entry.exe(entry.inputs(tensors)))
+        return _unflatten(entry.spec, outs)
+
+    def _too_many_paths(self, args, kwargs):
+        if not self._path_warned:
+            self._path_warned = True
+            warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} has {self._max_paths} "
+                          f"compiled paths for these argument shapes, and this call takes "
+                          f"another: Python reads a value that keeps changing at "
+                          f"{self._cache.last_failure}. Later such calls run eagerly; compute "
+                          "the value with tensor ops (mint.where, ops.cond), mark it static, "
+                          "or raise max_paths in jit(max_paths=...)", stacklevel=3)
+        return self._fn(*args, **kwargs)
 
     def explain(self, *args, **kwargs) -> str:
         """A report for these arguments: the traced graph (what eager mode runs) and the
@@ -386,10 +461,12 @@ def _diff(old, new):
     return "the number of arguments"
 
 
-def jit(fn: Callable = None, *, static_argnums=(), static_argnames=()):
+def jit(fn: Callable = None, *, static_argnums=(), static_argnames=(), max_paths: int = 8):
     """Compiles fn into a graph on its first call for each input signature.
 
-    Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``."""
+    Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``. Where fn's Python code reads
+    tensor values (a data-dependent ``if``), each combination of values read compiles its own
+    path; at most ``max_paths`` per signature, then such calls run eagerly with a warning."""
     if fn is None:
-        return lambda f: JitFunction(f, static_argnums, static_argnames)
-    return JitFunction(fn, static_argnums, static_argnames)
+        return lambda f: JitFunction(f, static_argnums, static_argnames, max_paths)
+    return JitFunction(fn, static_argnums, static_argnames, max_paths)

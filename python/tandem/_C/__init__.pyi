@@ -1200,6 +1200,10 @@ class Executable:
     def graph_text(self) -> str: ...
 
     @property
+    def num_guards(self) -> int:
+        """How many values Python read while tracing (the path depends on them)."""
+
+    @property
     def num_kernels(self) -> int: ...
 
     @property
@@ -1230,12 +1234,19 @@ class JitCache:
         The compiled result for these arguments, or None when the Python path must run.
         """
 
-    def lookup(self, tensors: Sequence, static_id: int) -> object:
+    def run(self, tensors: Sequence, static_id: int) -> object:
         """
-        The payload of the first entry for this signature whose guards hold, or None.
+        (payload, outputs) of the first entry whose guards and path hold (outputs None: run eagerly), or None when the caller must trace a new path.
         """
 
-    def insert(self, tensors: Sequence, static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any]) -> None:
+    def count(self, tensors: Sequence, static_id: int) -> int:
+        """How many paths this signature has."""
+
+    @property
+    def last_failure(self) -> str:
+        """Where the last failed value guard read its value."""
+
+    def insert(self, tensors: Sequence, static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any], take: Sequence[int], run_eagerly: bool) -> None:
         """
         Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; same_objects: (dict or cell, key, object) triples that must still hold.
         """
@@ -1251,6 +1262,14 @@ def set_fused_codegen(on: bool) -> None:
     """
 
 def fused_codegen_enabled() -> bool: ...
+
+def set_print_hook(fn: Callable[..., Any]) -> None:
+    """fn(format_id, tensors) is what every print node calls when it runs."""
+
+def print_values(values: Sequence[Tensor], format: int) -> None:
+    """
+    Prints through a print node (recorded while tracing, run now otherwise).
+    """
 
 def jit_aliases(tensors: Sequence) -> list[int]:
     """

@@ -30,6 +30,10 @@ Tensor slice(const Tensor& arena, int64_t off, const Value& val) {
 Executable::Executable(Graph g, bool outputs_require_grad)
     : g_(std::move(g)), outputs_require_grad_(outputs_require_grad) {
   g_.verify();
+  if (!g_.guards.empty()) {
+    build_segments();
+    return;
+  }
   std::vector<int64_t> last(g_.values.size(), -1);
   for (size_t i = 0; i < g_.nodes.size(); ++i)
     for (int64_t v : g_.nodes[i].inputs) last[size_t(v)] = int64_t(i);
@@ -77,11 +81,15 @@ size_t Executable::num_inplace_candidates() const {
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
+  if (!segments_.empty()) return run_segments(inputs);
   return run_timed(inputs, nullptr);
 }
 
 std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int reps) const {
   TANDEM_CHECK(reps >= 1, ValueError, "jit.profile: reps must be >= 1, got ", reps);
+  TANDEM_CHECK(segments_.empty(), ValueError,
+               "jit.profile: this path depends on values Python read (it runs in ",
+               segments_.size(), " segments); profile the function without the reads");
   std::vector<std::vector<double>> t(g_.nodes.size(), std::vector<double>(size_t(reps)));
   std::vector<double> once(g_.nodes.size());
   run_timed(inputs, once.data());  // warm-up: caches, primitives, allocator
@@ -155,6 +163,11 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
       node_seconds[i] =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  return commit(inputs, env);
+}
+
+std::vector<Tensor> Executable::commit(const std::vector<Tensor>& inputs,
+                                       const std::vector<Tensor>& env) const {
   for (auto& w : g_.writebacks) {
     Tensor target(w.first);
     const Tensor& v = env[size_t(w.second)];
@@ -192,7 +205,8 @@ Executable compile(const std::function<std::vector<Tensor>(const std::vector<Ten
   Graph g = tracer.finish(outs);
   if (before) *before = g.str();
   if (before_cost) *before_cost = estimate_cost(g);
-  optimize(g);
+  // A graph with guards is split at them first and each segment is optimized alone.
+  if (g.guards.empty()) optimize(g);
   return Executable(std::move(g), outs_grad);
 }
 

@@ -5,11 +5,25 @@
 #include <functional>
 #include <string>
 
+#include "tandem/core/error.h"
 #include "tandem/graph/cost.h"
 #include "tandem/graph/ir.h"
 #include "tandem/graph/memory_plan.h"
 
 namespace tandem::graph {
+
+// Thrown by Executable::run when a guard does not hold: Python read a traced value and the
+// path compiled for it no longer applies (nothing was written back; the caller takes
+// another path or traces a new one).
+class GuardFailed : public Error {
+ public:
+  GuardFailed(size_t index, const std::string& where)
+      : Error("jit: guard " + std::to_string(index) + " (" + where + ") does not hold"),
+        index(index),
+        where(where) {}
+  size_t index;
+  std::string where;
+};
 
 class Executable {
  public:
@@ -23,7 +37,7 @@ class Executable {
   std::vector<double> profile(const std::vector<Tensor>& inputs, int reps) const;
   const Graph& graph() const { return g_; }
   // Number of op calls per run.
-  size_t num_kernels() const { return g_.nodes.size(); }
+  size_t num_kernels() const;
   // Number of elementwise nodes that may write over a dying input instead of allocating.
   size_t num_inplace_candidates() const;
   // Number of updates that may be written straight into their captured tensor.
@@ -36,8 +50,30 @@ class Executable {
   // (Parameter.set_data or x.data = y may change them; the caller then retraces).
   bool captures_unchanged() const;
   const MemoryPlan& memory_plan() const { return plan_; }
+  // The optimized graph as text; a guarded graph shows its segments and the guards checked
+  // between them.
+  std::string text() const;
+  // Number of guards (Python reads of traced values) the path depends on.
+  size_t num_guards() const { return g_.guards.size(); }
+  // The cost of one run (the segments' together for a guarded graph).
+  CostReport cost() const;
+  std::string arena_text() const;
 
  private:
+  // A graph with guards runs as segments split where Python read values (segments.cpp).
+  struct Segment {
+    std::shared_ptr<const Executable> exe;
+    size_t end_node = 0;  // the full graph's nodes before this index belong to it
+    // The full graph's ids of the segment's outputs (its passes may rename them).
+    std::vector<int64_t> outputs;
+  };
+  void build_segments();
+  std::vector<Tensor> run_segments(const std::vector<Tensor>& inputs) const;
+  void check_guard(size_t i, const std::vector<Tensor>& env) const;
+  // After a run: the write-backs, argument writes and .grad assignments, then the results.
+  std::vector<Tensor> commit(const std::vector<Tensor>& inputs,
+                             const std::vector<Tensor>& env) const;
+
   std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds) const;
 
   Graph g_;
@@ -50,6 +86,7 @@ class Executable {
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
   MemoryPlan plan_;
+  std::vector<Segment> segments_;
 };
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and

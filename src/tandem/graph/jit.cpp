@@ -1,5 +1,6 @@
 #include "tandem/graph/jit.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "tandem/autograd/autograd.h"
@@ -71,6 +72,28 @@ std::shared_ptr<const JitEntry> JitCache::find_direct(const std::string& key) co
         e->exe->captures_unchanged())
       return e;
   return nullptr;
+}
+
+std::vector<std::shared_ptr<const JitEntry>> JitCache::candidates(const std::string& key) const {
+  std::vector<std::shared_ptr<const JitEntry>> out;
+  auto it = map_.find(key);
+  if (it == map_.end()) return out;
+  for (const auto& e : it->second)
+    if (e->holds()) out.push_back(e);
+  return out;
+}
+
+void JitCache::promote(const std::string& key, const JitEntry* e) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return;
+  auto& list = it->second;
+  auto pos = std::find_if(list.begin(), list.end(), [e](const auto& p) { return p.get() == e; });
+  if (pos != list.end() && pos != list.begin()) std::rotate(list.begin(), pos, pos + 1);
+}
+
+size_t JitCache::count(const std::string& key) const {
+  auto it = map_.find(key);
+  return it == map_.end() ? 0 : it->second.size();
 }
 
 size_t JitCache::num_direct() const {

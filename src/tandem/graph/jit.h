@@ -25,6 +25,11 @@ struct JitEntry {
   // >= 0: an all-tensor call may be served without the caller (0: the result is the one
   // output, 1: a tuple, 2: a list of the outputs). -1: the caller must unpack the result.
   int result_kind = -1;
+  // The graph's arguments: these of the call's tensors (f(x, x) passes x once); empty: all.
+  std::vector<int64_t> take;
+  // The caller runs the function itself rather than this graph (its outputs carry autograd
+  // history; or arguments it writes overlap in memory).
+  bool run_eagerly = false;
 
   bool holds() const {
     return (!cheap_guard || cheap_guard()) && exe->captures_unchanged() && (!guard || guard()) &&
@@ -51,6 +56,13 @@ class JitCache {
   // unguarded, with result_kind >= 0, its cheap guard and captures holding. Returns a copy
   // (the cache may change while the graph runs with the GIL released).
   std::shared_ptr<const JitEntry> find_direct(const std::string& key) const;
+  // The entries for key whose guards hold, the most recently run first (a function with a
+  // data-dependent branch has one entry per path; running one checks its value guards).
+  std::vector<std::shared_ptr<const JitEntry>> candidates(const std::string& key) const;
+  // Moves e to the front of key's entries (the path the last call took).
+  void promote(const std::string& key, const JitEntry* e);
+  // How many entries (paths) key has.
+  size_t count(const std::string& key) const;
   const JitEntry& insert(const std::string& key, JitEntry entry);
   // Entries whose guards no longer hold are dropped (a retrace replaces them).
   void drop_stale(const std::string& key);
