@@ -22,9 +22,24 @@ def _dtype_repr(self: "DType") -> str:
 
 dtype.__repr__ = _dtype_repr
 dtype.__str__ = _dtype_repr
-dtype.is_floating_point = property(lambda self: self in _FLOAT)
-dtype.is_signed = property(lambda self: self not in (dtype.bool, dtype.uint8))
-dtype.itemsize = property(lambda self: _C.itemsize(self))
+def _is_floating_point(self: "DType") -> bool:
+    """True for float16, bfloat16, float32 and float64."""
+    return self in _FLOAT
+
+
+def _is_signed(self: "DType") -> bool:
+    """True for every dtype that can hold negative values (all but bool and uint8)."""
+    return self not in (dtype.bool, dtype.uint8)
+
+
+def _itemsize(self: "DType") -> int:
+    """Bytes per element."""
+    return _C.itemsize(self)
+
+
+dtype.is_floating_point = property(_is_floating_point)  # type: ignore[attr-defined]
+dtype.is_signed = property(_is_signed)  # type: ignore[attr-defined]
+dtype.itemsize = property(_itemsize)  # type: ignore[attr-defined]
 
 
 def _value_str(t: Tensor) -> str:

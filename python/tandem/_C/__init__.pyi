@@ -11,6 +11,7 @@ from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 
 from collections.abc import Callable, Mapping, Sequence
 import enum
+from typing import Optional
 
 from tandem._C import init as init, optim as optim
 
@@ -35,6 +36,13 @@ class dtype(enum.Enum):
     float32 = 8
 
     float64 = 9
+
+    @property
+    def is_floating_point(self) -> builtins.bool: ...
+    @property
+    def is_signed(self) -> builtins.bool: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
 
 def dtype_name(arg: dtype, /) -> str: ...
 
@@ -230,11 +238,11 @@ class Tensor:
         pass
 
     @property
-    def grad(self) -> object:
+    def grad(self, /) -> Optional[Tensor]:
         """The accumulated gradient (None until a backward reaches it)."""
 
     @grad.setter
-    def grad(self, value: object | None) -> None: ...
+    def grad(self, value: Optional[Tensor], /) -> None: ...
 
     @property
     def is_leaf(self) -> builtins.bool: ...
