@@ -9,6 +9,11 @@ from ._common import Cell, F, Parameter, fill_, inplace_result, ops
 
 Tensor = _C.Tensor
 
+__all__ = ["ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh",
+           "LogSigmoid", "LeakyReLU", "ELU", "CELU", "GELU", "Softplus", "Hardtanh", "Threshold",
+           "Softsign", "Tanhshrink", "PReLU", "Softmax", "LogSoftmax", "Softmin", "GLU",
+           "MSSoftmax", "MSLogSoftmax", "MSGELU", "MSLeakyReLU", "MSPReLU", "get_activation"]
+
 _ELEMENTWISE_ARGS = """
 
     Args:

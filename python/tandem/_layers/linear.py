@@ -12,6 +12,8 @@ from ._common import (Cell, F, Parameter, fan_in_bias_, kaiming_uniform_, ms_ini
 
 Tensor = _C.Tensor
 
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dense"]
+
 
 class Identity(Cell):
     """A placeholder layer that returns its input.

@@ -59,7 +59,7 @@ _DEVICE_DTYPE = """
 
 
 class RNNBase(Cell):
-    """Multi-layer, optionally bidirectional recurrent network (the base of RNN, LSTM and
+    __doc__ = """Multi-layer, optionally bidirectional recurrent network (the base of RNN, LSTM and
     GRU), with parameters weight_ih_l{k}[_reverse], weight_hh_l{k}, bias_ih_l{k},
     bias_hh_l{k} drawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
 

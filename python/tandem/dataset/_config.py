@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
+__all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers"]
+
 _seed: Optional[int] = None
 _workers = min(8, os.cpu_count() or 1)
 
