@@ -1,80 +1,92 @@
 // Graph mode bindings: compile a Python function by tracing it, run the compiled graph.
+#include <memory>
 #include <string>
-#include <unordered_map>
+
+#include <nanobind/stl/shared_ptr.h>
 
 #include "common.h"
 #include "tandem/autograd/autograd.h"
 #include "tandem/graph/executor.h"
 #include "tandem/graph/fused_jit.h"
+#include "tandem/graph/jit.h"
 #include "tandem/graph/tracer.h"
 
 namespace tandem::py {
 namespace {
 
-// JitFunction.__call__'s common case in C++: all-tensor positional arguments whose
-// signature (shapes, dtypes, requires_grad, grad mode) has an unguarded compiled graph
-// returning a tensor or a flat tuple/list of tensors. Anything else answers None and the
-// Python path (tracing, guards, static arguments, nested results) handles the call.
-class JitFastPath {
+// Python objects kept in the C++ cache; released with the GIL held.
+std::shared_ptr<void> keep(nb::object obj) {
+  return std::shared_ptr<void>(new nb::object(std::move(obj)), [](void* p) {
+    nb::gil_scoped_acquire gil;
+    delete static_cast<nb::object*>(p);
+  });
+}
+
+std::vector<Tensor> tensor_args(const nb::sequence& seq) {
+  std::vector<Tensor> out;
+  for (nb::handle a : seq) out.push_back(nb::cast<const Tensor&>(a));
+  return out;
+}
+
+// Python's view of tandem::JitCache. call() is @jit's common case in C++: all-tensor
+// positional arguments whose signature has an unguarded graph returning a tensor or a flat
+// tuple/list; anything else answers None and the Python path (tracing, guards, static
+// arguments, nested results) handles the call through lookup() / insert().
+class PyJitCache {
  public:
   nb::object call(nb::args args) {
-    if (map_.empty() || graph::Tracer::active()) return nb::none();
+    if (cache_.size() == 0 || graph::Tracer::active()) return nb::none();
     // Locals, not members: the run below releases the GIL, so another thread may call in.
     std::vector<Tensor> ins;
     ins.reserve(args.size());
     for (nb::handle a : args) {
       if (!nb::isinstance<Tensor>(a)) return nb::none();
-      ins.push_back(nb::cast<const Tensor&>(a));
+      const Tensor& t = nb::cast<const Tensor&>(a);
+      if (!t.defined()) return nb::none();
+      ins.push_back(t);
     }
-    std::string key;
-    if (!key_of(ins, is_grad_enabled(), key)) return nb::none();
-    auto it = map_.find(key);
-    if (it == map_.end()) return nb::none();
-    const Entry e = it->second;  // a copy: add() may rehash the map meanwhile
+    std::shared_ptr<const JitEntry> e = cache_.find_direct(JitCache::key(ins, is_grad_enabled()));
+    if (!e) return nb::none();
     std::vector<Tensor> outs;
     {
       nb::gil_scoped_release nogil;
-      outs = e.exe->run(ins);
+      outs = e->exe->run(ins);
     }
-    if (e.kind == 0) return nb::cast(std::move(outs[0]));
+    if (e->result_kind == 0) return nb::cast(std::move(outs[0]));
     nb::list l;
     for (Tensor& t : outs) l.append(nb::cast(std::move(t)));
-    return e.kind == 1 ? nb::object(nb::tuple(l)) : nb::object(l);
+    return e->result_kind == 1 ? nb::object(nb::tuple(l)) : nb::object(l);
   }
 
-  // Registers `exe` (a Python Executable) for the signature of these example tensors;
-  // kind: 0 one tensor, 1 a tuple, 2 a list of its outputs in order.
-  void add(const std::vector<Tensor>& examples, bool grad_enabled, nb::object exe, int kind) {
-    std::string key;
-    if (!key_of(examples, grad_enabled, key)) return;
-    const graph::Executable* x = nb::cast<const graph::Executable*>(exe);
-    map_[key] = Entry{std::move(exe), x, kind};
+  // The payload of the first entry for these tensors and static arguments whose guards
+  // hold, or None.
+  nb::object lookup(const nb::sequence& tensors, int64_t static_id) const {
+    const JitEntry* e =
+        cache_.find(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id));
+    if (!e) return nb::none();
+    return *static_cast<nb::object*>(e->payload.get());
   }
 
-  size_t size() const { return map_.size(); }
+  void insert(const nb::sequence& tensors, int64_t static_id,
+              std::shared_ptr<graph::Executable> exe, nb::object payload, nb::object guard,
+              int result_kind) {
+    JitEntry e;
+    e.exe = std::move(exe);
+    e.payload = keep(std::move(payload));
+    e.result_kind = result_kind;
+    if (!guard.is_none()) {
+      std::shared_ptr<void> g = keep(guard);
+      e.guard = [g] { return nb::cast<bool>((*static_cast<nb::object*>(g.get()))()); };
+    }
+    cache_.insert(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id),
+                  std::move(e));
+  }
+
+  size_t size() const { return cache_.size(); }
+  size_t num_direct() const { return cache_.num_direct(); }
 
  private:
-  struct Entry {
-    nb::object exe_obj;  // keeps the Executable alive
-    const graph::Executable* exe;
-    int kind;
-  };
-
-  static bool key_of(const std::vector<Tensor>& args, bool grad, std::string& key) {
-    key.clear();
-    key.push_back(char(grad));
-    for (const Tensor& t : args) {
-      if (!t.defined()) return false;
-      key.push_back(char(t.dtype()));
-      key.push_back(char(requires_grad(t)));
-      key.push_back(char(t.dim()));
-      key.append(reinterpret_cast<const char*>(t.shape().data()),
-                 t.shape().size() * sizeof(int64_t));
-    }
-    return true;
-  }
-
-  std::unordered_map<std::string, Entry> map_;
+  JitCache cache_;
 };
 
 }  // namespace
@@ -116,35 +128,22 @@ void bind_graph(nb::module_& m) {
       .def_prop_ro("has_grad_guards",
                    [](const graph::Executable& e) { return !e.graph().grad_guards.empty(); })
       .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
-  nb::class_<JitFastPath>(m, "JitFastPath")
+  nb::class_<PyJitCache>(m, "JitCache")
       .def(nb::init<>())
-      .def("__call__", &JitFastPath::call,
+      .def("call", &PyJitCache::call,
            "The compiled result for these arguments, or None when the Python path must run.")
-      .def("add", &JitFastPath::add, arg("examples"), arg("grad_enabled"), arg("exe"),
-           arg("kind"))
-      .def("__len__", &JitFastPath::size);
-  // The cache key of one tensor argument: ("T", shape, dtype name, requires_grad).
-  auto tensor_key = [](const Tensor& t) {
-    nb::list shape;
-    for (int64_t d : t.shape()) shape.append(d);
-    return nb::make_tuple("T", nb::tuple(shape), dtype_name(t.dtype()), requires_grad(t));
-  };
+      .def("lookup", &PyJitCache::lookup, arg("tensors"), arg("static_id"),
+           "The payload of the first entry for this signature whose guards hold, or None.")
+      .def("insert", &PyJitCache::insert, arg("tensors"), arg("static_id"), arg("exe"),
+           arg("payload"), arg("guard").none(), arg("result_kind"),
+           "Caches exe for this signature; guard() must return True for it to be used; "
+           "result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list.")
+      .def("num_direct", &PyJitCache::num_direct,
+           "How many entries call() serves without the Python path.")
+      .def("__len__", &PyJitCache::size);
   m.def("set_fused_codegen", &graph::set_fused_codegen, arg("on"),
         "Run fused kernels as generated code (True, the default) or interpreted (False).");
   m.def("fused_codegen_enabled", &graph::fused_codegen_enabled);
-  m.def("jit_tensor_key", tensor_key, arg("tensor"),
-        "A jit cache key for a tensor argument: ('T', shape, dtype name, requires_grad).");
-  m.def(
-      "jit_signature",
-      [tensor_key](nb::args args) -> nb::object {
-        nb::list keys;
-        for (nb::handle a : args) {
-          if (!nb::isinstance<Tensor>(a)) return nb::none();
-          keys.append(tensor_key(nb::cast<const Tensor&>(a)));
-        }
-        return nb::tuple(keys);
-      },
-      "The cache keys of all-tensor arguments (None if one is not a tensor).");
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },
       "Whether a jit trace is being recorded on this thread.");
@@ -153,13 +152,13 @@ void bind_graph(nb::module_& m) {
       [](nb::callable fn, std::vector<Tensor> examples) {
         std::string before;
         graph::CostReport before_cost;
-        graph::Executable exe = graph::compile(
+        auto exe = std::make_shared<graph::Executable>(graph::compile(
             [&](const std::vector<Tensor>& sym) {
               nb::object r = fn(sym);
               return nb::cast<std::vector<Tensor>>(r);
             },
-            examples, &before, &before_cost);
-        return std::make_tuple(std::move(exe), before, graph::cost_str(before_cost));
+            examples, &before, &before_cost));
+        return std::make_tuple(exe, before, graph::cost_str(before_cost));
       },
       arg("fn"), arg("examples"),
       "Traces fn(list of symbolic tensors) -> list of tensors; returns (Executable, traced "

@@ -89,11 +89,12 @@ def note_guard(owner, check: Callable[[object], object]) -> None:
 
 
 class _Entry:
+    """What the C++ cache keeps for Python with each compiled graph."""
+
     def __init__(self, exe, spec, traced_text, traced_cost, guards):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
         self.traced_cost = traced_cost
         self.guards = guards  # ((owner ref, check, value), ...) the graph assumed
-        self.unguarded = not guards and not exe.has_grad_guards
 
     def valid(self) -> bool:
         for ref, check, value in self.guards:
@@ -103,9 +104,22 @@ class _Entry:
         return True
 
 
+def _result_kind(spec) -> int:
+    """How the C++ cache may return this result without Python: 0 one tensor, 1 a tuple,
+    2 a list of the outputs in order; -1 when Python must rebuild the structure."""
+    kind, val = spec
+    if kind == "T":
+        return 0
+    if kind in ("tuple", "list") and all(s == ("T", i) for i, s in enumerate(val)):
+        return 1 if kind == "tuple" else 2
+    return -1
+
+
 class JitFunction:
     """A function compiled per input signature (shapes, dtypes, requires_grad, static
-    arguments, grad mode)."""
+    arguments, grad mode). The compiled graphs live in the C++ jit cache (tandem::JitCache,
+    the one that C++'s tandem::jit uses), which also serves the common call (all-tensor
+    positional arguments, no guards) without entering Python."""
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
                  static_argnames: Sequence[str] = ()):
@@ -113,32 +127,37 @@ class JitFunction:
         self._fn = fn
         self._static_argnums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
         self._static_argnames = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
-        self._cache = {}
+        self._cache = _C.JitCache()
+        self._static_ids = {}  # the static part of a call's signature -> its id in the cache keys
+        self._traced = []  # (static part, tensor signature) of each trace, for the warning
+        self._entries_list = []
         self._warned = False
-        self._fast = _C.JitFastPath()  # the common call, entirely in C++
 
     def _split(self, args, kwargs):
-        if not kwargs and not self._static_argnums:  # the common call: tensors only
-            sig = _C.jit_signature(*args)
-            if sig is not None:
-                return list(args), (sig, _C.is_grad_enabled())
-        tensors, key = [], []
+        """(tensor arguments, static id): the tensors' shapes and dtypes go into the C++ key;
+        everything else is a static part named by a small id (0: all-tensor positional)."""
+        if not kwargs and not self._static_argnums and all(isinstance(a, Tensor) for a in args):
+            return list(args), 0
+        tensors, static = [], []
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and i not in self._static_argnums:
                 tensors.append(a)
-                key.append(_C.jit_tensor_key(a))
+                static.append("T")
             else:
-                key.append(("S", _hashable(a, i)))
+                static.append(("S", _hashable(a, i)))
         for k in sorted(kwargs):
             a = kwargs[k]
             if isinstance(a, Tensor) and k not in self._static_argnames:
                 tensors.append(a)
-                key.append((k,) + _C.jit_tensor_key(a)[1:])
+                static.append((k, "T"))
             else:
-                key.append((k, "S", _hashable(a, k)))
-        return tensors, (tuple(key), _C.is_grad_enabled())
+                static.append((k, "S", _hashable(a, k)))
+        static = tuple(static)
+        if all(s == "T" for s in static):
+            return tensors, 0
+        return tensors, self._static_ids.setdefault(static, len(self._static_ids) + 1)
 
-    def _trace(self, args, kwargs, key):
+    def _trace(self, args, kwargs, tensors, static_id):
         positions = [i for i, a in enumerate(args)
                      if isinstance(a, Tensor) and i not in self._static_argnums]
         names = [k for k in sorted(kwargs)
@@ -157,7 +176,6 @@ class JitFunction:
             holder["spec"] = _flatten(self._fn(*a, **kw), leaves)
             return leaves
 
-        tensors = [args[i] for i in positions] + [kwargs[k] for k in names]
         global _guards
         saved, _guards = _guards, []
         try:
@@ -171,37 +189,45 @@ class JitFunction:
                 seen.add((id(g[0]), g[1]))
                 guards.append(g)
         entry = _Entry(exe, holder["spec"], text, cost, tuple(guards))
-        self._cache.setdefault(key, []).append(entry)
-        if sum(len(v) for v in self._cache.values()) > 8 and not self._warned:
-            self._warned = True
-            keys = list(self._cache)
-            why = ("a Cell's train/eval mode" if len(self._cache[key]) > 1 or len(keys) < 2
-                   else _diff(keys[-2][0], key[0]))
-            warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} was compiled for "
-                          f"{sum(len(v) for v in self._cache.values())} different signatures; "
-                          f"the latest differs in {why}. Keep shapes fixed or mark changing "
-                          "Python values static.", stacklevel=3)
+        direct = (static_id == 0 and not kwargs and len(tensors) == len(args)
+                  and not entry.guards and not exe.has_grad_guards
+                  and not exe.outputs_require_grad)
+        self._cache.insert(tensors, static_id, exe, entry, entry.valid if entry.guards else None,
+                           _result_kind(entry.spec) if direct else -1)
+        self._entries_list.append(entry)
+        self._note_retrace(static_id, tensors)
         return entry
 
-    def _lookup(self, key):
-        """The cached graph for this signature whose train/eval assumptions still hold."""
-        for entry in self._cache.get(key, ()):
-            if entry.unguarded or (entry.valid() and entry.exe.grad_guards_hold()):
-                return entry
-        return None
+    def _note_retrace(self, static_id, tensors) -> None:
+        sig = tuple((tuple(t.shape), t.dtype.name, bool(t.requires_grad)) for t in tensors)
+        self._traced.append((static_id, sig))
+        if len(self._cache) > 8 and not self._warned:
+            self._warned = True
+            (s0, a), (s1, b) = self._traced[-2], self._traced[-1]
+            why = "a Cell's train/eval mode" if (s0, a) == (s1, b) else (
+                "its static arguments" if s0 != s1 else _diff(a, b))
+            warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} was compiled for "
+                          f"{len(self._cache)} different signatures; the latest differs in "
+                          f"{why}. Keep shapes fixed or mark changing Python values static.",
+                          stacklevel=4)
+
+    def _entries(self):
+        """Every compiled entry, in trace order (for introspection and tests)."""
+        return list(self._entries_list)
+
+    def _entry(self, args, kwargs):
+        tensors, sid = self._split(args, kwargs)
+        entry = self._cache.lookup(tensors, sid)
+        return tensors, entry if entry is not None else self._trace(args, kwargs, tensors, sid)
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
-            out = self._fast(*args)
+            out = self._cache.call(*args)
             if out is not None:
                 return out
         if _C.is_tracing():  # called from another jitted function: inline into its graph
             return self._fn(*args, **kwargs)
-        tensors, key = self._split(args, kwargs)
-        entry = self._lookup(key)
-        if entry is None:
-            entry = self._trace(args, kwargs, key)
-        self._offer_fast_path(args, kwargs, tensors, key, entry)
+        tensors, entry = self._entry(args, kwargs)
         if entry.exe.outputs_require_grad:  # (grad mode is part of the cache key)
             # The compiled graph records no tape: results the caller may differentiate come
             # from eager execution. A training step that computes its gradients inside
@@ -209,28 +235,11 @@ class JitFunction:
             return self._fn(*args, **kwargs)
         return _unflatten(entry.spec, entry.exe(tensors))
 
-    def _offer_fast_path(self, args, kwargs, tensors, key, entry) -> None:
-        """Registers an entry the C++ fast path can serve: all-tensor positional arguments,
-        no guards, results that need no autograd, a tensor or a flat tuple/list result."""
-        if kwargs or self._static_argnums or len(tensors) != len(args):
-            return
-        if not entry.unguarded or entry.exe.outputs_require_grad:
-            return
-        kind, val = entry.spec
-        if kind == "T":
-            code = 0
-        elif kind in ("tuple", "list") and all(s == ("T", i) for i, s in enumerate(val)):
-            code = 1 if kind == "tuple" else 2
-        else:
-            return
-        self._fast.add(list(tensors), key[1], entry.exe, code)
-
     def explain(self, *args, **kwargs) -> str:
         """A report for these arguments: the traced graph (what eager mode runs) and the
         optimized graph, each with its kernel count, whole-array reads + writes, bytes moved
         and peak memory of the buffers it allocates."""
-        tensors, key = self._split(args, kwargs)
-        entry = self._lookup(key) or self._trace(args, kwargs, key)
+        _, entry = self._entry(args, kwargs)
         traced_nodes = sum(1 for line in entry.traced_text.splitlines()
                            if " = " in line and "captured" not in line)
         return (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
@@ -241,8 +250,7 @@ class JitFunction:
     def profile(self, *args, reps: int = 10, top: int = 15, **kwargs) -> str:
         """Runs the compiled graph for these arguments `reps` times (after one warm-up) and
         reports the median time of each node, slowest first, plus the time per op kind."""
-        tensors, key = self._split(args, kwargs)
-        entry = self._lookup(key) or self._trace(args, kwargs, key)
+        tensors, entry = self._entry(args, kwargs)
         rows = entry.exe.profile(tensors, reps)
         total = sum(t for _, t in rows) or 1e-30
         by_op = {}
@@ -271,7 +279,7 @@ def _hashable(v, where):
 def _diff(old, new):
     for i, (a, b) in enumerate(zip(old, new)):
         if a != b:
-            return f"argument {i} ({a} -> {b})"
+            return f"tensor argument {i} ({a} -> {b})"
     return "the number of arguments"
 
 

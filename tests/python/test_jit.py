@@ -323,7 +323,7 @@ def test_lenet_training_step_graph_matches_eager():
     assert len(traces) == 1  # later calls ran the compiled graph, not Python
     # every SGD update runs right after its gradient, written into its parameter (10), and
     # the optimizer's global step counter is advanced in place (1)
-    assert next(iter(step._cache.values()))[0].exe.num_inplace_writebacks == 11
+    assert step._entries()[0].exe.num_inplace_writebacks == 11
     assert opt2.global_step == 3
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     for p, q in zip(net.parameters(), net2.parameters()):
@@ -672,7 +672,8 @@ def test_a_failed_trace_leaves_no_symbolic_grads():
 
 def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
     """All-tensor calls of an unguarded graph returning a tensor or a flat tuple/list run
-    from C++ (JitFastPath); everything else keeps the Python path, with the same results."""
+    from C++ (the JitCache's direct call); everything else keeps the Python path, with the same
+    results."""
     traces = []
 
     @jit
@@ -690,7 +691,7 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
         (x, [y]), (u, v) = f(a, b), g(a, b)
         np.testing.assert_array_equal(x.numpy(), u.numpy())
         np.testing.assert_array_equal(y.numpy(), v.numpy())
-    assert len(traces) == 2 and len(f._fast) == 0 and len(g._fast) == 1
+    assert len(traces) == 2 and f._cache.num_direct() == 0 and g._cache.num_direct() == 1
     g(mint.randn(2, 4), b[:2])  # a new signature: traced, then served from C++ too
     g(a.requires_grad_(), b)    # requires_grad is part of the key
     assert len(traces) == 4
@@ -706,7 +707,7 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
         return net(x)
     x = mint.ones(8, 4)
     h(x)
-    assert len(h._fast) == 0  # reads net.training: guarded, so never served blindly
+    assert h._cache.num_direct() == 0  # reads net.training: guarded, so never served blindly
     net.eval()
     np.testing.assert_allclose(h(x).numpy(), net(x).numpy())
 

@@ -611,6 +611,11 @@ class Tensor:
 def op_registry() -> list[Any]:
     """(name, has_vjp, non_differentiable) for every registered op."""
 
+def differentiate(fn: Callable[..., Any], args: Sequence[Tensor], weights: Sequence[Tensor]) -> tuple[list[Tensor], bool]:
+    """
+    value_and_grad's core: fn(leaves) -> tensors; returns (the gradients of the sum of those tensors with respect to the leaves made from args, then to weights; nested).
+    """
+
 def is_grad_enabled() -> bool: ...
 
 def set_grad_enabled(mode: bool) -> None: ...
@@ -1219,15 +1224,26 @@ class Executable:
     @property
     def num_inplace_writebacks(self) -> int: ...
 
-class JitFastPath:
+class JitCache:
     def __init__(self) -> None: ...
 
-    def __call__(self, *args: Any) -> object:
+    def call(self, *args: Any) -> object:
         """
         The compiled result for these arguments, or None when the Python path must run.
         """
 
-    def add(self, examples: Sequence[Tensor], grad_enabled: bool, exe: object, kind: int) -> None: ...
+    def lookup(self, tensors: Sequence, static_id: int) -> object:
+        """
+        The payload of the first entry for this signature whose guards hold, or None.
+        """
+
+    def insert(self, tensors: Sequence, static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int) -> None:
+        """
+        Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list.
+        """
+
+    def num_direct(self) -> int:
+        """How many entries call() serves without the Python path."""
 
     def __len__(self) -> int: ...
 
@@ -1237,14 +1253,6 @@ def set_fused_codegen(on: bool) -> None:
     """
 
 def fused_codegen_enabled() -> bool: ...
-
-def jit_tensor_key(tensor: Tensor) -> tuple[Any, ...]:
-    """
-    A jit cache key for a tensor argument: ('T', shape, dtype name, requires_grad).
-    """
-
-def jit_signature(*args: Any) -> object:
-    """The cache keys of all-tensor arguments (None if one is not a tensor)."""
 
 def is_tracing() -> bool:
     """Whether a jit trace is being recorded on this thread."""

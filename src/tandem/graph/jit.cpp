@@ -1,50 +1,105 @@
 #include "tandem/graph/jit.h"
 
+#include <cstring>
+
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/graph/cost.h"
 
 namespace tandem {
+
+std::string JitCache::key(const std::vector<Tensor>& tensors, bool grad_enabled,
+                          int64_t static_id) {
+  // Binary, not text: this runs on every call, and the fast path's budget is ~1 us.
+  std::string k;
+  k.reserve(16 + tensors.size() * 24);
+  k.push_back(char(grad_enabled));
+  k.append(reinterpret_cast<const char*>(&static_id), sizeof(static_id));
+  for (const Tensor& t : tensors) {
+    TANDEM_CHECK(t.defined(), ValueError, "jit: an argument is an undefined tensor");
+    k.push_back(char(t.dtype()));
+    k.push_back(char(requires_grad(t)));
+    k.push_back(char(t.dim()));
+    k.append(reinterpret_cast<const char*>(t.shape().data()), t.shape().size() * sizeof(int64_t));
+  }
+  return k;
+}
+
+const JitEntry* JitCache::find(const std::string& key) const {
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  for (const auto& e : it->second)
+    if (e->holds()) return e.get();
+  return nullptr;
+}
+
+std::shared_ptr<const JitEntry> JitCache::find_direct(const std::string& key) const {
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  for (const auto& e : it->second)
+    if (e->result_kind >= 0 && e->unguarded()) return e;
+  return nullptr;
+}
+
+size_t JitCache::num_direct() const {
+  size_t n = 0;
+  for (const auto& [k, list] : map_)
+    for (const auto& e : list) n += e->result_kind >= 0 && e->unguarded();
+  return n;
+}
+
+const JitEntry& JitCache::insert(const std::string& key, JitEntry entry) {
+  auto& list = map_[key];
+  list.push_back(std::make_shared<const JitEntry>(std::move(entry)));
+  ++count_;
+  return *list.back();
+}
+
+void JitCache::drop_stale(const std::string& key) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return;
+  auto& list = it->second;
+  size_t before = list.size();
+  std::erase_if(list, [](const std::shared_ptr<const JitEntry>& e) { return !e->holds(); });
+  count_ -= before - list.size();
+}
+
 namespace {
 
-std::string signature(const std::vector<Tensor>& inputs) {
-  std::string key = is_grad_enabled() ? "g1" : "g0";
-  for (const Tensor& t : inputs) {
-    TANDEM_CHECK(t.defined(), ValueError, "jit: an argument is an undefined tensor");
-    key += "|" + std::string(dtype_name(t.dtype())) + shape_str(t.shape()) +
-           (requires_grad(t) ? "r" : "");
-  }
-  return key;
-}
+struct CppPayload {
+  std::string traced_text;
+  graph::CostReport traced_cost;
+};
 
 }  // namespace
 
-JitFunction::Entry& JitFunction::entry_for(const std::vector<Tensor>& inputs) {
-  std::string key = signature(inputs);
-  auto it = cache_->find(key);
-  if (it != cache_->end() && it->second.exe->grad_guards_hold()) return it->second;
-  if (it != cache_->end()) cache_->erase(it);  // traced with other .grad state: retrace
-  Entry e;
-  e.exe = std::make_unique<graph::Executable>(
-      graph::compile(fn_, inputs, &e.traced_text, &e.traced_cost));
-  return cache_->emplace(key, std::move(e)).first->second;
+const JitEntry& JitFunction::entry_for(const std::vector<Tensor>& inputs) {
+  std::string k = JitCache::key(inputs, is_grad_enabled());
+  if (const JitEntry* e = cache_->find(k)) return *e;
+  cache_->drop_stale(k);  // traced with other .grad state: retrace
+  auto payload = std::make_shared<CppPayload>();
+  JitEntry e;
+  e.exe = std::make_shared<const graph::Executable>(
+      graph::compile(fn_, inputs, &payload->traced_text, &payload->traced_cost));
+  e.payload = payload;
+  return cache_->insert(k, std::move(e));
 }
 
 std::vector<Tensor> JitFunction::operator()(const std::vector<Tensor>& inputs) {
-  Entry& e = entry_for(inputs);
+  const JitEntry& e = entry_for(inputs);
   // Outputs with autograd history: run eagerly so the caller can differentiate them.
   if (e.exe->outputs_require_grad() && is_grad_enabled()) return fn_(inputs);
   return e.exe->run(inputs);
 }
 
 std::string JitFunction::explain(const std::vector<Tensor>& inputs) {
-  Entry& e = entry_for(inputs);
-  return "traced graph:\n" + e.traced_text + "\noptimized graph:\n" + e.exe->graph().str() +
-         "\neager:    " + graph::cost_str(e.traced_cost) +
+  const JitEntry& e = entry_for(inputs);
+  const auto& p = *static_cast<const CppPayload*>(e.payload.get());
+  std::string arena = graph::arena_str(e.exe->memory_plan());
+  return "traced graph:\n" + p.traced_text + "\noptimized graph:\n" + e.exe->graph().str() +
+         "\neager:    " + graph::cost_str(p.traced_cost) +
          "\ncompiled: " + graph::cost_str(graph::estimate_cost(e.exe->graph(), true)) +
-         (graph::arena_str(e.exe->memory_plan()).empty()
-              ? ""
-              : "; " + graph::arena_str(e.exe->memory_plan())) +
-         "\n";
+         (arena.empty() ? "" : "; " + arena) + "\n";
 }
 
 JitFunction jit(GraphFn fn) {

@@ -1,4 +1,4 @@
-#include "tandem/nn/layers.h"
+#include "nn/layers.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "tandem/optim/lr_scheduler.h"
+#include "nn/lr_scheduler.h"
 
 #include <algorithm>
 #include <cmath>

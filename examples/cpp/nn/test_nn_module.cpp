@@ -6,10 +6,10 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
-#include "tandem/nn/attention.h"
-#include "tandem/nn/layers.h"
-#include "tandem/nn/module.h"
-#include "tandem/nn/rnn.h"
+#include "nn/attention.h"
+#include "nn/layers.h"
+#include "nn/module.h"
+#include "nn/rnn.h"
 #include "tandem/ops/conv.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
@@ -19,7 +19,7 @@
 #include "tandem/ops/nn.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
-#include "tandem/optim/lr_scheduler.h"
+#include "nn/lr_scheduler.h"
 #include "tandem/optim/optimizer.h"
 
 using namespace tandem;

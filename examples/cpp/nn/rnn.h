@@ -2,7 +2,7 @@
 // input unless batch_first, parameters weight_ih_l{k}[_reverse] / weight_hh / bias_ih /
 // bias_hh, gate order i, f, g, o (LSTM) and r, z, n (GRU). Built from differentiable ops.
 #pragma once
-#include "tandem/nn/module.h"
+#include "nn/module.h"
 
 namespace tandem::nn {
 

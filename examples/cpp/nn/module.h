@@ -1,5 +1,6 @@
-// The C++ face of tandem.nn: Module with named parameters, buffers and submodules, and the
-// common layers. Layers call the same ops as the Python layers (linear, conv2d, ...).
+// An example C++ front end (tandem::nn, the examples' library): Module with named
+// parameters, buffers and submodules, and the common layers, calling the same ops as the
+// Python layers (linear, conv2d, ...).
 #pragma once
 #include <functional>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "tandem/nn/rnn.h"
+#include "nn/rnn.h"
 
 #include <cmath>
 

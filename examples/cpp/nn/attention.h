@@ -1,7 +1,7 @@
 // Multi-head attention in PyTorch's layout: in_proj_weight (3E, E), in_proj_bias (3E),
 // out_proj Linear; time-major (L, N, E) inputs unless batch_first.
 #pragma once
-#include "tandem/nn/module.h"
+#include "nn/module.h"
 
 namespace tandem::nn {
 

@@ -1,4 +1,4 @@
-#include "tandem/nn/module.h"
+#include "nn/module.h"
 
 #include <cmath>
 #include <set>

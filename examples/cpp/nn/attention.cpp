@@ -1,4 +1,4 @@
-#include "tandem/nn/attention.h"
+#include "nn/attention.h"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "tandem/nn/module.h"
+#include "nn/module.h"
 
 namespace tandem::nn {
 
