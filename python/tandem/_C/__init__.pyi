@@ -1232,12 +1232,12 @@ class JitCache:
         The compiled result for these arguments, or None when the Python path must run.
         """
 
-    def lookup(self, tensors: Sequence, static_id: int) -> object:
+    def lookup(self, tensors: Sequence[Any], static_id: int) -> object:
         """
         The payload of the first entry for this signature whose guards hold, or None.
         """
 
-    def insert(self, tensors: Sequence, static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int) -> None:
+    def insert(self, tensors: Sequence[Any], static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int) -> None:
         """
         Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list.
         """

@@ -129,15 +129,16 @@ def _insert_into_class(text: str, cls: str, lines: Sequence[str]) -> str:
     return "\n".join(src[:end] + [""] + list(lines) + src[end:]) + "\n"
 
 
-_BARE = re.compile(r"(?<![\w.\[])(list|dict|tuple|set|Callable)(?=\s*[,)=:]|\s*$)")
+_BARE = re.compile(r"(?<![\w.\[])(list|dict|tuple|set|Callable|Sequence|Mapping)(?=\s*[,)=:]|\s*$)")
 _NUMPY = re.compile(r"(?<![\w.])(numpy|np)\.ndarray")
 
 
 def _complete_generics(text: str) -> str:
-    """nanobind writes nb::list / nb::dict / nb::tuple results as bare generics and leaves
+    """nanobind writes nb::list / nb::dict / nb::tuple / nb::sequence as bare generics and leaves
     *args untyped; --strict wants parameters (list[Any], ...)."""
     fill = {"list": "list[Any]", "dict": "dict[Any, Any]", "tuple": "tuple[Any, ...]",
-            "set": "set[Any]", "Callable": "Callable[..., Any]"}
+            "set": "set[Any]", "Callable": "Callable[..., Any]", "Sequence": "Sequence[Any]",
+            "Mapping": "Mapping[Any, Any]"}
     out = []
     for line in text.splitlines():
         if line.lstrip().startswith("def "):
