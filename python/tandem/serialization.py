@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 from collections import OrderedDict
-from typing import (IO, TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
+from typing import (IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional,
                     Sequence, Tuple, Type, Union)
 
 from . import _C

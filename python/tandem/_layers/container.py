@@ -255,7 +255,8 @@ class ModuleDict(Cell):
             modules. Default: ``None``.
     """
 
-    def __init__(self, modules: Union[Mapping[str, Cell], Iterable[Tuple[str, Cell]], None] = None) -> None:
+    def __init__(self, modules: Union[Mapping[str, Cell], Iterable[Tuple[str, Cell]],
+                                      None] = None) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)

@@ -6,7 +6,7 @@ MindSpore's RNN / LSTM / GRU take has_bias instead of bias."""
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Tuple, Type, Union, cast
+from typing import Any, Generic, List, Optional, Tuple, Type, TypeVar, Union, cast
 
 from .. import _C
 from ._common import Cell, F, Parameter, new_param, ops, uniform_
@@ -467,14 +467,18 @@ _MS_RNN_TAIL = """
 """
 
 
-class _MSRecurrent(RNNBase):
+_H = TypeVar("_H", Tensor, Tuple[Tensor, Tensor])
+_Out = TypeVar("_Out")
+
+
+class _MSRecurrent(RNNBase, Generic[_H, _Out]):
     """MindSpore's calling convention: construct(x, hx=None, seq_length=None) runs the
-    PyTorch-style layer `_pt`'s forward."""
+    PyTorch-style layer `_pt`'s forward; _H is the state's type, _Out the result's."""
 
     _pt: Type[RNNBase] = RNNBase
 
-    def construct(self, x: Tensor, hx: Optional[_State] = None,
-                  seq_length: Optional[Tensor] = None) -> Any:
+    def construct(self, x: Tensor, hx: Optional[_H] = None,
+                  seq_length: Optional[Tensor] = None) -> _Out:
         """Runs the network over the sequence.
 
         Args:
@@ -490,10 +494,10 @@ class _MSRecurrent(RNNBase):
         """
         if seq_length is not None:
             raise NotImplementedError(f"{self._pt.__name__}: seq_length is not supported")
-        return self._pt.forward(self, x, hx)
+        return cast(_Out, self._pt.forward(self, x, hx))
 
-    def forward(self, x: Tensor, hx: Optional[_State] = None,
-                seq_length: Optional[Tensor] = None) -> Any:
+    def forward(self, x: Tensor, hx: Optional[_H] = None,  # type: ignore[override]
+                seq_length: Optional[Tensor] = None) -> _Out:
         """The same as :meth:`construct`, under PyTorch's name.
 
         Args:
@@ -509,7 +513,7 @@ class _MSRecurrent(RNNBase):
         return self.construct(x, hx, seq_length)
 
 
-class MSRNN(_MSRecurrent, RNN):
+class MSRNN(_MSRecurrent[Tensor, Tuple[Tensor, Tensor]], RNN):
     __doc__ = """MindSpore's nn.RNN (the Elman RNN, ``has_bias`` instead of ``bias``).
 
     Args:
@@ -529,7 +533,7 @@ class MSRNN(_MSRecurrent, RNN):
                      dtype=dtype, **kwargs)
 
 
-class MSLSTM(_MSRecurrent, LSTM):
+class MSLSTM(_MSRecurrent[Tuple[Tensor, Tensor], Tuple[Tensor, Tuple[Tensor, Tensor]]], LSTM):
     __doc__ = """MindSpore's nn.LSTM (``has_bias`` instead of ``bias``).
 
     Args:
@@ -548,7 +552,7 @@ class MSLSTM(_MSRecurrent, LSTM):
                       dtype=dtype, **kwargs)
 
 
-class MSGRU(_MSRecurrent, GRU):
+class MSGRU(_MSRecurrent[Tensor, Tuple[Tensor, Tensor]], GRU):
     __doc__ = """MindSpore's nn.GRU (``has_bias`` instead of ``bias``).
 
     Args:

@@ -89,7 +89,8 @@ class ConcatDataset(Dataset[T_co]):
         self.datasets: List[Dataset[T_co]] = list(datasets)
         if not self.datasets:
             raise ValueError("ConcatDataset: datasets should not be an empty iterable")
-        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))  # type: ignore[arg-type]
+        sizes = [len(d) for d in self.datasets]  # type: ignore[arg-type]  # sized datasets
+        self.cumulative_sizes = list(np.cumsum(sizes))
 
     def __len__(self) -> int:
         return int(self.cumulative_sizes[-1])
