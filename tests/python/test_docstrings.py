@@ -67,8 +67,8 @@ def _public_names(mod):
 
 
 def _documented_args(doc):
-    """The parameter names listed in the docstring's Args / Keyword args sections."""
-    names, indent, entry = set(), None, None
+    """The parameter names listed in the docstring's Args / Keyword args sections, in order."""
+    names, indent, entry = [], None, None
     for line in doc.splitlines():
         m = _SECTION.match(line)
         if m:
@@ -83,7 +83,7 @@ def _documented_args(doc):
         entry = depth if entry is None else entry
         e = _ENTRY.match(line)
         if e and depth == entry:  # deeper lines continue an entry's description
-            names.add(e.group(1).lstrip("*"))
+            names.append(e.group(1).lstrip("*"))
     return names
 
 
@@ -117,6 +117,9 @@ def _check_callable(label, fn, doc, skip_first, problems, own_varargs=True, need
             continue
         if p.name not in documented:
             problems.append(f"{label}: parameter {p.name!r} missing from Args")
+    order = [n for n in documented if n in {p.name for p in params}]
+    if order != [p.name for p in params if p.name in order]:
+        problems.append(f"{label}: Args are not in the signature's order ({order})")
     if need_return and sig.return_annotation is inspect.Signature.empty:
         problems.append(f"{label}: no return annotation")
     if _returns_value(sig) and not _has_section(doc, "Returns", "Yields"):

@@ -25,11 +25,13 @@ _CONV_ARGS = """
 _CONV_TAIL = """
         groups (int): blocked connections: the input and output channels are split into
             `groups` groups, each convolved separately. Default: ``1``.
-        bias (bool): learn an additive bias per output channel. Default: ``True``.
+        bias (bool): learn an additive bias per output channel. Default: ``True``."""
+_CONV_DEVICE = """
         device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
             Default: ``None``.
         dtype (tandem.dtype, optional): the parameters' dtype (float32 when ``None``).
-            Default: ``None``."""
+            Default: ``None``.
+    """
 _MS_CONV_TAIL = """
         dilation (Union[int, tuple[int]]): the spacing between kernel elements. Default: ``1`` .
         group (int): blocked connections: the channels are split into `group` groups, each
@@ -158,8 +160,7 @@ class Conv1d(_ConvNd):
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.""" + \
         _CONV_TAIL + """
         padding_mode (str): 'zeros', 'reflect', 'replicate' or 'circular'.
-            Default: ``'zeros'``.
-    """
+            Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 1
 
@@ -184,8 +185,7 @@ class Conv2d(_ConvNd):
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.""" + \
         _CONV_TAIL + """
         padding_mode (str): 'zeros', 'reflect', 'replicate' or 'circular'.
-            Default: ``'zeros'``.
-    """
+            Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 2
 
@@ -210,8 +210,7 @@ class ConvTranspose2d(_ConvNd):
             among the sizes a strided convolution maps to one input size). Default: ``0``.""" + \
         _CONV_TAIL + """
         dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
-        padding_mode (str): only 'zeros'. Default: ``'zeros'``.
-    """
+        padding_mode (str): only 'zeros'. Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 2
     padding: Tuple[int, ...]
