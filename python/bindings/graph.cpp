@@ -14,18 +14,45 @@
 namespace tandem::py {
 namespace {
 
-// Python objects kept in the C++ cache; released with the GIL held.
-std::shared_ptr<void> keep(nb::object obj) {
-  return std::shared_ptr<void>(new nb::object(std::move(obj)), [](void* p) {
-    nb::gil_scoped_acquire gil;
-    delete static_cast<nb::object*>(p);
-  });
-}
-
 std::vector<Tensor> tensor_args(const nb::sequence& seq) {
   std::vector<Tensor> out;
   for (nb::handle a : seq) out.push_back(nb::cast<const Tensor&>(a));
   return out;
+}
+
+// "container[key] is expected" for (dict, key, expected), "fn.__globals__[key] is expected"
+// for (weakref to fn, key, expected) and "cell holds expected" for (cell, None, expected)
+// triples: the globals, closure cells and Cell attributes a trace read tensors from. A
+// borrowed dict lookup per triple, cheap enough for every call. The pointers are borrowed
+// from `triples`, which the cache keeps (and shows the garbage collector).
+std::function<bool()> identity_guard(const nb::list& triples) {
+  struct Check {
+    PyObject *container, *key, *expected;
+  };
+  std::vector<Check> checks;
+  for (nb::handle t : triples) {
+    nb::tuple tr = nb::cast<nb::tuple>(t);
+    checks.push_back({tr[0].ptr(), tr[1].ptr(), tr[2].ptr()});
+  }
+  return [checks = std::move(checks)] {
+    for (const Check& c : checks) {
+      PyObject* where = c.container;
+      if (PyWeakref_Check(where)) {  // a function: its globals (held weakly: no cycle)
+        PyObject* fn = PyWeakref_GetObject(where);
+        if (!PyFunction_Check(fn)) return false;
+        where = PyFunction_GET_GLOBALS(fn);
+      }
+      PyObject* cur;
+      if (PyCell_Check(where)) {
+        cur = PyCell_GET(where);
+      } else {
+        cur = PyDict_GetItemWithError(where, c.key);
+        if (!cur && PyErr_Occurred()) PyErr_Clear();
+      }
+      if (cur != c.expected) return false;
+    }
+    return true;
+  };
 }
 
 // Python's view of tandem::JitCache. call() is @jit's common case in C++: all-tensor
@@ -64,19 +91,26 @@ class PyJitCache {
     const JitEntry* e =
         cache_.find(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id));
     if (!e) return nb::none();
-    return *static_cast<nb::object*>(e->payload.get());
+    return nb::borrow(static_cast<PyObject*>(e->payload.get()));
   }
 
+  // The cache owns the Python objects in held_ alone (entries borrow them), so the garbage
+  // collector sees every reference (traverse) and can break cycles through it (clear).
   void insert(const nb::sequence& tensors, int64_t static_id,
               std::shared_ptr<graph::Executable> exe, nb::object payload, nb::object guard,
-              int result_kind) {
+              int result_kind, const nb::list& same_objects) {
     JitEntry e;
     e.exe = std::move(exe);
-    e.payload = keep(std::move(payload));
+    e.payload = std::shared_ptr<void>(payload.ptr(), [](void*) {});
+    held_.push_back(std::move(payload));
     e.result_kind = result_kind;
+    if (same_objects.size() > 0) {
+      e.cheap_guard = identity_guard(same_objects);
+      held_.push_back(same_objects);
+    }
     if (!guard.is_none()) {
-      std::shared_ptr<void> g = keep(guard);
-      e.guard = [g] { return nb::cast<bool>((*static_cast<nb::object*>(g.get()))()); };
+      e.guard = [g = guard.ptr()] { return nb::cast<bool>(nb::handle(g)()); };
+      held_.push_back(std::move(guard));
     }
     cache_.insert(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id),
                   std::move(e));
@@ -85,9 +119,36 @@ class PyJitCache {
   size_t size() const { return cache_.size(); }
   size_t num_direct() const { return cache_.num_direct(); }
 
+  // The garbage collector's view: the cache holds Python objects (payloads, guards, the
+  // globals dicts its identity guards read), which may refer back to the function owning it.
+  int traverse(visitproc visit, void* arg) const {
+    for (const nb::object& o : held_) Py_VISIT(o.ptr());
+    return 0;
+  }
+  void clear() {
+    cache_ = JitCache();
+    held_.clear();
+  }
+
  private:
   JitCache cache_;
+  std::vector<nb::object> held_;  // every Python object the entries reference
 };
+
+int jit_cache_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<PyJitCache>(self)->traverse(visit, arg);
+}
+
+int jit_cache_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<PyJitCache>(self)->clear();
+  return 0;
+}
+
+PyType_Slot jit_cache_slots[] = {{Py_tp_traverse, (void*)jit_cache_traverse},
+                                 {Py_tp_clear, (void*)jit_cache_clear},
+                                 {0, nullptr}};
 
 }  // namespace
 
@@ -127,23 +188,34 @@ void bind_graph(nb::module_& m) {
       .def("grad_guards_hold", &graph::Executable::grad_guards_hold)
       .def_prop_ro("has_grad_guards",
                    [](const graph::Executable& e) { return !e.graph().grad_guards.empty(); })
-      .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks);
-  nb::class_<PyJitCache>(m, "JitCache")
+      .def_prop_ro("num_inplace_writebacks", &graph::Executable::num_inplace_writebacks)
+      .def_prop_ro(
+          "num_argument_writes",
+          [](const graph::Executable& e) { return e.graph().input_writes.size(); },
+          "How many arguments the function writes in place (copied back after each call).");
+  nb::class_<PyJitCache>(m, "JitCache", nb::type_slots(jit_cache_slots))
       .def(nb::init<>())
       .def("call", &PyJitCache::call,
            "The compiled result for these arguments, or None when the Python path must run.")
       .def("lookup", &PyJitCache::lookup, arg("tensors"), arg("static_id"),
            "The payload of the first entry for this signature whose guards hold, or None.")
       .def("insert", &PyJitCache::insert, arg("tensors"), arg("static_id"), arg("exe"),
-           arg("payload"), arg("guard").none(), arg("result_kind"),
+           arg("payload"), arg("guard").none(), arg("result_kind"), arg("same_objects"),
            "Caches exe for this signature; guard() must return True for it to be used; "
-           "result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list.")
+           "result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; "
+           "same_objects: (dict or cell, key, object) triples that must still hold.")
       .def("num_direct", &PyJitCache::num_direct,
            "How many entries call() serves without the Python path.")
       .def("__len__", &PyJitCache::size);
   m.def("set_fused_codegen", &graph::set_fused_codegen, arg("on"),
         "Run fused kernels as generated code (True, the default) or interpreted (False).");
   m.def("fused_codegen_enabled", &graph::fused_codegen_enabled);
+  m.def(
+      "jit_aliases",
+      [](const nb::sequence& tensors) { return JitCache::aliases(tensor_args(tensors)); },
+      arg("tensors"),
+      "Per tensor: -1 (no alias), j (the same view as argument j) or -2 - j (overlaps "
+      "argument j's memory).");
   m.def(
       "is_tracing", [] { return graph::Tracer::active() != nullptr; },
       "Whether a jit trace is being recorded on this thread.");

@@ -80,6 +80,44 @@ def _unflatten(spec, leaves):
 _guards = None
 
 
+# (container, key, object) triples: the trace in progress read `object` from a dict
+# (module globals, a Cell's parameter / buffer / submodule table) or a closure cell (key
+# None). A compiled graph is used only while each container still holds the same object, so
+# rebinding a global tensor or replacing a Parameter retraces instead of reusing stale state.
+_same = None
+
+
+def note_same_object(container, key, value) -> None:
+    """Records that the trace in progress read `value` from container[key] (a dict) or from
+    a closure cell (key None)."""
+    if _same is not None:
+        _same.append((container, key, value))
+
+
+def _read_state(fn) -> list:
+    """The globals and closure cells fn reads that hold tensors or Cells."""
+    from ._layers.cell import Cell
+    while isinstance(fn, (functools.partial, _WeakMethod)):
+        fn = fn.func
+    code, out = getattr(fn, "__code__", None), []
+    if code is None:
+        return out
+    g = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        v = g.get(name)
+        if isinstance(v, (Tensor, Cell)):
+            # The function, weakly: its globals usually hold this very JitFunction.
+            out.append((weakref.ref(fn), name, v))
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(v, (Tensor, Cell)):
+            out.append((cell, None, v))
+    return out
+
+
 def note_guard(owner, check: Callable[[object], object]) -> None:
     """Records that the trace in progress baked in check(owner) (a Cell's train/eval flag,
     an optimizer's learning rates): the compiled graph is used only while check(owner)
@@ -91,10 +129,15 @@ def note_guard(owner, check: Callable[[object], object]) -> None:
 class _Entry:
     """What the C++ cache keeps for Python with each compiled graph."""
 
-    def __init__(self, exe, spec, traced_text, traced_cost, guards):
+    def __init__(self, exe, spec, traced_text, traced_cost, guards, take=None, eager=False):
         self.exe, self.spec, self.traced_text = exe, spec, traced_text
         self.traced_cost = traced_cost
         self.guards = guards  # ((owner ref, check, value), ...) the graph assumed
+        self.take = take  # the graph's arguments: these of the call's tensors (aliases once)
+        self.eager = eager  # overlapping arguments that the function writes: run eagerly
+
+    def inputs(self, tensors):
+        return tensors if self.take is None else [tensors[i] for i in self.take]
 
     def valid(self) -> bool:
         for ref, check, value in self.guards:
@@ -132,6 +175,28 @@ class JitFunction:
         self._traced = []  # (static part, tensor signature) of each trace, for the warning
         self._entries_list = []
         self._warned = False
+        self._bound = weakref.WeakKeyDictionary()  # instance -> its bound JitFunction
+
+    def __get__(self, obj, objtype=None):
+        """@jit on a method (a Cell's construct, say): the instance is bound, its tensors are
+        captured by reference, and each instance has its own compiled cache."""
+        if obj is None:
+            return self
+        try:
+            bound = self._bound.get(obj)
+        except TypeError:  # not weak-referenceable: keep the compiled cache on the instance
+            bound = None
+        if bound is None:
+            # The instance weakly: the per-instance cache is a value keyed by the instance.
+            bound = JitFunction(_WeakMethod(self._fn, obj),
+                                {i - 1 for i in self._static_argnums if i > 0},
+                                self._static_argnames)
+            functools.update_wrapper(bound, self._fn)
+            try:
+                self._bound[obj] = bound
+            except TypeError:
+                pass
+        return bound
 
     def _split(self, args, kwargs):
         """(tensor arguments, static id): the tensors' shapes and dtypes go into the C++ key;
@@ -162,12 +227,22 @@ class JitFunction:
                      if isinstance(a, Tensor) and i not in self._static_argnums]
         names = [k for k in sorted(kwargs)
                  if isinstance(kwargs[k], Tensor) and k not in self._static_argnames]
+        # f(x, x): one graph argument stands for both, so a write through one is seen by the
+        # other, as eagerly. Overlapping views of one buffer stay separate arguments.
+        aliases = _C.jit_aliases(tensors) if len(tensors) > 1 else [-1] * len(tensors)
+        take, slot = [], []
+        for i, a in enumerate(aliases):
+            if a >= 0:
+                slot.append(slot[a])
+            else:
+                slot.append(len(take))
+                take.append(i)
         holder = {}
 
         def traced(sym):
             a = list(args)
             kw = dict(kwargs)
-            it = iter(sym)
+            it = iter([sym[k] for k in slot])
             for i in positions:
                 a[i] = next(it)
             for k in names:
@@ -176,24 +251,38 @@ class JitFunction:
             holder["spec"] = _flatten(self._fn(*a, **kw), leaves)
             return leaves
 
-        global _guards
-        saved, _guards = _guards, []
+        global _guards, _same
+        saved, _guards = (_guards, _same), []
+        _same = _read_state(self._fn)
         try:
-            exe, text, cost = _C.jit_compile(traced, tensors)
-            reads = _guards
+            exe, text, cost = _C.jit_compile(traced, [tensors[i] for i in take])
+            reads, same = _guards, _same
         finally:
-            _guards = saved
+            _guards, _same = saved
         guards, seen = [], set()
         for g in reads:  # one guard per (owner, check)
             if (id(g[0]), g[1]) not in seen:
                 seen.add((id(g[0]), g[1]))
                 guards.append(g)
-        entry = _Entry(exe, holder["spec"], text, cost, tuple(guards))
+        overlap = any(a < -1 for a in aliases)
+        if overlap and exe.num_argument_writes:
+            warnings.warn(f"jit: {getattr(self._fn, '__name__', 'function')} writes an argument "
+                          "in place and its arguments overlap in memory; these calls run "
+                          "eagerly (pass separate tensors to compile them)", stacklevel=4)
+        entry = _Entry(exe, holder["spec"], text, cost, tuple(guards),
+                       None if len(take) == len(tensors) else take,
+                       overlap and exe.num_argument_writes > 0)
         direct = (static_id == 0 and not kwargs and len(tensors) == len(args)
+                  and entry.take is None and not entry.eager
                   and not entry.guards and not exe.has_grad_guards
                   and not exe.outputs_require_grad)
+        seen_same, same_objects = set(), []
+        for c, k, v in same:
+            if (id(c), k) not in seen_same:
+                seen_same.add((id(c), k))
+                same_objects.append((c, k, v))
         self._cache.insert(tensors, static_id, exe, entry, entry.valid if entry.guards else None,
-                           _result_kind(entry.spec) if direct else -1)
+                           _result_kind(entry.spec) if direct else -1, same_objects)
         self._entries_list.append(entry)
         self._note_retrace(static_id, tensors)
         return entry
@@ -228,12 +317,12 @@ class JitFunction:
         if _C.is_tracing():  # called from another jitted function: inline into its graph
             return self._fn(*args, **kwargs)
         tensors, entry = self._entry(args, kwargs)
-        if entry.exe.outputs_require_grad:  # (grad mode is part of the cache key)
+        if entry.exe.outputs_require_grad or entry.eager:  # (grad mode is part of the key)
             # The compiled graph records no tape: results the caller may differentiate come
             # from eager execution. A training step that computes its gradients inside
             # (value_and_grad + optimizer) returns plain values and runs compiled.
             return self._fn(*args, **kwargs)
-        return _unflatten(entry.spec, entry.exe(tensors))
+        return _unflatten(entry.spec, entry.exe(entry.inputs(tensors)))
 
     def explain(self, *args, **kwargs) -> str:
         """A report for these arguments: the traced graph (what eager mode runs) and the
@@ -251,7 +340,7 @@ class JitFunction:
         """Runs the compiled graph for these arguments `reps` times (after one warm-up) and
         reports the median time of each node, slowest first, plus the time per op kind."""
         tensors, entry = self._entry(args, kwargs)
-        rows = entry.exe.profile(tensors, reps)
+        rows = entry.exe.profile(entry.inputs(tensors), reps)
         total = sum(t for _, t in rows) or 1e-30
         by_op = {}
         for text, t in rows:
@@ -265,6 +354,20 @@ class JitFunction:
         for text, t in sorted(rows, key=lambda r: -r[1])[:top]:
             lines.append(f"  {t * 1e3:8.3f} ms {100 * t / total:5.1f}%  {text[:140]}")
         return "\n".join(lines)
+
+
+class _WeakMethod:
+    """fn bound to obj without keeping obj alive."""
+
+    def __init__(self, fn, obj):
+        self.func, self._obj = fn, weakref.ref(obj)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        obj = self._obj()
+        if obj is None:
+            raise ReferenceError(f"jit: the instance {self.func.__name__} was bound to is gone")
+        return self.func(obj, *args, **kwargs)
 
 
 def _hashable(v, where):

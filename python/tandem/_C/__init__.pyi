@@ -1224,6 +1224,12 @@ class Executable:
     @property
     def num_inplace_writebacks(self) -> int: ...
 
+    @property
+    def num_argument_writes(self) -> int:
+        """
+        How many arguments the function writes in place (copied back after each call).
+        """
+
 class JitCache:
     def __init__(self) -> None: ...
 
@@ -1237,9 +1243,9 @@ class JitCache:
         The payload of the first entry for this signature whose guards hold, or None.
         """
 
-    def insert(self, tensors: Sequence[Any], static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int) -> None:
+    def insert(self, tensors: Sequence[Any], static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any]) -> None:
         """
-        Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list.
+        Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; same_objects: (dict or cell, key, object) triples that must still hold.
         """
 
     def num_direct(self) -> int:
@@ -1253,6 +1259,11 @@ def set_fused_codegen(on: bool) -> None:
     """
 
 def fused_codegen_enabled() -> bool: ...
+
+def jit_aliases(tensors: Sequence[Any]) -> list[int]:
+    """
+    Per tensor: -1 (no alias), j (the same view as argument j) or -2 - j (overlaps argument j's memory).
+    """
 
 def is_tracing() -> bool:
     """Whether a jit trace is being recorded on this thread."""

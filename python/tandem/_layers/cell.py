@@ -8,7 +8,7 @@ from typing import (Any, Callable, Dict, List, Mapping, NamedTuple, Optional,
                     Set, Tuple, TypeVar, Union)
 
 from .. import _C
-from ..jit import note_guard
+from ..jit import note_guard, note_same_object
 from .parameter import Parameter
 from .tree import CellTree
 
@@ -111,8 +111,10 @@ class Cell(CellTree):
         d = self.__dict__
         for store in ("_params", "_buffers", "_cells"):
             if store in d and name in d[store]:
-                found: Union[Tensor, Cell] = d[store][name]
-                return found
+                value: Union[Tensor, Cell] = d[store][name]
+                if _C.is_tracing():  # a compiled graph holds while this stays the same object
+                    note_same_object(d[store], name, value)
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:

@@ -59,6 +59,14 @@ bool Executable::grad_guards_hold() const {
   return true;
 }
 
+bool Executable::captures_unchanged() const {
+  for (const auto& [v, impl] : g_.captures) {
+    const Value& want = g_.values[size_t(v)];
+    if (impl->dtype != want.dtype || impl->shape != want.shape) return false;
+  }
+  return true;
+}
+
 size_t Executable::num_inplace_writebacks() const {
   return size_t(
       std::count_if(into_capture_.begin(), into_capture_.end(), [](int64_t v) { return v >= 0; }));
@@ -102,6 +110,9 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
                  dtype_name(want.dtype), shape_str(want.shape));
     env[size_t(g_.inputs[i])] = inputs[i];
   }
+  TANDEM_CHECK(captures_unchanged(), ValueError,
+               "jit: a tensor the compiled function captured changed shape or dtype since it "
+               "was traced; call the jit function again (it retraces) instead of the graph");
   for (auto& c : g_.captures) env[size_t(c.first)] = Tensor(c.second);
   GradModeGuard no_grad(false);
   // One allocation for every intermediate (the caching allocator keeps it between runs).
@@ -157,6 +168,12 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     set_grad(Tensor(s.leaf), s.output >= 0 ? out[size_t(s.output)]
                              : s.tensor    ? Tensor(s.tensor)
                                            : Tensor());
+  for (const Graph::InputWrite& w : g_.input_writes) {
+    const Tensor& target = inputs[size_t(w.input)];
+    const Tensor& v = out[size_t(w.output)];
+    if (v.storage() != target.storage() || v.data_ptr() != target.data_ptr()) copy_into(target, v);
+    if (target.storage()) target.storage()->bump_version();
+  }
   out.resize(out.size() - g_.num_hidden_outputs);
   return out;
 }

@@ -32,6 +32,9 @@ class Executable {
   // Whether the .grad state of the leaves a traced backward() touched matches the trace's
   // (else the caller retraces: the graph may accumulate into, or ignore, a grad).
   bool grad_guards_hold() const;
+  // Whether every captured tensor still has the shape and dtype the graph was traced with
+  // (Parameter.set_data or x.data = y may change them; the caller then retraces).
+  bool captures_unchanged() const;
   const MemoryPlan& memory_plan() const { return plan_; }
 
  private:

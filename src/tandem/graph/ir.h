@@ -49,7 +49,15 @@ struct Graph {
     std::shared_ptr<TensorImpl> same;  // the grad tensor the graph captured, if any
   };
   std::vector<GradGuard> grad_guards;
-  size_t num_hidden_outputs = 0;  // trailing outputs that carry grads, not results
+  // In-place writes to the function's own arguments (x.add_(1), x[0] = v): after a call,
+  // graph output `output` is copied into argument `input` (an index into inputs), as eager
+  // execution would have written it.
+  struct InputWrite {
+    int64_t input = -1;
+    int64_t output = -1;
+  };
+  std::vector<InputWrite> input_writes;
+  size_t num_hidden_outputs = 0;  // trailing outputs that carry grads / argument writes
 
   int64_t add_value(const Shape& shape, DType dtype);
   // Checks ids, definition before use and single definitions; throws Error describing the

@@ -7,6 +7,14 @@
 #include "tandem/graph/cost.h"
 
 namespace tandem {
+namespace {
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.offset() == b.offset() && a.shape() == b.shape() && a.strides() == b.strides() &&
+         a.dtype() == b.dtype();
+}
+
+}  // namespace
 
 std::string JitCache::key(const std::vector<Tensor>& tensors, bool grad_enabled,
                           int64_t static_id) {
@@ -15,14 +23,36 @@ std::string JitCache::key(const std::vector<Tensor>& tensors, bool grad_enabled,
   k.reserve(16 + tensors.size() * 24);
   k.push_back(char(grad_enabled));
   k.append(reinterpret_cast<const char*>(&static_id), sizeof(static_id));
-  for (const Tensor& t : tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
     TANDEM_CHECK(t.defined(), ValueError, "jit: an argument is an undefined tensor");
     k.push_back(char(t.dtype()));
     k.push_back(char(requires_grad(t)));
     k.push_back(char(t.dim()));
     k.append(reinterpret_cast<const char*>(t.shape().data()), t.shape().size() * sizeof(int64_t));
+    // Aliased arguments (f(x, x)) compute something else when the function writes one of
+    // them: a separate entry. A pointer compare per earlier argument; calls have few.
+    for (size_t j = 0; j < i; ++j) {
+      const Tensor& o = tensors[j];
+      if (!t.storage() || t.storage() != o.storage()) continue;
+      k.push_back(char(same_view(t, o) ? 0xA0 : 0xA1));
+      k.push_back(char(j));
+      break;
+    }
   }
   return k;
+}
+
+std::vector<int64_t> JitCache::aliases(const std::vector<Tensor>& tensors) {
+  std::vector<int64_t> out(tensors.size(), -1);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const Tensor &a = tensors[i], &b = tensors[j];
+      if (!a.storage() || a.storage() != b.storage()) continue;
+      out[i] = same_view(a, b) ? int64_t(j) : -2 - int64_t(j);
+      break;
+    }
+  return out;
 }
 
 const JitEntry* JitCache::find(const std::string& key) const {
@@ -37,7 +67,9 @@ std::shared_ptr<const JitEntry> JitCache::find_direct(const std::string& key) co
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;
   for (const auto& e : it->second)
-    if (e->result_kind >= 0 && e->unguarded()) return e;
+    if (e->result_kind >= 0 && e->unguarded() && (!e->cheap_guard || e->cheap_guard()) &&
+        e->exe->captures_unchanged())
+      return e;
   return nullptr;
 }
 

@@ -17,27 +17,39 @@ struct JitEntry {
   // An extra condition the trace assumed (Python: a Cell's train/eval flag, an optimizer's
   // rates); empty when there is none. The graph's own .grad guards are checked as well.
   std::function<bool()> guard;
+  // A check cheap enough for every call, even the direct path's (Python: that the
+  // globals, closure cells and Cell attributes the trace read still hold the same objects).
+  std::function<bool()> cheap_guard;
   // What the caller keeps with the entry (Python: the output structure, the traced text).
   std::shared_ptr<void> payload;
   // >= 0: an all-tensor call may be served without the caller (0: the result is the one
   // output, 1: a tuple, 2: a list of the outputs). -1: the caller must unpack the result.
   int result_kind = -1;
 
-  bool holds() const { return (!guard || guard()) && exe->grad_guards_hold(); }
+  bool holds() const {
+    return (!cheap_guard || cheap_guard()) && exe->captures_unchanged() && (!guard || guard()) &&
+           exe->grad_guards_hold();
+  }
+  // Whether the direct path may serve it (after the cheap checks: see JitCache::find_direct).
   bool unguarded() const { return !guard && exe->graph().grad_guards.empty(); }
 };
 
 class JitCache {
  public:
-  // The cache key of a call: the tensor arguments' dtypes, shapes and requires_grad, the
-  // grad mode, and `static_id`, which names the caller's other (static) arguments.
+  // The cache key of a call: the tensor arguments' dtypes, shapes and requires_grad, which
+  // of them share memory (aliases), the grad mode, and `static_id`, which names the
+  // caller's other (static) arguments.
   static std::string key(const std::vector<Tensor>& tensors, bool grad_enabled,
                          int64_t static_id = 0);
+  // Per tensor: -1 when it shares memory with no earlier argument; j when it is the same
+  // view of the same memory as argument j; -2 - j when it overlaps argument j's storage
+  // with other geometry.
+  static std::vector<int64_t> aliases(const std::vector<Tensor>& tensors);
   // The first entry for `key` whose guards hold, or null.
   const JitEntry* find(const std::string& key) const;
   // The entry an all-tensor call with no static arguments may run without the caller:
-  // unguarded and with result_kind >= 0. Returns a copy (the cache may change while the
-  // graph runs with the GIL released).
+  // unguarded, with result_kind >= 0, its cheap guard and captures holding. Returns a copy
+  // (the cache may change while the graph runs with the GIL released).
   std::shared_ptr<const JitEntry> find_direct(const std::string& key) const;
   const JitEntry& insert(const std::string& key, JitEntry entry);
   // Entries whose guards no longer hold are dropped (a retrace replaces them).

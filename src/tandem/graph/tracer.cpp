@@ -60,6 +60,7 @@ std::vector<Tensor> Tracer::begin(const std::vector<Tensor>& examples) {
     int64_t v = g_.add_value(e.shape(), e.dtype());
     g_.inputs.push_back(v);
     out.push_back(symbolic(v));
+    arguments_.push_back(out.back().impl_shared());
   }
   prev_ = current;
   current = this;
@@ -233,6 +234,14 @@ Graph Tracer::finish(const std::vector<Tensor>& outputs) {
     if (before.defined() && captured_.count(before.impl())) gd.same = before.impl_shared();
     g_.grad_guards.push_back(gd);
     set_grad(Tensor(leaf), before);
+  }
+  // Arguments the traced code wrote in place now name another value: copy it back into
+  // the caller's tensor after each call.
+  for (size_t i = 0; i < arguments_.size(); ++i) {
+    if (arguments_[i]->sym_value == g_.inputs[i]) continue;
+    g_.input_writes.push_back({int64_t(i), int64_t(g_.outputs.size())});
+    g_.outputs.push_back(arguments_[i]->sym_value);
+    g_.num_hidden_outputs++;
   }
   current = prev_;
   active_ = false;

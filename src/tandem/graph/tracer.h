@@ -56,6 +56,7 @@ class Tracer {
   void rename(const std::shared_ptr<TensorImpl>& t, int64_t v);
 
   Graph g_;
+  std::vector<std::shared_ptr<TensorImpl>> arguments_;  // the symbolic arguments begin() made
   std::vector<std::pair<std::shared_ptr<TensorImpl>, Tensor>> grad_before_;  // leaf, its grad
   std::unordered_map<const TensorImpl*, int64_t> captured_;
   std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops
