@@ -30,6 +30,8 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       [](const Tensor& t, nb::handle g) {
         set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
       },
+      nb::for_getter(nb::sig("def grad(self, /) -> typing.Optional[Tensor]")),
+      nb::for_setter(nb::sig("def grad(self, value: typing.Optional[Tensor], /) -> None")),
       nb::arg("value").none(), "The accumulated gradient (None until a backward reaches it).");
   cls.def_prop_ro("is_leaf", [](const Tensor& t) { return is_leaf(t); });
   cls.def_prop_ro("_grad_fn_name", [](const Tensor& t) { return grad_fn_name(t); });

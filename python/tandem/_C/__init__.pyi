@@ -11,6 +11,7 @@ from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 
 from collections.abc import Callable, Mapping, Sequence
 import enum
+from typing import Optional
 
 from tandem._C import init as init, optim as optim
 
@@ -35,6 +36,13 @@ class dtype(enum.Enum):
     float32 = 8
 
     float64 = 9
+
+    @property
+    def is_floating_point(self) -> builtins.bool: ...
+    @property
+    def is_signed(self) -> builtins.bool: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
 
 def dtype_name(arg: dtype, /) -> str: ...
 
@@ -230,11 +238,11 @@ class Tensor:
         pass
 
     @property
-    def grad(self) -> object:
+    def grad(self, /) -> Optional[Tensor]:
         """The accumulated gradient (None until a backward reaches it)."""
 
     @grad.setter
-    def grad(self, value: object | None) -> None: ...
+    def grad(self, value: Optional[Tensor], /) -> None: ...
 
     @property
     def is_leaf(self) -> builtins.bool: ...
@@ -1234,19 +1242,19 @@ class JitCache:
         The compiled result for these arguments, or None when the Python path must run.
         """
 
-    def run(self, tensors: Sequence, static_id: int) -> object:
+    def run(self, tensors: Sequence[Any], static_id: int) -> object:
         """
         (payload, outputs) of the first entry whose guards and path hold (outputs None: run eagerly), or None when the caller must trace a new path.
         """
 
-    def count(self, tensors: Sequence, static_id: int) -> int:
+    def count(self, tensors: Sequence[Any], static_id: int) -> int:
         """How many paths this signature has."""
 
     @property
     def last_failure(self) -> str:
         """Where the last failed value guard read its value."""
 
-    def insert(self, tensors: Sequence, static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any], take: Sequence[int], run_eagerly: bool) -> None:
+    def insert(self, tensors: Sequence[Any], static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any], take: Sequence[int], run_eagerly: bool) -> None:
         """
         Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; same_objects: (dict or cell, key, object) triples that must still hold.
         """
@@ -1271,7 +1279,7 @@ def print_values(values: Sequence[Tensor], format: int) -> None:
     Prints through a print node (recorded while tracing, run now otherwise).
     """
 
-def jit_aliases(tensors: Sequence) -> list[int]:
+def jit_aliases(tensors: Sequence[Any]) -> list[int]:
     """
     Per tensor: -1 (no alias), j (the same view as argument j) or -2 - j (overlaps argument j's memory).
     """
