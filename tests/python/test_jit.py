@@ -763,3 +763,17 @@ def test_concurrent_calls_of_one_compiled_function():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_constant_chains_fold_only_where_bit_exact():
+    """mul(mul(x, c1), c2) -> mul(x, c1 * c2) and x * c + x -> x * (c + 1) reassociate: done
+    only where a factor is a power of two (so the rewrite rounds exactly as eager does)."""
+    x = mint.tensor([0.0, 2.5, -1.3, 3.7e-3, 1e30])
+    for f, folds in ((lambda x: x * 1.719529628753662 * 0.09375, False),
+                     (lambda x: x * 0.7 + x, False),
+                     (lambda x: x * 0.5 * 3.3, True),
+                     (lambda x: x + x + x, True)):
+        g = jit(f)
+        np.testing.assert_array_equal(g(x).numpy(), f(x).numpy())
+        optimized = g.explain(x).split("optimized graph")[1].split("eager:")[0]
+        assert ("= mul(%0" in optimized) == folds, optimized  # folded: one mul by a constant

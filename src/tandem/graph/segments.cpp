@@ -9,6 +9,7 @@
 #include "tandem/core/error.h"
 #include "tandem/graph/executor.h"
 #include "tandem/graph/passes.h"
+#include "tandem/ops/creation.h"
 
 namespace tandem::graph {
 
@@ -94,17 +95,25 @@ std::vector<Tensor> Executable::run_segments(const std::vector<Tensor>& inputs) 
          ++next_guard)
       check_guard(next_guard, env);
   };
-  check_until(0);  // reads of arguments or captures before any op
-  for (const Segment& seg : segments_) {
-    const Graph& sg = seg.exe->graph();
-    std::vector<Tensor> ins;
-    ins.reserve(sg.inputs.size());
-    for (int64_t v : sg.inputs) ins.push_back(env[size_t(v)]);
-    std::vector<Tensor> outs = seg.exe->run(ins);
-    for (size_t k = 0; k < outs.size(); ++k) env[size_t(seg.outputs[k])] = std::move(outs[k]);
-    check_until(seg.end_node);
+  // A failed guard leaves no trace: nothing is written back (commit comes last) and the
+  // random numbers the segments drew are drawn again by the path that runs instead.
+  const auto rng = get_rng_state();
+  try {
+    check_until(0);  // reads of arguments or captures before any op
+    for (const Segment& seg : segments_) {
+      const Graph& sg = seg.exe->graph();
+      std::vector<Tensor> ins;
+      ins.reserve(sg.inputs.size());
+      for (int64_t v : sg.inputs) ins.push_back(env[size_t(v)]);
+      std::vector<Tensor> outs = seg.exe->run(ins);
+      for (size_t k = 0; k < outs.size(); ++k) env[size_t(seg.outputs[k])] = std::move(outs[k]);
+      check_until(seg.end_node);
+    }
+    check_until(g_.nodes.size());
+  } catch (const GuardFailed&) {
+    set_rng_state(rng.first, rng.second);
+    throw;
   }
-  check_until(g_.nodes.size());
   return commit(inputs, env);
 }
 
