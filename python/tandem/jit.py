@@ -18,7 +18,7 @@ import builtins
 import functools
 import warnings
 import weakref
-from typing import Callable, Sequence
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from . import _C
 
@@ -170,10 +170,19 @@ def _traced_print(*args, sep=" ", end="\n", file=None, flush=False):
     debug_print(*args, sep=sep, end=end, file=file, flush=flush)
 
 
-def debug_print(*args, sep: str = " ", end: str = "\n", file=None, flush: bool = False) -> None:
+def debug_print(*args: object, sep: str = " ", end: str = "\n", file: Any = None,
+                flush: bool = False) -> None:
     """Prints its arguments when it runs: at once eagerly, every call (in program order)
     inside a compiled function, with tensors shown as eager print shows them (MindSpore's
-    graph-mode print; ``ops.Print``)."""
+    graph-mode print; ``ops.Print``).
+
+    Args:
+        args (object): what to print; tensors print their values at run time.
+        sep (str): the separator, as print's. Default: ``" "``.
+        end (str): the end of the line, as print's. Default: ``"\\n"``.
+        file (object): the stream (sys.stdout when None). Default: ``None``.
+        flush (bool): flush the stream. Default: ``False``.
+    """
     tensors = [a for a in args if isinstance(a, Tensor)]
     if not _C.is_tracing():
         return _real_print(*args, sep=sep, end=end, file=file, flush=flush)
@@ -470,3 +479,143 @@ def jit(fn: Callable = None, *, static_argnums=(), static_argnames=(), max_paths
     if fn is None:
         return lambda f: JitFunction(f, static_argnums, static_argnames, max_paths)
     return JitFunction(fn, static_argnums, static_argnames, max_paths)
+
+
+def jit_class(cls: type) -> type:
+    """Marks a class whose instances compiled functions use (MindSpore's jit_class).
+
+    tandem's tracer reads any Python object's attributes while tracing (numbers and strings
+    become constants of the graph, tensors are captured by reference), so this only checks
+    that ``cls`` is a plain class (not a Cell: those compile already) and marks it.
+
+    Args:
+        cls (type): the class to mark.
+
+    Returns:
+        type, the class itself.
+    """
+    from ._layers.cell import Cell
+    if not isinstance(cls, type):
+        raise TypeError(f"jit_class: decorates a class, got {type(cls).__name__}")
+    if issubclass(cls, Cell):
+        raise TypeError(f"jit_class: {cls.__name__} is a Cell, which graph mode compiles "
+                        "already; jit_class is for plain classes")
+    cls.__jit_class__ = True
+    return cls
+
+
+def _axes(spec, n: int, what: str) -> list:
+    if spec is None or isinstance(spec, int):
+        return [spec] * n
+    spec = list(spec)
+    if len(spec) != n:
+        raise ValueError(f"vmap: {what} has {len(spec)} entries for {n} values")
+    for a in spec:
+        if a is not None and not isinstance(a, int):
+            raise TypeError(f"vmap: {what} entries must be ints or None, got {a!r}")
+    return spec
+
+
+def vmap(fn: Callable[..., Any], in_axes: Union[int, None, Sequence[Optional[int]]] = 0,
+         out_axes: Union[int, Sequence[int]] = 0) -> Callable[..., Any]:
+    """A function that maps fn over a batch dimension (MindSpore's and JAX's vmap).
+
+    Each argument is sliced along its entry of ``in_axes`` (None: passed whole to every
+    call), fn runs on each slice, and the results are stacked along ``out_axes``. Inside a
+    compiled function the calls unroll into the graph, so the batch compiles as one graph.
+
+    Args:
+        fn (Callable): the function of one example.
+        in_axes (int, None or sequence): the batch dim of each argument. Default: ``0``.
+        out_axes (int or sequence): where the batch dim goes in each result. Default: ``0``.
+
+    Returns:
+        Callable: the batched function.
+    """
+    from ._generated import torch_api as _ops
+
+    @functools.wraps(fn)
+    def batched(*args):
+        axes = _axes(in_axes, len(args), "in_axes")
+        sizes = {a.shape[ax] for a, ax in zip(args, axes) if ax is not None}
+        if len(sizes) != 1:
+            raise ValueError(f"vmap: the mapped arguments must share one batch size, got "
+                             f"{sorted(sizes) or 'none (in_axes all None)'}")
+        n = sizes.pop()
+        results = [fn(*[a if ax is None else _ops.select(a, ax, i) for a, ax in zip(args, axes)])
+                   for i in range(n)]
+        single = not isinstance(results[0], (tuple, list))
+        columns = [[r] if single else list(r) for r in results]
+        outs = _axes(out_axes, len(columns[0]), "out_axes")
+        stacked = [_ops.stack([c[k] for c in columns], dim=outs[k]) for k in range(len(outs))]
+        return stacked[0] if single else tuple(stacked)
+
+    return batched
+
+
+def cond(pred: Union[Tensor, bool], true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+         operands: Union[Tensor, Sequence[Tensor]] = ()) -> Any:
+    """true_fn(*operands) where pred holds, else false_fn(*operands), as one graph inside a
+    compiled function: both branches are computed and each result is chosen with where(), so
+    no guard or second path is needed (torch.cond; lax.cond). The branches must be free of
+    side effects and return results of the same structure and shapes. Eagerly, only the
+    taken branch runs.
+
+    Args:
+        pred (Tensor or bool): a one-element condition.
+        true_fn (Callable): the branch for a true pred.
+        false_fn (Callable): the branch for a false pred.
+        operands (Tensor or sequence of Tensors): the branches' arguments. Default: ``()``.
+
+    Returns:
+        object: the branch's result (a tensor or a tuple / list of tensors).
+    """
+    operands = tuple(operands) if isinstance(operands, (tuple, list)) else (operands,)
+    if not _C.is_tracing() or not isinstance(pred, Tensor):
+        return true_fn(*operands) if bool(pred) else false_fn(*operands)
+    if pred.numel() != 1:
+        raise ValueError(f"cond: pred must have one element, got shape {tuple(pred.shape)}")
+    a, b = true_fn(*operands), false_fn(*operands)
+    seq = isinstance(a, (tuple, list))
+    la, lb = (list(a), list(b)) if seq else ([a], [b])
+    if len(la) != len(lb):
+        raise ValueError(f"cond: the branches return {len(la)} and {len(lb)} results")
+    p = pred.reshape(())
+    out = [_C.where(p, x, y) for x, y in zip(la, lb)]
+    return type(a)(out) if seq else out[0]
+
+
+def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+               carried_inputs: Union[Tensor, Sequence[Tensor]]) -> Tuple[Any, ...]:
+    """Runs ``carry = body_fn(*carry)`` while ``cond_fn(*carry)`` holds and returns the final
+    carry (torch's while_loop; lax.while_loop). Inside a compiled function each iteration's
+    condition is a guarded read, so each trip count compiles its own path (bounded by
+    jit(max_paths=...)); a loop whose trip count does not depend on the data compiles once.
+
+    Args:
+        cond_fn (Callable): the condition, from the carry.
+        body_fn (Callable): the next carry, from the carry.
+        carried_inputs (Tensor or sequence of Tensors): the initial carry.
+
+    Returns:
+        tuple: the final carry.
+    """
+    carry = tuple(carried_inputs) if isinstance(carried_inputs, (tuple, list)) else (carried_inputs,)
+    while bool(cond_fn(*carry)):
+        nxt = body_fn(*carry)
+        carry = tuple(nxt) if isinstance(nxt, (tuple, list)) else (nxt,)
+    return carry
+
+
+def partial(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """func with its first arguments fixed (MindSpore's ops.partial; functools.partial).
+
+    Args:
+        func (Callable): the function.
+        args (object): its leading positional arguments.
+        kwargs (object): keyword arguments.
+
+    Returns:
+        Callable, the partial function.
+    """
+    return functools.partial(func, *args, **kwargs)

@@ -215,3 +215,55 @@ def test_generated_programs_compiled_equal_eager(steps, values):
             got = g(xc)
             np.testing.assert_array_equal(got.numpy(), want.numpy())
             np.testing.assert_array_equal(xc.numpy(), xe.numpy())
+
+
+# --- functional forms and graph-mode helpers ------------------------------------------------
+
+def test_cond_is_one_graph_for_both_branches():
+    def f(x):
+        return tandem.ops.cond(x.sum() > 0, lambda a: a * 2, lambda a: a - 1, (x,))
+
+    g = jit(f)
+    for v in (1.0, -1.0, 2.0, -2.0):
+        _same(g(mint.full((3,), v)), f(mint.full((3,), v)))
+    assert len(g._cache) == 1  # no guard: one graph serves both
+
+
+def test_while_loop_and_vmap_and_partial():
+    def f(x):
+        (y, n) = mint.while_loop(lambda y, n: (y > 1).any(), lambda y, n: (y * 0.5, n + 1),
+                                 (x, mint.zeros(())))
+        return y, n
+
+    g = jit(f)
+    for v in (3.0, 10.0):
+        _same(g(mint.full((2,), v)), f(mint.full((2,), v)))
+    batched = tandem.vmap(lambda a, b: (a * b).sum(), in_axes=(0, None))
+    x, w = mint.randn(5, 3), mint.randn(3)
+    _same(batched(x, w), (x * w).sum(dim=1))
+    _same(jit(batched)(x, w), batched(x, w))
+    add3 = tandem.ops.partial(mint.add, other=3)
+    _same(add3(mint.ones(2)), mint.full((2,), 4.0))
+
+
+def test_jit_class_instances_inside_jit():
+    @tandem.jit_class
+    class Config:
+        def __init__(self):
+            self.scale = 3.0
+            self.bias = mint.ones(2)
+
+    cfg = Config()
+    g = jit(lambda x: x * cfg.scale + cfg.bias)
+    _same(g(mint.ones(2)), mint.full((2,), 4.0))
+    with pytest.raises(TypeError, match="is a Cell"):
+        tandem.jit_class(nn.Dense)
+
+
+def test_ops_print_prints_at_run_time(capsys):
+    p = tandem.ops.Print()
+    g = jit(lambda x: (p("x:", x), x + 1)[1])
+    for _ in range(2):
+        g(mint.ones(2))
+    out = capsys.readouterr().out
+    assert out.count("x:") == 2
