@@ -75,8 +75,15 @@ class PyJitCache {
       ins.push_back(t);
     }
     std::string key = JitCache::key(ins, is_grad_enabled());
-    for (const auto& e : cache_.candidates(key)) {
-      if (e->result_kind < 0 || !e->unguarded() || e->run_eagerly || !e->take.empty()) continue;
+    const auto* list = cache_.entries(key);
+    if (!list) return nb::none();
+    // A copy: running releases the GIL, and another thread may change the cache meanwhile.
+    std::vector<std::shared_ptr<const JitEntry>> direct;
+    for (const auto& e : *list)
+      if (e->result_kind >= 0 && e->unguarded() && !e->run_eagerly && e->take.empty())
+        direct.push_back(e);
+    for (const auto& e : direct) {
+      if (!e->holds()) continue;
       std::optional<std::vector<Tensor>> outs = try_run(*e, ins);
       if (!outs) continue;  // a value guard failed: another path may hold
       cache_.promote(key, e.get());
@@ -220,6 +227,14 @@ void bind_graph(nb::module_& m) {
       .def_prop_ro("graph_text", &graph::Executable::text)
       .def_prop_ro("num_guards", &graph::Executable::num_guards,
                    "How many values Python read while tracing (the path depends on them).")
+      .def_prop_ro(
+          "guards",
+          [](const graph::Executable& e) {
+            nb::list out;
+            for (const auto& gd : e.graph().guards) out.append(nb::make_tuple(gd.where, gd.expected));
+            return out;
+          },
+          "(where, value read) of each guard the path depends on, in order.")
       .def_prop_ro("num_kernels", &graph::Executable::num_kernels)
       .def_prop_ro("cost_text",
                    [](const graph::Executable& e) {

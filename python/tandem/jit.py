@@ -342,6 +342,7 @@ class JitFunction:
         self._cache.insert(tensors, static_id, exe, entry, entry.valid if entry.guards else None,
                            _result_kind(entry.spec) if direct else -1, same_objects,
                            entry.take or [], entry.eager or exe.outputs_require_grad)
+        entry.signature = (static_id, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
         self._entries_list.append(entry)
         self._note_retrace(static_id, tensors)
         return entry
@@ -364,11 +365,14 @@ class JitFunction:
         return list(self._entries_list)
 
     def _entry(self, args, kwargs):
-        """(tensors, an entry for this call): the last traced path for this signature, or a
-        new trace (for explain and profile)."""
+        """(tensors, an entry for this call) for explain and profile, without running it: the
+        latest path traced for this signature, or a new trace."""
         tensors, sid = self._split(args, kwargs)
-        r = self._cache.run(tensors, sid) if self._cache.count(tensors, sid) else None
-        return tensors, r[0] if r is not None else self._trace(args, kwargs, tensors, sid)
+        sig = (sid, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+        for e in reversed(self._entries_list):
+            if getattr(e, "signature", None) == sig:
+                return tensors, e
+        return tensors, self._trace(args, kwargs, tensors, sid)
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -415,10 +419,24 @@ class JitFunction:
         _, entry = self._entry(args, kwargs)
         traced_nodes = sum(1 for line in entry.traced_text.splitlines()
                            if " = " in line and "captured" not in line)
-        return (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
-                f"optimized graph ({entry.exe.num_kernels} kernels):\n{entry.exe.graph_text}\n"
-                f"eager:    {entry.traced_cost}\n"
-                f"compiled: {entry.exe.cost_text}\n")
+        report = (f"traced graph ({traced_nodes} kernels):\n{entry.traced_text}\n"
+                  f"optimized graph ({entry.exe.num_kernels} kernels):\n"
+                  f"{entry.exe.graph_text}\n"
+                  f"eager:    {entry.traced_cost}\n"
+                  f"compiled: {entry.exe.cost_text}\n")
+        paths = [e for e in self._entries_list
+                 if getattr(e, "signature", None) == getattr(entry, "signature", None)]
+        if any(e.exe.num_guards for e in paths):
+            report += (f"paths for these argument shapes: {len(paths)} of at most "
+                       f"{self._max_paths} (this call's: {paths.index(entry) + 1})\n")
+            for k, e in enumerate(paths, 1):
+                reads = "; ".join(f"{where} read {value.tolist()!r}" for where, value in
+                                  e.exe.guards) or "no reads"
+                report += f"  path {k}: {reads}\n"
+        prints = entry.exe.graph_text.count("= print(")
+        if prints:
+            report += f"print points: {prints} (they print at run time, every call)\n"
+        return report
 
     def profile(self, *args, reps: int = 10, top: int = 15, **kwargs) -> str:
         """Runs the compiled graph for these arguments `reps` times (after one warm-up) and

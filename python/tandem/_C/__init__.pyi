@@ -1212,6 +1212,10 @@ class Executable:
         """How many values Python read while tracing (the path depends on them)."""
 
     @property
+    def guards(self) -> list[Any]:
+        """(where, value read) of each guard the path depends on, in order."""
+
+    @property
     def num_kernels(self) -> int: ...
 
     @property

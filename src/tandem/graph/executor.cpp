@@ -9,6 +9,7 @@
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 
 namespace tandem::graph {
@@ -30,9 +31,20 @@ Tensor slice(const Tensor& arena, int64_t off, const Value& val) {
 Executable::Executable(Graph g, bool outputs_require_grad)
     : g_(std::move(g)), outputs_require_grad_(outputs_require_grad) {
   g_.verify();
-  if (!g_.guards.empty()) {
-    build_segments();
-    return;
+  const bool guarded = !g_.guards.empty();
+  if (guarded) {
+    g_ = optimize_guarded(std::move(g_));
+    g_.verify();
+    // A guard's value must outlive the node after which it is checked: a hidden output.
+    for (const Graph::Guard& gd : g_.guards) {
+      g_.outputs.push_back(gd.value);
+      g_.num_hidden_outputs++;
+    }
+    guards_after_.resize(g_.nodes.size());
+    for (size_t i = 0; i < g_.guards.size(); ++i) {
+      size_t after = g_.guards[i].after_node;
+      (after == 0 ? guards_before_ : guards_after_[after - 1]).push_back(i);
+    }
   }
   std::vector<int64_t> last(g_.values.size(), -1);
   for (size_t i = 0; i < g_.nodes.size(); ++i)
@@ -46,10 +58,9 @@ Executable::Executable(Graph g, bool outputs_require_grad)
 
   donor_ = inplace_donors(g_);
   into_capture_ = inplace_writebacks(g_);
-  if (!pass_enabled("inplace")) {
-    std::fill(donor_.begin(), donor_.end(), -1);
-    std::fill(into_capture_.begin(), into_capture_.end(), -1);
-  }
+  // With guards, nothing may be written into a captured tensor before the last one holds.
+  if (!pass_enabled("inplace") || guarded) std::fill(into_capture_.begin(), into_capture_.end(), -1);
+  if (!pass_enabled("inplace")) std::fill(donor_.begin(), donor_.end(), -1);
   plan_ = plan_memory(g_, donor_, into_capture_);
   if (!pass_enabled("arena")) plan_ = MemoryPlan{std::vector<int64_t>(g_.values.size(), -1)};
 }
@@ -81,15 +92,20 @@ size_t Executable::num_inplace_candidates() const {
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
-  if (!segments_.empty()) return run_segments(inputs);
-  return run_timed(inputs, nullptr);
+  if (g_.guards.empty()) return run_timed(inputs, nullptr);
+  // A failed guard leaves no trace: nothing is written back (commit comes last) and the
+  // random numbers drawn so far are drawn again by the path that runs instead.
+  const auto rng = get_rng_state();
+  try {
+    return run_timed(inputs, nullptr);
+  } catch (const GuardFailed&) {
+    set_rng_state(rng.first, rng.second);
+    throw;
+  }
 }
 
 std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int reps) const {
   TANDEM_CHECK(reps >= 1, ValueError, "jit.profile: reps must be >= 1, got ", reps);
-  TANDEM_CHECK(segments_.empty(), ValueError,
-               "jit.profile: this path depends on values Python read (it runs in ",
-               segments_.size(), " segments); profile the function without the reads");
   std::vector<std::vector<double>> t(g_.nodes.size(), std::vector<double>(size_t(reps)));
   std::vector<double> once(g_.nodes.size());
   run_timed(inputs, once.data());  // warm-up: caches, primitives, allocator
@@ -127,6 +143,7 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
   Tensor arena =
       plan_.arena_bytes > 0 ? Tensor::empty({plan_.arena_bytes}, DType::UInt8) : Tensor();
   std::vector<Tensor> ins;
+  for (size_t gi : guards_before_) check_guard(gi, env);
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     const Node& n = g_.nodes[i];
     auto t0 =
@@ -159,6 +176,8 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     }
     for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
     for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();
+    if (!guards_after_.empty())
+      for (size_t gi : guards_after_[i]) check_guard(gi, env);
     if (node_seconds)
       node_seconds[i] =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -37,7 +37,7 @@ class Executable {
   std::vector<double> profile(const std::vector<Tensor>& inputs, int reps) const;
   const Graph& graph() const { return g_; }
   // Number of op calls per run.
-  size_t num_kernels() const;
+  size_t num_kernels() const { return g_.nodes.size(); }
   // Number of elementwise nodes that may write over a dying input instead of allocating.
   size_t num_inplace_candidates() const;
   // Number of updates that may be written straight into their captured tensor.
@@ -50,25 +50,14 @@ class Executable {
   // (Parameter.set_data or x.data = y may change them; the caller then retraces).
   bool captures_unchanged() const;
   const MemoryPlan& memory_plan() const { return plan_; }
-  // The optimized graph as text; a guarded graph shows its segments and the guards checked
-  // between them.
+  // The optimized graph as text, with the guards where they are checked.
   std::string text() const;
   // Number of guards (Python reads of traced values) the path depends on.
   size_t num_guards() const { return g_.guards.size(); }
-  // The cost of one run (the segments' together for a guarded graph).
-  CostReport cost() const;
-  std::string arena_text() const;
+  CostReport cost() const { return estimate_cost(g_, true); }
+  std::string arena_text() const { return arena_str(plan_); }
 
  private:
-  // A graph with guards runs as segments split where Python read values (segments.cpp).
-  struct Segment {
-    std::shared_ptr<const Executable> exe;
-    size_t end_node = 0;  // the full graph's nodes before this index belong to it
-    // The full graph's ids of the segment's outputs (its passes may rename them).
-    std::vector<int64_t> outputs;
-  };
-  void build_segments();
-  std::vector<Tensor> run_segments(const std::vector<Tensor>& inputs) const;
   void check_guard(size_t i, const std::vector<Tensor>& env) const;
   // After a run: the write-backs, argument writes and .grad assignments, then the results.
   std::vector<Tensor> commit(const std::vector<Tensor>& inputs,
@@ -86,8 +75,14 @@ class Executable {
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
   MemoryPlan plan_;
-  std::vector<Segment> segments_;
+  // Per node, the guards checked right after it (guards_before_: before the first node).
+  std::vector<std::vector<size_t>> guards_after_;
+  std::vector<size_t> guards_before_;
 };
+
+// A traced graph with guards, cut at the reads, each segment optimized alone and joined again
+// (segments.cpp).
+Graph optimize_guarded(Graph g);
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and
 // `before_cost` (if given) receive the traced graph's text and cost before optimization,

@@ -91,6 +91,12 @@ void JitCache::promote(const std::string& key, const JitEntry* e) {
   if (pos != list.end() && pos != list.begin()) std::rotate(list.begin(), pos, pos + 1);
 }
 
+const std::vector<std::shared_ptr<const JitEntry>>* JitCache::entries(
+    const std::string& key) const {
+  auto it = map_.find(key);
+  return it == map_.end() ? nullptr : &it->second;
+}
+
 size_t JitCache::count(const std::string& key) const {
   auto it = map_.find(key);
   return it == map_.end() ? 0 : it->second.size();

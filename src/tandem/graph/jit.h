@@ -61,6 +61,9 @@ class JitCache {
   std::vector<std::shared_ptr<const JitEntry>> candidates(const std::string& key) const;
   // Moves e to the front of key's entries (the path the last call took).
   void promote(const std::string& key, const JitEntry* e);
+  // key's entries in order (null when none): for callers that filter before checking
+  // guards (the direct path). Valid until the cache changes.
+  const std::vector<std::shared_ptr<const JitEntry>>* entries(const std::string& key) const;
   // How many entries (paths) key has.
   size_t count(const std::string& key) const;
   const JitEntry& insert(const std::string& key, JitEntry entry);
