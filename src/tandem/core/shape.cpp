@@ -25,6 +25,11 @@ Strides contiguous_strides(const Shape& s) {
   return st;
 }
 
+void check_ndim(const Shape& s, const char* op) {
+  TANDEM_CHECK(s.size() <= kMaxDims, ValueError, op, ": a tensor can have at most ", kMaxDims,
+               " dims (numpy's limit), got ", s.size());
+}
+
 std::string shape_str(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) {

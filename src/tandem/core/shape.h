@@ -7,11 +7,16 @@
 namespace tandem {
 
 using Shape = std::vector<int64_t>;
+// The most dims a tensor may have: numpy's limit, so every tensor converts to an array, and
+// the size of the kernels' fixed per-dim arrays.
+constexpr size_t kMaxDims = 64;
 using Strides = std::vector<int64_t>;  // in elements, may be 0 (broadcast) or negative
 
 int64_t numel_of(const Shape& s);
 // Row-major strides of a dense tensor with this shape.
 Strides contiguous_strides(const Shape& s);
+// Throws ValueError naming `op` when a shape has more than kMaxDims dims.
+void check_ndim(const Shape& s, const char* op);
 // "[2, 3]" for error messages and reprs.
 std::string shape_str(const Shape& s);
 // numpy broadcasting of two shapes; throws ValueError naming `op` when they don't match.
