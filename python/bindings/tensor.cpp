@@ -124,6 +124,16 @@ Tensor div1(const Tensor& a, const Tensor& b) {
 void bind_tensor(nb::module_& m) {
   m.def("_set_default_float_dtype", &set_default_float_dtype, nb::arg("dtype"),
         "The dtype Python floats promote as (tandem.set_default_dtype).");
+  m.def(
+      "_check_fits",
+      [](const Tensor& t, DType dtype, const std::string& op) {
+        if (t.numel() == 0 || t.dtype() == DType::Bool) return;
+        check_scalar_fits(amin(t).item(), dtype, op.c_str());
+        check_scalar_fits(amax(t).item(), dtype, op.c_str());
+      },
+      nb::arg("tensor"), nb::arg("dtype"), nb::arg("op"),
+      "Raises ValueError when a value of `tensor` does not fit `dtype` (PyTorch's overflow "
+      "rule for numbers stored as values).");
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
   cls.def(
       "__init__",
@@ -185,7 +195,15 @@ void bind_tensor(nb::module_& m) {
     return host_read(t, "a Python condition (bool())").item().to_double() != 0;
   });
   cls.def("__float__", [](const Tensor& t) { return host_read(t, "float()").item().to_double(); });
-  cls.def("__int__", [](const Tensor& t) { return host_read(t, "int()").item().to_int(); });
+  cls.def("__int__", [](const Tensor& t) -> nb::object {
+    Scalar s = host_read(t, "int()").item();
+    if (!s.is_float()) return nb::int_(s.to_int());
+    // Python's own float -> int: exact for any magnitude, OverflowError for inf, ValueError
+    // for NaN (what int(torch.tensor(x)) gives).
+    PyObject* r = PyLong_FromDouble(s.to_double());
+    if (!r) throw nb::python_error();
+    return nb::steal(r);
+  });
   cls.def("__index__", [](const Tensor& t) {
     TANDEM_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
                  "only integer tensors of a single element can be converted to an index");

@@ -381,7 +381,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
                "masked_fill: only supports a 0-dimensional value tensor, got ", value.dim(),
                " dims");
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
-  Tensor v = Tensor::wrap_scalar(value.item(), x.dtype());
+  Scalar s = value.item();
+  check_scalar_fits(s, x.dtype(), "masked_fill");
+  Tensor v = Tensor::wrap_scalar(s, x.dtype());
   return to_dtype(where(mask, v, x), x.dtype());
 }
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {

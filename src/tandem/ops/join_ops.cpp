@@ -642,6 +642,7 @@ Tensor diag(const Tensor& x, int64_t diagonal) {
 
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pad, const std::string& mode,
            double value) {
+  if (mode == "constant" && x.defined()) check_scalar_fits(Scalar(value), x.dtype(), "pad");
   return dispatch1(pad_op, {x}, {{"pad", pad}, {"mode", mode}, {"value", value}});
 }
 
