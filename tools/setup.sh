@@ -26,8 +26,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$PY" -m venv .venv
 fi
-PIP_PACKAGES=(numpy pytest hypothesis nanobind scikit-build-core ninja cmake safetensors matplotlib)
-if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_build_core, matplotlib" 2>/dev/null; then
+PIP_PACKAGES=(numpy pytest hypothesis nanobind scikit-build-core ninja cmake safetensors matplotlib mypy ruff)
+if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_build_core, matplotlib, mypy, ruff" 2>/dev/null; then
   echo "setup: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${PIP_PACKAGES[@]}"

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "tandem/autograd/autograd.h"
-#include "tandem/nn/module.h"
+#include "nn/module.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/linalg.h"

@@ -21,8 +21,7 @@ if _build:
 
 from . import _C  # noqa: E402
 from ._C import Tensor, dtype  # noqa: E402
-from . import _ops_elementwise, _ops_reduce, _ops_shape, _ops_creation, _ops_index, _ops_linalg, _ops_nn, _ops_sort  # noqa: E402,F401
-from ._registry import PUBLIC as _PUBLIC  # noqa: E402
+from ._generated.torch_api import *  # noqa: E402,F401,F403 - the ops, from the op table
 from . import _tensor  # noqa: E402
 
 _tensor.install()
@@ -46,20 +45,19 @@ int = int32  # noqa: A001
 long = int64
 globals()["bool"] = dtype.bool
 
-from ._ops_creation import get_default_dtype, set_default_dtype  # noqa: E402
-
-globals().update(_PUBLIC)
+from ._impl.creation import get_default_dtype, set_default_dtype  # noqa: E402
+from . import linalg  # noqa: E402,F401
 
 set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj: object) -> bool:
     """True for tandem tensors."""
     return isinstance(obj, Tensor)
 
 
-def memory_stats() -> dict:
+def memory_stats() -> "dict[str, int]":
     """Caching-allocator counters: bytes_in_use, peak_bytes_in_use, bytes_cached, ..."""
     return _C.memory_stats()
 
@@ -72,9 +70,24 @@ from . import nn, common  # noqa: E402,F401
 from . import jit as _jit_module  # noqa: E402
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
 from . import context  # noqa: E402,F401
-from .nn.parameter import Parameter  # noqa: E402,F401
+from ._layers.parameter import Parameter  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
 from . import dataset, utils, vision  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+from ._generated import torch_api as _ops  # noqa: E402
+
+# The public names (explicit, so type checkers see the re-exports).
+__all__ = [
+    "Tensor", "dtype", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+    "float32", "float64", "half", "float", "double", "short", "int", "long", "bool",
+    "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
+    "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
+    "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
+    "jit", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "context", "Parameter",
+    "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
+    "utils", "vision",
+]
+__all__ += _ops.__all__

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _C
-from ._ops_creation import get_default_dtype
+from ._impl.creation import get_default_dtype
 
 _NP_TO_DTYPE = {
     np.dtype(np.bool_): _C.dtype.bool,

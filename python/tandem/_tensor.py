@@ -1,19 +1,22 @@
 """Python-side Tensor behaviour: repr, formatting, iteration, dtype conversions, and the
-methods collected from the op-family modules."""
+op methods generated from the op table."""
 from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union
 
 import numpy as np
 
 from . import _C
-from ._registry import METHODS
+from ._generated.methods import METHODS
 
 Tensor = _C.Tensor
 dtype = _C.dtype
+DType = _C.dtype
 
 _FLOAT = (dtype.float16, dtype.bfloat16, dtype.float32, dtype.float64)
 
 
-def _dtype_repr(self) -> str:
+def _dtype_repr(self: "DType") -> str:
     return f"tandem.{self.name}"
 
 
@@ -32,7 +35,7 @@ def _value_str(t: Tensor) -> str:
                            threshold=1000, edgeitems=3)
 
 
-def _repr(self) -> str:
+def _repr(self: Tensor) -> str:
     """MindSpore's layout: Tensor(shape=[2, 3], dtype=Float32, value=...)."""
     shape = list(self.shape)
     value = _value_str(self)
@@ -40,25 +43,25 @@ def _repr(self) -> str:
     return f"Tensor(shape={shape}, dtype={_C.dtype_name(self.dtype)}, value={sep}{value})"
 
 
-def _format(self, spec: str) -> str:
+def _format(self: Tensor, spec: str) -> str:
     if self.ndim == 0 or self.numel() == 1 and spec:
         return format(self.item(), spec)
     return repr(self) if not spec else format(str(self), spec)
 
 
-def _iter(self):
+def _iter(self: Tensor) -> Iterator[Tensor]:
     # Checked here, not inside a generator, so iter(0-d tensor) itself raises (as in PyTorch).
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     return (_C.select(self, 0, i) for i in range(self.shape[0]))
 
 
-def _array(self, dtype=None, copy=None):
+def _array(self: Tensor, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
     a = self.numpy()
     return a.astype(dtype) if dtype is not None else a
 
 
-def _to(self, *args, **kwargs):
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """to(dtype), to(other_tensor) or to(device, dtype); CPU is the only device."""
     target = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
@@ -77,101 +80,102 @@ def _to(self, *args, **kwargs):
     return _C.to_dtype(self, target, copy)
 
 
-def _type(self, dtype_=None):
+def _type(self: Tensor, dtype_: Optional["DType"] = None) -> Union[str, Tensor]:
     if dtype_ is None:
         return f"tandem.{self.dtype.name.capitalize()}Tensor"
     return _C.to_dtype(self, dtype_)
 
 
-def _cast(d):
-    return lambda self: self if self.dtype == d else _C.to_dtype(self, d)
+def _cast(d: "DType") -> Any:
+    def cast(self: Tensor) -> Tensor:
+        return self if self.dtype == d else _C.to_dtype(self, d)
+    cast.__doc__ = f"self converted to {d.name} (self when it already is)."
+    return cast
 
 
-def _copy_(self, src, non_blocking: bool = False):
+def _astype(self: Tensor, d: "DType") -> Tensor:
+    """self converted to dtype d (MindSpore's and numpy's name for to(dtype))."""
+    return _C.to_dtype(self, d)
+
+
+def _clone(self: Tensor) -> Tensor:
+    """A copy of self with its own memory (recorded by autograd)."""
+    return _C.clone(self)
+
+
+def _is_floating_point(self: Tensor) -> bool:
+    """True for float16, bfloat16, float32 and float64 tensors."""
+    return self.dtype in _FLOAT
+
+
+def _cpu(self: Tensor) -> Tensor:
+    """self (tandem runs on the CPU)."""
+    return self
+
+
+def _T(self: Tensor) -> Tensor:
+    return _C.permute(self, list(range(self.ndim))[::-1])
+
+
+def _mT(self: Tensor) -> Tensor:
+    return _C.transpose(self, -2, -1)
+
+
+def _device(self: Tensor) -> str:
+    return "cpu"
+
+
+def _is_cuda(self: Tensor) -> bool:
+    return False
+
+
+def _get_data(self: Tensor) -> Tensor:
+    return self.detach()
+
+
+def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return self._copy_from(src)
 
 
-def _fill_(self, value):
+def _fill_(self: Tensor, value: Any) -> Tensor:
     return self._fill(value)
 
 
-def _zero_(self):
+def _zero_(self: Tensor) -> Tensor:
     return self._fill(0)
 
 
-def _new_tensor(self, data, dtype=None):
+def _new_tensor(self: Tensor, data: Any, dtype: Optional["DType"] = None) -> Tensor:
     return Tensor(data, self.dtype if dtype is None else dtype)
 
 
-def _new_zeros(self, *size, dtype=None):
+def _new_zeros(self: Tensor, *size: Any, dtype: Optional["DType"] = None) -> Tensor:
     size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     return _C.full(size, 0, self.dtype if dtype is None else dtype)
 
 
-def _new_ones(self, *size, dtype=None):
+def _new_ones(self: Tensor, *size: Any, dtype: Optional["DType"] = None) -> Tensor:
     size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     return _C.full(size, 1, self.dtype if dtype is None else dtype)
 
 
-def _new_full(self, size, fill_value, dtype=None):
+def _new_full(self: Tensor, size: Any, fill_value: Any, dtype: Optional["DType"] = None) -> Tensor:
     return _C.full(tuple(size), fill_value, self.dtype if dtype is None else dtype)
 
 
-def _normal_(self, mean: float = 0.0, std: float = 1.0):
+def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     return _C.normal_(self, mean, std)
 
 
-def _uniform_(self, a: float = 0.0, b: float = 1.0):
+def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     return _C.uniform_(self, a, b)
 
 
 def install() -> None:
     """Attaches the Python-level methods to the Tensor class."""
-    extra = {
-        "__repr__": _repr,
-        "__str__": _repr,
-        "__format__": _format,
-        "__iter__": _iter,
-        "__array__": _array,
-        "__array_priority__": 1000,
-        "to": _to,
-        "type": _type,
-        "astype": lambda self, d: _C.to_dtype(self, d),
-        "float": _cast(dtype.float32),
-        "double": _cast(dtype.float64),
-        "half": _cast(dtype.float16),
-        "bfloat16": _cast(dtype.bfloat16),
-        "long": _cast(dtype.int64),
-        "int": _cast(dtype.int32),
-        "short": _cast(dtype.int16),
-        "char": _cast(dtype.int8),
-        "byte": _cast(dtype.uint8),
-        "bool": _cast(dtype.bool),
-        "clone": lambda self: _C.clone(self),
-        "copy_": _copy_,
-        "fill_": _fill_,
-        "zero_": _zero_,
-        "normal_": _normal_,
-        "uniform_": _uniform_,
-        "new_tensor": _new_tensor,
-        "new_zeros": _new_zeros,
-        "new_ones": _new_ones,
-        "new_full": _new_full,
-        "is_floating_point": lambda self: self.dtype in _FLOAT,
-        "cpu": lambda self: self,
-        "T": property(lambda self: _C.permute(self, list(range(self.ndim))[::-1])),
-        "mT": property(lambda self: _C.transpose(self, -2, -1)),
-        "device": property(lambda self: "cpu"),
-        "is_cuda": property(lambda self: False),
-        "data": property(lambda self: self.detach(), _set_data),
-        "backward": _backward,
-        "__reduce_ex__": _reduce_ex,
-        "__deepcopy__": _deepcopy,
-        "grad_fn": property(_grad_fn),
-    }
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    for name, fn in extra.items():
+    for name, fn in EXTRA_METHODS.items():
         setattr(Tensor, name, fn)
 
 
@@ -188,12 +192,13 @@ class GradFn:
         return f"<{''.join(p.capitalize() for p in self._name.split('_'))}Backward>"
 
 
-def _grad_fn(self):
+def _grad_fn(self: Tensor) -> Optional["GradFn"]:
     name = self._grad_fn_name
     return GradFn(name) if name else None
 
 
-def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False):
+def _backward(self: Tensor, gradient: Any = None, retain_graph: Optional[bool] = None,
+              create_graph: bool = False) -> None:
     """Accumulates the gradient of this tensor into the .grad of the leaves it depends on.
 
     Works inside no_grad() too (D2L's Trainer calls it there)."""
@@ -203,7 +208,7 @@ def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False
     self._backward(gradient, retain, bool(create_graph))
 
 
-def _set_data(self, value):
+def _set_data(self: Tensor, value: Tensor) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
     self._set_impl(value.detach())
@@ -214,7 +219,7 @@ def _rebuild(array, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _reduce_ex(self, protocol):
+def _reduce_ex(self: Tensor, protocol: "SupportsIndex") -> Tuple[Any, ...]:
     """Pickles the values (a copy), dtype and requires_grad of a leaf tensor."""
     src = self.detach()
     if self.dtype == dtype.bfloat16:
@@ -222,7 +227,7 @@ def _reduce_ex(self, protocol):
     return (_rebuild, (src.contiguous().numpy().copy(), bool(self.requires_grad and self.is_leaf)))
 
 
-def _deepcopy(self, memo):
+def _deepcopy(self: Tensor, memo: Dict[int, Any]) -> Tensor:
     t = _C.clone(self.detach())
     if self.requires_grad and self.is_leaf:
         t.requires_grad_(True)
@@ -233,3 +238,48 @@ def _deepcopy(self, memo):
 def _alias(self):
     """A new Tensor object sharing this one's data (detach before autograd exists)."""
     return _C.as_strided(self, list(self.shape), list(self.stride()), self.storage_offset())
+
+
+#: Tensor behaviour that is not an op (the ops' methods come from the op table).
+EXTRA_METHODS: Dict[str, Any] = {
+    "__repr__": _repr,
+    "__str__": _repr,
+    "__format__": _format,
+    "__iter__": _iter,
+    "__array__": _array,
+    "__array_priority__": 1000,
+    "to": _to,
+    "type": _type,
+    "astype": _astype,
+    "float": _cast(dtype.float32),
+    "double": _cast(dtype.float64),
+    "half": _cast(dtype.float16),
+    "bfloat16": _cast(dtype.bfloat16),
+    "long": _cast(dtype.int64),
+    "int": _cast(dtype.int32),
+    "short": _cast(dtype.int16),
+    "char": _cast(dtype.int8),
+    "byte": _cast(dtype.uint8),
+    "bool": _cast(dtype.bool),
+    "clone": _clone,
+    "copy_": _copy_,
+    "fill_": _fill_,
+    "zero_": _zero_,
+    "normal_": _normal_,
+    "uniform_": _uniform_,
+    "new_tensor": _new_tensor,
+    "new_zeros": _new_zeros,
+    "new_ones": _new_ones,
+    "new_full": _new_full,
+    "is_floating_point": _is_floating_point,
+    "cpu": _cpu,
+    "T": property(_T),
+    "mT": property(_mT),
+    "device": property(_device),
+    "is_cuda": property(_is_cuda),
+    "data": property(_get_data, _set_data),
+    "backward": _backward,
+    "__reduce_ex__": _reduce_ex,
+    "__deepcopy__": _deepcopy,
+    "grad_fn": property(_grad_fn),
+}

@@ -42,7 +42,7 @@ def _to_tensor(value, what: str) -> Tensor:
 
 
 def _parameter_cls():
-    from .nn.parameter import Parameter
+    from ._layers.parameter import Parameter
     return Parameter
 
 

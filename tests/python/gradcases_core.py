@@ -36,6 +36,9 @@ CASES = {
     "as_strided": [lambda: (lambda a: a.as_strided((2, 2), (1, 2)), [rand(6)])],
     "matmul": [lambda: (lambda a, b: a @ b, [rand(2, 3, 4), rand(4, 5)]),
                lambda: (lambda a, b: a @ b, [rand(4), rand(4, 2)])],
+    # Diagonally dominant, so the matrices stay far from singular under the perturbations.
+    "inv": [lambda: (mint.inverse, [rand(3, 3, low=-0.3, high=0.3) + tandem.eye(3, dtype=tandem.float64) * 2]),
+            lambda: (mint.linalg.inv, [rand(2, 3, 3, low=-0.3, high=0.3) + tandem.eye(3, dtype=tandem.float64) * 2])],
     "cast": [lambda: (lambda a: tandem._C.to_dtype(a, tandem.float64, True), [rand(3)])],
     "sum": [lambda: (lambda a: a.sum(1), [rand(3, 4)]), lambda: (lambda a: a.sum((0, 2), keepdim=True), [rand(2, 3, 4)])],
     "mean": [lambda: (lambda a: a.mean(0), [rand(3, 4)])],

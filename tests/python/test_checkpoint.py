@@ -349,7 +349,7 @@ def test_mint_save_load_flat_state_dict_and_single_tensor(tmp_path):
 
 
 def test_mint_save_load_file_objects_and_parameters(tmp_path):
-    from tandem.nn.parameter import Parameter
+    from tandem import Parameter
     p = Parameter(tandem.ones(2, 2), requires_grad=False)
     buf = io.BytesIO()
     S.save({"p": p, "q": Parameter(tandem.zeros(2))}, buf)
@@ -381,7 +381,7 @@ class DuckNet:
     """Anything with named_parameters() works as a network."""
 
     def __init__(self, seed):
-        from tandem.nn.parameter import Parameter
+        from tandem import Parameter
         rng = np.random.default_rng(seed)
         self.w = Parameter(tandem.tensor(rng.standard_normal((3, 4)).astype(np.float32)))
         self.b = Parameter(tandem.tensor(rng.standard_normal(4).astype(np.float32)))
@@ -392,7 +392,7 @@ class DuckNet:
 
 
 def test_save_checkpoint_and_load_param_into_net(tmp_path):
-    from tandem.nn.parameter import Parameter
+    from tandem import Parameter
     src, dst = DuckNet(1), DuckNet(2)
     S.save_checkpoint(src, tmp_path / "net", append_dict={"epoch_num": 7, "lr": 0.5,
                                                           "tag": "run-1", "extra": tandem.ones(2)})
@@ -452,8 +452,8 @@ def test_save_checkpoint_list_and_dict_forms(tmp_path):
 
 
 def test_cell_checkpoint_includes_persistent_buffers(tmp_path):
-    cell_mod = pytest.importorskip("tandem.nn.cell")
-    from tandem.nn.parameter import Parameter
+    cell_mod = tandem.nn
+    from tandem import Parameter
 
     class Net(cell_mod.Cell):
         def __init__(self, v):

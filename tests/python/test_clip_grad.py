@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tandem
-from tandem.nn.parameter import Parameter
+from tandem import Parameter
 from tandem.nn.utils import clip_grad_norm_, clip_grad_value_, get_total_norm
 
 

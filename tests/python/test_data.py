@@ -285,7 +285,7 @@ def test_random_crop_and_flip_statistics_and_determinism():
 
 @needs_fmnist
 def test_builtin_transforms_run_in_cpp(monkeypatch):
-    from tandem.dataset._common import TransformOp
+    from tandem._data.common import TransformOp
 
     def no_python(self, img):
         raise AssertionError("a built-in transform was called from Python")

@@ -303,7 +303,7 @@ def test_warmup_lr():
 def test_drives_a_real_optimizer():
     import numpy as np
     from tandem.mint import optim
-    from tandem.nn.parameter import Parameter
+    from tandem import Parameter
     p = Parameter(np.ones(3, np.float32))
     opt = optim.SGD([p], lr=0.5)
     sched = S.StepLR(opt, step_size=1, gamma=0.5)

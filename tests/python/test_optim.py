@@ -8,7 +8,7 @@ import tandem
 from tandem import autograd, mint
 from tandem.mint import optim
 from tandem.nn import optim as msoptim
-from tandem.nn.parameter import Parameter
+from tandem import Parameter
 
 RNG = np.random.default_rng(0)
 P0 = RNG.standard_normal((2, 3))

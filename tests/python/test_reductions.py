@@ -650,3 +650,13 @@ def test_half_precision_composites(dt):
     check(v, a.max(1), dt)
     check(i, a.argmax(1), tandem.int64)
     check(x.argmin(0), a.argmin(0), tandem.int64)
+
+
+def test_aminmax_matches_numpy():
+    a = np.array([[3.0, -1.0, 7.0], [0.5, 9.0, -4.0]], dtype=np.float32)
+    lo, hi = mint.aminmax(T(a))
+    check(lo, a.min())
+    check(hi, a.max())
+    r = mint.aminmax(T(a), dim=1, keepdim=True)
+    check(r.min, a.min(1, keepdims=True))
+    check(r.max, a.max(1, keepdims=True))

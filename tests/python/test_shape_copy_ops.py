@@ -524,3 +524,14 @@ def test_methods_exist():
     for name in ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "flip", "roll",
                  "tile", "repeat_interleave", "tril", "triu", "diag", "pad"]:
         assert callable(getattr(mint, name)) and callable(getattr(tandem.ops, name)), name
+
+
+def test_reshape_as_adjoint_broadcast_tensors():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    check(T(a).reshape_as(T(np.zeros((2, 6)))), a.reshape(2, 6))
+    check(mint.adjoint(T(a.reshape(1, 3, 4))), np.swapaxes(a.reshape(1, 3, 4), -2, -1))
+    x, y = mint.broadcast_tensors(T(a[:, :1]), T(a[:1, :]))
+    check(x, np.broadcast_to(a[:, :1], (3, 4)))
+    check(y, np.broadcast_to(a[:1, :], (3, 4)))
+    with pytest.raises(ValueError, match="broadcast"):
+        mint.broadcast_tensors(T(a), T(np.zeros(5, np.float32)))

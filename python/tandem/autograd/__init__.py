@@ -97,3 +97,5 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
     gs = _as_list(grad_tensors) or [None] * len(ts)
     retain = create_graph if retain_graph is None else bool(retain_graph)
     _C.backward(ts, gs, retain, bool(create_graph))
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad", "backward"]

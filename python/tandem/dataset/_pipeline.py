@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from .. import _C
-from ._common import TransformOp, as_tensor, c_chain, draw_seed, new_loader
+from .._data.common import TransformOp, as_tensor, c_chain, draw_seed, new_loader
 from . import _config
 
 _INDEX_OPS = ("shuffle", "take", "skip", "repeat", "subset")

@@ -2,21 +2,14 @@
 NumpySlicesDataset."""
 from __future__ import annotations
 
-import functools
 import os
 from typing import Optional
 
 import numpy as np
 
 from .. import _C
-from ._common import as_tensor
+from .._data.common import as_tensor, load_mnist
 from ._pipeline import Dataset, _Source
-
-
-@functools.lru_cache(maxsize=4)
-def load_mnist(directory: str, split: str):
-    """(uint8 images (N, 28, 28), int64 labels) of one split, read once per process."""
-    return _C.load_mnist_split(directory, split)
 
 
 def _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id):

@@ -4,36 +4,17 @@ from __future__ import annotations
 from typing import Sequence
 
 from .. import _C
-from ._common import TransformOp, c_chain, to_dtype
+from .._data.common import Compose as _Compose, TransformOp, to_dtype
 
 __all__ = ["Compose", "TypeCast"]
 
 
-class Compose(TransformOp):
-    """Applies transforms in order. Built-in ones stay C++ transforms inside the Loader;
-    Python callables among them are called with the GIL held."""
+class Compose(_Compose):
+    """Applies transforms in order (mindspore.dataset.transforms.Compose): a list of
+    transforms, or one callable; at least one."""
 
     def __init__(self, transforms: Sequence):
-        if callable(transforms) and not isinstance(transforms, (list, tuple)):
-            transforms = [transforms]
-        self.transforms = list(transforms)
-        if not self.transforms:
-            raise ValueError("Compose: needs at least one transform")
-        c_chain(self.transforms)  # validates early
-
-    @property
-    def _random(self):
-        return any(t._random for t in self.transforms if isinstance(t, TransformOp))
-
-    def _c_transforms(self):
-        return c_chain(self.transforms)
-
-    def __call__(self, img):
-        if all(isinstance(t, TransformOp) for t in self.transforms):
-            return super().__call__(img)
-        for t in self.transforms:  # mixed: let each step keep its own input/output kind
-            img = t(img)
-        return img
+        super().__init__(transforms, allow_empty=False)
 
 
 class TypeCast(TransformOp):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence, Union
 
 from .. import _C
-from ._common import TransformOp, pair, padding_arg, resize_args
+from .._data.common import TransformOp, pair, padding_arg, resize_args
 
 __all__ = ["Resize", "Rescale", "Normalize", "HWC2CHW", "ToTensor", "RandomCrop",
            "RandomHorizontalFlip", "CenterCrop", "Inter"]
@@ -68,7 +68,7 @@ class ToTensor(TransformOp):
     converted), then cast to output_type."""
 
     def __init__(self, output_type=None):
-        from ._common import to_dtype
+        from .._data.common import to_dtype
         self.output_type = output_type
         self._dtype = None if output_type is None else to_dtype(output_type)
 

@@ -1,12 +1,14 @@
 """PyTorch-named functions (``from tandem import mint``; then ``mint.exp(x)``,
-``mint.zeros(2, 3)``). Porting PyTorch code means swapping ``torch`` for ``mint``."""
-from .._registry import PUBLIC as _PUBLIC
+``mint.zeros(2, 3)``). Porting PyTorch code means swapping ``torch`` for ``mint``.
+
+The functions come from the op table (``tandem._generated.torch_api``); this module is a
+name map over them."""
+from .._generated.torch_api import *  # noqa: F401,F403
 from .._C import Tensor, dtype  # noqa: F401
 from .. import (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32,  # noqa: F401
                 float64, half, double, short, long, get_default_dtype, set_default_dtype,
-                is_tensor)
+                is_tensor, linalg)
 
-globals().update(_PUBLIC)
 float = float32  # noqa: A001
 int = int32  # noqa: A001
 globals()["bool"] = bool_
@@ -14,3 +16,13 @@ from . import nn  # noqa: E402,F401
 from .. import autograd, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from ..serialization import save, load  # noqa: E402,F401
+
+from .._generated import torch_api as _ops  # noqa: E402
+
+__all__ = [
+    "Tensor", "dtype", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+    "float32", "float64", "half", "double", "short", "long", "float", "int", "bool",
+    "get_default_dtype", "set_default_dtype", "is_tensor", "linalg", "nn", "autograd", "no_grad",
+    "enable_grad", "set_grad_enabled", "is_grad_enabled", "optim", "save", "load",
+]
+__all__ += _ops.__all__

@@ -1,10 +1,10 @@
 """``tandem.nn``: MindSpore-style network building blocks (Cell, Dense, Conv2d with
-pad_mode, SequentialCell, SoftmaxCrossEntropyWithLogits, ...). The PyTorch-named layers live
-in ``tandem.mint.nn``."""
-from .cell import Cell, Module  # noqa: F401
-from .parameter import Parameter  # noqa: F401
-from . import layers as _L
-from .layers import (  # noqa: F401
+pad_mode, SequentialCell, SoftmaxCrossEntropyWithLogits, ...): a name map over tandem._layers
+(the PyTorch names are in ``tandem.mint.nn``)."""
+from .._layers.cell import Cell, Module  # noqa: F401
+from .._layers.parameter import Parameter  # noqa: F401
+from .. import _layers as _L
+from .._layers import (  # noqa: F401
     # containers
     SequentialCell, CellList, CellDict,
     # linear and shape
@@ -64,3 +64,21 @@ from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr,  # noqa: E
                          natural_exp_decay_lr, inverse_decay_lr, cosine_decay_lr,
                          polynomial_decay_lr, warmup_lr)
 from . import utils  # noqa: E402,F401
+
+__all__ = [
+    "Adam", "AdamWeightDecay", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
+    "CELU", "Cell", "CellDict", "CellList", "ConstantPad1d", "ConstantPad2d", "Conv1d",
+    "Conv2d", "CrossEntropyLoss", "Dense", "Dropout", "ELU", "Embedding", "Flatten", "GELU",
+    "GLU", "GRU", "GRUCell", "GroupNorm", "HSigmoid", "HSwish", "Hardtanh", "HuberLoss",
+    "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell",
+    "LayerNorm", "LeakyReLU", "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d",
+    "Mish", "Module", "Momentum", "MultiheadAttention", "NLLLoss", "Optimizer", "PReLU",
+    "Parameter", "RNN", "RNNCell", "ReLU", "ReLU6", "ReflectionPad1d", "ReflectionPad2d",
+    "ReplicationPad1d", "ReplicationPad2d", "SELU", "SGD", "SeLU", "SequentialCell", "SiLU",
+    "Sigmoid", "SmoothL1Loss", "Softmax", "SoftmaxCrossEntropyWithLogits", "Softmin",
+    "Softplus", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten", "ZeroPad2d",
+    "cosine_decay_lr", "dynamic_lr", "exponential_decay_lr", "get_activation",
+    "inverse_decay_lr", "natural_exp_decay_lr", "optim", "piecewise_constant_lr",
+    "polynomial_decay_lr", "utils", "warmup_lr",
+]

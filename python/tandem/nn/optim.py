@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from .. import _C
 from ..autograd import no_grad
-from .parameter import Parameter
+from .._layers.parameter import Parameter
 
 Tensor = _C.Tensor
 

@@ -1,10 +1,3 @@
-"""MindSpore-style functional ops (``tandem.ops.exp(x)``), the same implementations as
-``tandem.mint``."""
-from .._registry import PUBLIC as _PUBLIC
-
-globals().update(_PUBLIC)
-
-
-def stop_gradient(x):
-    """x without gradient history: gradients do not flow through it."""
-    return x.detach()
+"""MindSpore-style functional ops (``tandem.ops.exp(x)``): a name map over the op table's
+functions (``tandem._generated.ms_api``), with MindSpore's signatures where they differ."""
+from .._generated.ms_api import *  # noqa: F401,F403

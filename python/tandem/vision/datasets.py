@@ -5,8 +5,7 @@ import os
 from typing import Callable, Optional
 
 from .. import _C
-from ..dataset._common import c_chain
-from ..dataset._sources import load_mnist
+from .._data.common import c_chain, load_mnist
 from ..utils.data.dataset import Dataset
 
 __all__ = ["FashionMNIST"]

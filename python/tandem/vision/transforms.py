@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Sequence, Union
 
 from .. import _C
-from ..dataset._common import TransformOp, c_chain, pair, padding_arg, resize_args
+from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
 
 __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHorizontalFlip",
            "CenterCrop", "Lambda", "InterpolationMode"]
@@ -20,26 +20,12 @@ class InterpolationMode:
     BILINEAR = "bilinear"
 
 
-class Compose(TransformOp):
-    """Applies transforms in order; other callables among them run through Python."""
+class Compose(_Compose):
+    """Applies transforms in order (torchvision.transforms.Compose); other callables among
+    them run through Python."""
 
     def __init__(self, transforms: Sequence[Callable]):
-        self.transforms = list(transforms)
-        c_chain(self.transforms)
-
-    @property
-    def _random(self):
-        return any(t._random for t in self.transforms if isinstance(t, TransformOp))
-
-    def _c_transforms(self):
-        return c_chain(self.transforms)
-
-    def __call__(self, img):
-        if all(isinstance(t, TransformOp) for t in self.transforms):
-            return super().__call__(img)
-        for t in self.transforms:
-            img = t(img)
-        return img
+        super().__init__(transforms, allow_empty=True)
 
 
 class Lambda(TransformOp):

@@ -266,50 +266,81 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
   return norm(d, p, std::vector<int64_t>{-1}, false);
 }
 
-Tensor inv(const Tensor& x) {
+namespace {
+
+std::vector<TensorMeta> inv_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
+  const Tensor& x = in[0];
   TANDEM_CHECK(x.dim() >= 2 && x.shape()[x.dim() - 1] == x.shape()[x.dim() - 2], ValueError,
                "inv: expects square matrices (..., n, n), got ", shape_str(x.shape()));
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "inv: expects a floating point tensor, got ",
                dtype_name(x.dtype()));
-  int64_t n = x.shape().back();
-  Tensor a = to_dtype(x, DType::Float64, true).contiguous();
-  int64_t nb = a.numel() / std::max<int64_t>(n * n, 1);
-  Tensor out = Tensor::empty(a.shape(), DType::Float64);
-  double* ap = a.data<double>();
-  double* op = out.data<double>();
-  for (int64_t bi = 0; bi < nb; ++bi) {
-    double* m = ap + bi * n * n;
-    double* r = op + bi * n * n;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) r[i * n + j] = i == j ? 1.0 : 0.0;
-    for (int64_t col = 0; col < n; ++col) {
-      int64_t piv = col;
-      for (int64_t i = col + 1; i < n; ++i)
-        if (std::fabs(m[i * n + col]) > std::fabs(m[piv * n + col])) piv = i;
-      TANDEM_CHECK(m[piv * n + col] != 0.0, ValueError, "inv: the matrix is singular (pivot ", col,
-                   " is zero); it has no inverse");
-      if (piv != col)
-        for (int64_t j = 0; j < n; ++j) {
-          std::swap(m[col * n + j], m[piv * n + j]);
-          std::swap(r[col * n + j], r[piv * n + j]);
-        }
-      double d = m[col * n + col];
+  return {{x.shape(), x.dtype()}};
+}
+
+// Gauss-Jordan elimination with partial pivoting in float64, one matrix of the batch at a
+// time (the matrices users invert are small; a blocked LU would be the step up).
+void invert_f64(double* m, double* r, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) r[i * n + j] = i == j ? 1.0 : 0.0;
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t piv = col;
+    for (int64_t i = col + 1; i < n; ++i)
+      if (std::fabs(m[i * n + col]) > std::fabs(m[piv * n + col])) piv = i;
+    TANDEM_CHECK(m[piv * n + col] != 0.0, ValueError, "inv: the matrix is singular (pivot ", col,
+                 " is zero); it has no inverse");
+    if (piv != col)
       for (int64_t j = 0; j < n; ++j) {
-        m[col * n + j] /= d;
-        r[col * n + j] /= d;
+        std::swap(m[col * n + j], m[piv * n + j]);
+        std::swap(r[col * n + j], r[piv * n + j]);
       }
-      for (int64_t i = 0; i < n; ++i) {
-        if (i == col) continue;
-        double f = m[i * n + col];
-        if (f == 0.0) continue;
-        for (int64_t j = 0; j < n; ++j) {
-          m[i * n + j] -= f * m[col * n + j];
-          r[i * n + j] -= f * r[col * n + j];
-        }
+    double d = m[col * n + col];
+    for (int64_t j = 0; j < n; ++j) {
+      m[col * n + j] /= d;
+      r[col * n + j] /= d;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (i == col) continue;
+      double f = m[i * n + col];
+      if (f == 0.0) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        m[i * n + j] -= f * m[col * n + j];
+        r[i * n + j] -= f * r[col * n + j];
       }
     }
   }
-  return to_dtype(out, x.dtype());
+}
+
+void inv_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const Attrs&) {
+  int64_t n = in[0].shape().back();
+  Tensor a = to_dtype(in[0], DType::Float64, true).contiguous();
+  Tensor r = Tensor::empty(a.shape(), DType::Float64);
+  int64_t nb = a.numel() / std::max<int64_t>(n * n, 1);
+  for (int64_t bi = 0; bi < nb; ++bi)
+    invert_f64(a.data<double>() + bi * n * n, r.data<double>() + bi * n * n, n);
+  copy_into(out[0], r);
+}
+
+const OpDef inv_op = [] {
+  OpDef op;
+  op.name = "inv";
+  op.infer = inv_infer;
+  op.kernel = inv_kernel;
+  return op;
+}();
+TANDEM_REGISTER_OP(inv_op)
+
+// d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T g Y^T with Y = A^-1.
+std::vector<Tensor> inv_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  Tensor yt = transpose(c.outputs[0], -1, -2);
+  return {neg(matmul(yt, matmul(g[0], yt)))};
+}
+TANDEM_DEFINE_VJP(inv_op, inv_vjp)
+
+}  // namespace
+
+Tensor inv(const Tensor& x) {
+  return dispatch1(inv_op, {x});
 }
 
 }  // namespace tandem

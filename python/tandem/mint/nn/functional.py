@@ -1,4 +1,3 @@
-"""``tandem.mint.nn.functional``: the functional NN ops under PyTorch's names."""
-from ..._ops_nn import FUNCTIONAL as _F
-
-globals().update(_F)
+"""``tandem.mint.nn.functional``: the functional NN ops under PyTorch's names, from the op
+table (``tandem._generated.functional_api``)."""
+from ..._generated.functional_api import *  # noqa: F401,F403

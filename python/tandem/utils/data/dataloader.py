@@ -20,7 +20,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from ... import _C
-from ...dataset._common import as_tensor, draw_seed, new_loader
+from ..._data.common import as_tensor, draw_seed, new_loader
 from .dataset import Subset, TensorDataset
 
 __all__ = ["DataLoader", "default_collate"]

@@ -8,7 +8,7 @@ from typing import List, Sequence
 import numpy as np
 
 from ... import _C
-from ...dataset._common import as_tensor
+from ..._data.common import as_tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
 

@@ -1,0 +1,90 @@
+"""Argument normalisation shared by the ops: dims, sizes, int lists, tensor lists, pairs."""
+from __future__ import annotations
+
+import operator
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+from .. import _C
+
+Tensor = _C.Tensor
+
+
+def dims(dim: Any, axis: Any = None) -> Optional[Union[int, List[int]]]:
+    """dim (or its alias axis) as None, an int or a list of ints."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("pass either dim or axis, not both")
+        dim = axis
+    if isinstance(dim, Tensor):
+        dim = dim.tolist()
+    if dim is None:
+        return None
+    try:
+        if isinstance(dim, (list, tuple)):
+            return [operator.index(d) for d in dim]
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, a sequence of ints or None, got {dim!r}") from None
+
+
+def size(size: Tuple[Any, ...]) -> tuple:
+    """The *size of zeros(2, 3) / zeros((2, 3)) / zeros([2, 3]) as one tuple."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def size_or_scalar(size: Any) -> tuple:
+    """A size argument that may be None (a 0-d result) or one int."""
+    if size is None:
+        return ()
+    return (size,) if isinstance(size, int) else tuple(size)
+
+
+def shape(shape: Tuple[Any, ...]) -> Any:
+    """Accepts f(2, 3), f((2, 3)) and f([2, 3]) for the *shape of Tensor methods."""
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        return tuple(shape[0])
+    return shape
+
+
+def ints(v: Any, op: str, what: str) -> List[int]:
+    """An int, a sequence of ints or an integer Tensor as a list of ints."""
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    if isinstance(v, int):
+        return [v]
+    try:
+        return [operator.index(e) for e in v]
+    except TypeError:
+        raise TypeError(f"{op}: {what} must be an int or a sequence of ints, got {v!r}") from None
+
+
+def varargs(args: Tuple[Any, ...], op: str, what: str) -> List[int]:
+    """Tensor.repeat(2, 3), .repeat((2, 3)) and .repeat([2, 3]) alike."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return ints(args[0], op, what)
+    return ints(args, op, what)
+
+
+def tensor_list(tensors: Any, op: str) -> List[Tensor]:
+    """A list of Tensors from a list / tuple (PyTorch rejects a bare Tensor here too)."""
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op}: expected a list or tuple of Tensors, got {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: expected a sequence of Tensors, but element {i} is "
+                            f"{type(t).__name__}")
+    return list(tensors)
+
+
+def pair(v: Union[int, Sequence[int]], n: int = 2, name: str = "argument") -> List[int]:
+    """An int or a sequence of n ints (or of one int) as a list of n ints."""
+    if isinstance(v, int):
+        return [v] * n
+    v = list(v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise ValueError(f"expected {name} to be an int or a sequence of {n} ints, got {v}")
+    return v

@@ -1,0 +1,105 @@
+"""Creation ops: the default float dtype, dtype inference from values, random draws with
+tensor parameters."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import _C
+from . import args as _args
+
+Tensor = _C.Tensor
+_default_dtype = [_C.dtype.float32]
+
+
+def get_default_dtype() -> _C.dtype:
+    """The dtype of new floating-point tensors (float32 unless set_default_dtype changed it)."""
+    return _default_dtype[0]
+
+
+def set_default_dtype(dtype: _C.dtype) -> None:
+    """Sets the dtype of new floating-point tensors: float32 or float64."""
+    if dtype not in (_C.dtype.float32, _C.dtype.float64):
+        raise TypeError(f"set_default_dtype: only float32 and float64 are supported, got {dtype}")
+    _C._set_default_float_dtype(dtype)  # Python floats in promotion, int / int
+    _default_dtype[0] = dtype
+
+
+def float_dtype(dtype: Optional[_C.dtype]) -> _C.dtype:
+    return _default_dtype[0] if dtype is None else dtype
+
+
+def with_grad(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def as_tensor(data: Any, dtype: Optional[_C.dtype]) -> Tensor:
+    import numpy as np
+    if isinstance(data, Tensor):
+        return data if dtype is None else _C.to_dtype(data, dtype)
+    if isinstance(data, np.ndarray) and dtype is None:
+        try:
+            return _C.from_numpy(data)
+        except TypeError:
+            pass
+    return _C.Tensor(data, dtype)
+
+
+def full(size: Any, fill_value: Any, dtype: Optional[_C.dtype]) -> Tensor:
+    if dtype is None and isinstance(fill_value, float):
+        dtype = _default_dtype[0]
+    return _C.full((size,) if isinstance(size, int) else tuple(size), fill_value, dtype)
+
+
+def randint_like(input: Tensor, low: int, high: Optional[int], dtype: Any) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return _C.randint(low, high, input.shape, input.dtype if dtype is None else dtype)
+
+
+def arange(start: Any, end: Any, step: Any, dtype: Any) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None and any(isinstance(v, float) for v in vals):
+        dtype = _default_dtype[0]
+    return _C.arange(*vals, dtype)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float, dtype: Any) -> Tensor:
+    x = _C.linspace(float(start), float(end), int(steps), _C.dtype.float64)
+    return _C.to_dtype(_C.pow(float(base), x), float_dtype(dtype))
+
+
+def meshgrid(tensors: tuple, indexing: str) -> tuple:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(_C.meshgrid(list(tensors), indexing))
+
+
+def randint(low: Any, high: Any, size: Any, dtype: Any) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint: missing the size argument")
+    return _C.randint(int(low), int(high), (size,) if isinstance(size, int) else tuple(size),
+                      _C.dtype.int64 if dtype is None else dtype)
+
+
+def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
+    """Normal samples; mean and std may be tensors (then size is their broadcast shape)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean if isinstance(mean, Tensor) else None
+        s = std if isinstance(std, Tensor) else None
+        ref = m if m is not None else s
+        shape = ref.shape
+        if m is not None and s is not None:
+            shape = _C.broadcast_to(m, _C.add(m, s).shape).shape
+        z = _C.randn(shape, ref.dtype)
+        return _C.add(_C.mul(z, std), mean)
+    return _C.normal(float(mean), float(std), _args.size_or_scalar(size), float_dtype(dtype))
+
+
+def bernoulli(input: Tensor, p: Optional[float]) -> Tensor:
+    if p is not None:
+        return _C.bernoulli(_C.full(input.shape, float(p), input.dtype))
+    return _C.bernoulli(input)

@@ -1,0 +1,22 @@
+"""Elementwise ops with more than one form."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _C
+
+Tensor = _C.Tensor
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Any:
+    """where(c, x, y) chooses elementwise; where(c) is nonzero(c, as_tuple=True)."""
+    if input is None and other is None:
+        from .index import nonzero
+        return nonzero(condition, True)
+    return _C.where(condition, input, other)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """pow computed in float64."""
+    a = input if isinstance(input, Tensor) else _C.Tensor(input)
+    return _C.pow(_C.to_dtype(a, _C.dtype.float64), exponent)

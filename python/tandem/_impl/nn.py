@@ -1,0 +1,168 @@
+"""Neural-network functions with argument logic: convolution padding forms, pooling shapes,
+softmax's legacy dim, PyTorch's legacy loss flags, interpolate's size rules."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from .. import _C
+from .args import pair
+
+Tensor = _C.Tensor
+
+
+def maybe_inplace(input: Tensor, y: Tensor, inplace: bool) -> Tensor:
+    """The inplace=True forms of activations and dropout write y into input."""
+    return input.copy_(y) if inplace else y
+
+
+def conv_padding(padding: Any, kernel: List[int], dilation: List[int], stride: List[int],
+                 n: int) -> List[int]:
+    """Per-side padding (first all lows, then all highs) from PyTorch's padding forms; the
+    one place 'same' and 'valid' are resolved (the layers of both faces call this)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [0] * (2 * n)
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            lo = [d * (k - 1) // 2 for k, d in zip(kernel, dilation)]
+            hi = [d * (k - 1) - low for k, d, low in zip(kernel, dilation, lo)]
+            return lo + hi
+        raise ValueError(f"invalid padding string {padding!r}; use 'same', 'valid' or ints")
+    p = pair(padding, n, "padding")
+    return p + p
+
+
+def tf_same_padding(in_sizes: List[int], kernel: List[int], stride: List[int],
+                    dilation: List[int]) -> tuple:
+    """(lows, highs) of MindSpore's / TensorFlow's pad_mode='same' (output = ceil(in /
+    stride), strides allowed; the odd pixel goes to the high side)."""
+    lo, hi = [], []
+    for size, k, s, d in zip(in_sizes, kernel, stride, dilation):
+        out = -(-size // s)
+        total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)
+        lo.append(total // 2)
+        hi.append(total - total // 2)
+    return lo, hi
+
+
+def conv(n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+         padding: Any, dilation: Any, groups: int) -> Tensor:
+    """conv1d (n=1) and conv2d (n=2)."""
+    s, d = pair(stride, n, "stride"), pair(dilation, n, "dilation")
+    p = conv_padding(padding, list(weight.shape[2:]), d, s, n)
+    if n == 1:
+        return _C.conv1d(input, weight, bias, s[0], p, d[0], groups)
+    return _C.conv2d(input, weight, bias, s, p, d, groups)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+                     padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    return _C.conv_transpose2d(input, weight, bias, pair(stride), pair(padding),
+                               pair(output_padding), groups, pair(dilation))
+
+
+def _pool_stride(stride: Any, kernel: List[int], n: int) -> List[int]:
+    if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0):
+        return kernel
+    return pair(stride, n, "stride")
+
+
+def max_pool(n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+             ceil_mode: bool, return_indices: bool) -> Any:
+    """max_pool1d runs as a 2-D pool over a unit height."""
+    k = pair(kernel_size, n, "kernel_size")
+    s = _pool_stride(stride, k, n)
+    p, d = pair(padding, n, "padding"), pair(dilation, n, "dilation")
+    if n == 1:
+        y, idx = _C.max_pool2d(input.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]],
+                               [1, d[0]], ceil_mode)
+        y, idx = y.squeeze(-2), idx.squeeze(-2)
+    else:
+        y, idx = _C.max_pool2d(input, k, s, p, d, ceil_mode)
+    return (y, idx) if return_indices else y
+
+
+def avg_pool(n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+             ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Tensor:
+    k = pair(kernel_size, n, "kernel_size")
+    s = _pool_stride(stride, k, n)
+    p = pair(padding, n, "padding")
+    if n == 1:
+        y = _C.avg_pool2d(input.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], ceil_mode,
+                          count_include_pad, 0)
+        return y.squeeze(-2)
+    return _C.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override or 0)
+
+
+def adaptive_size(output_size: Any, input: Tensor, n: int) -> List[int]:
+    size = pair(output_size, n, "output_size")
+    spatial = input.shape[-n:]
+    return [spatial[i] if s is None else s for i, s in enumerate(size)]
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    size = adaptive_size(output_size, input, 1)
+    return _C.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size[0]]).squeeze(-2)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool) -> Any:
+    y, idx = _C.adaptive_max_pool2d(input, adaptive_size(output_size, input, 2))
+    return (y, idx) if return_indices else y
+
+
+def softmax_dim(dim: Optional[int], ndim: int) -> int:
+    if dim is None:  # PyTorch's legacy implicit choice
+        return 0 if ndim in (0, 1, 3) else 1
+    return dim
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int], max_norm: Any,
+              scale_grad_by_freq: bool, sparse: bool) -> Tensor:
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
+                                  "supported")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return _C.embedding(input, weight, -1 if padding_idx is None else padding_idx)
+
+
+def reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str) -> str:
+    """PyTorch's legacy size_average / reduce flags folded into `reduction`."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corners: Any,
+                recompute_scale_factor: Any, antialias: bool) -> Tensor:
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    one_d = input.ndim == 3
+    if mode == "linear":
+        if not one_d:
+            raise ValueError("interpolate: mode 'linear' needs a 3-D input (N, C, L)")
+        mode = "bilinear"
+    x = input.unsqueeze(2) if one_d else input
+    if x.ndim != 4:
+        raise ValueError(f"interpolate: expected a 3-D or 4-D input, got {input.ndim}-D")
+    n = 1 if one_d else 2
+    spatial = list(x.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: pass exactly one of size or scale_factor")
+    scales: List[float] = []
+    if size is not None:
+        out = pair(size, n, "size")
+    else:
+        sf = ([float(v) for v in pair(scale_factor, n, "scale_factor")]
+              if not isinstance(scale_factor, float) else [scale_factor] * n)
+        out = [int(s * f) for s, f in zip(spatial[-n:], sf)]
+        if not recompute_scale_factor:
+            scales = sf
+    if one_d:
+        out = [1] + out
+        scales = [1.0] + scales if scales else []
+    y = _C.interpolate(x, out, mode, bool(align_corners), scales)
+    return y.squeeze(2) if one_d else y

@@ -1,5 +1,0 @@
-"""``tandem.nn.utils``: gradient clipping (PyTorch's torch.nn.utils)."""
-from .clip_grad import (clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,  # noqa: F401
-                        get_total_norm)
-
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
