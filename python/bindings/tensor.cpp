@@ -195,14 +195,14 @@ void bind_tensor(nb::module_& m) {
     return host_read(t, "a Python condition (bool())").item().to_double() != 0;
   });
   cls.def("__float__", [](const Tensor& t) { return host_read(t, "float()").item().to_double(); });
-  cls.def("__int__", [](const Tensor& t) -> nb::object {
+  cls.def("__int__", [](const Tensor& t) -> nb::int_ {
     Scalar s = host_read(t, "int()").item();
     if (!s.is_float()) return nb::int_(s.to_int());
     // Python's own float -> int: exact for any magnitude, OverflowError for inf, ValueError
     // for NaN (what int(torch.tensor(x)) gives).
     PyObject* r = PyLong_FromDouble(s.to_double());
     if (!r) throw nb::python_error();
-    return nb::steal(r);
+    return nb::steal<nb::int_>(r);
   });
   cls.def("__index__", [](const Tensor& t) {
     TANDEM_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
