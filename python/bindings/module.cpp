@@ -43,6 +43,10 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const tandem::Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_cast&) {
+      // nb::cast of a Python object to a C++ type it isn't (a binding that casts by hand)
+      PyErr_SetString(PyExc_TypeError,
+                      "an argument has the wrong type or is out of range for the op");
     }
   });
   bind_dtype(m);
@@ -67,4 +71,5 @@ NB_MODULE(_C, m) {
       nb::arg("n"));
   m.def("get_num_threads", [] { return omp_get_max_threads(); });
   m.def("from_numpy", &from_numpy, nb::arg("array"), nb::arg("copy") = false);
+  install_arg_errors(m);
 }

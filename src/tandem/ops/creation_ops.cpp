@@ -76,15 +76,10 @@ TANDEM_NOT_DIFFERENTIABLE(arange_op)
 TANDEM_NOT_DIFFERENTIABLE(linspace_op)
 TANDEM_NOT_DIFFERENTIABLE(eye_op)
 
-void check_shape(const Shape& s, const char* op) {
-  for (int64_t d : s)
-    TANDEM_CHECK(d >= 0, ValueError, op, ": negative dimension ", d, " in shape ", shape_str(s));
-}
-
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
-  check_shape(shape, "full");
+  check_sizes(shape, "full");
   check_scalar_fits(value, dtype.value_or(value.default_dtype()), "full");
   Attrs a{{"shape", shape},
           {"dtype", int64_t(dtype.value_or(value.default_dtype()))},
@@ -102,7 +97,7 @@ Tensor ones(const Shape& shape, DType dtype) {
   return full(shape, Scalar(int64_t(1)), dtype);
 }
 Tensor empty(const Shape& shape, DType dtype) {
-  check_shape(shape, "empty");
+  check_sizes(shape, "empty");
   return Tensor::empty(shape, dtype);
 }
 
