@@ -158,7 +158,7 @@ void bind_tensor(nb::module_& m) {
       "size",
       [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return shape_tuple(t);
-        return nb::int_(t.size(nb::cast<int64_t>(dim)));
+        return nb::int_(t.size(as_int(dim, "size", "dim")));
       },
       nb::arg("dim").none() = nb::none(), "size() -> shape tuple; size(dim) -> int.");
   cls.def(
@@ -166,14 +166,22 @@ void bind_tensor(nb::module_& m) {
       [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return nb::cast(t.strides());
         TANDEM_CHECK(t.dim() > 0, IndexError, "stride: a 0-d tensor has no dimension ",
-                     nb::cast<int64_t>(dim));
-        return nb::int_(t.strides()[wrap_dim(nb::cast<int64_t>(dim), t.dim(), "stride")]);
+                     as_int(dim, "stride", "dim"));
+        return nb::int_(t.strides()[wrap_dim(as_int(dim, "stride", "dim"), t.dim(), "stride")]);
       },
       nb::arg("dim").none() = nb::none());
   cls.def("storage_offset", &Tensor::offset);
   cls.def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
   cls.def("is_contiguous", &Tensor::is_contiguous);
-  cls.def("contiguous", &Tensor::contiguous);
+  // A copy through the clone op (not Tensor::contiguous, the kernels' raw copy), so autograd
+  // records it and jit traces it.
+  cls.def(
+      "contiguous",
+      [](nb::handle self) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
+        return t.is_contiguous() ? nb::borrow(self) : nb::cast(clone(t));  // self, as in PyTorch
+      },
+      nb::sig("def contiguous(self) -> tandem._C.Tensor"));
   cls.def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.shares_storage(b); });
   cls.def(
       "item", [](const Tensor& t) { return scalar_to_py(host_read(t, ".item()").item()); },

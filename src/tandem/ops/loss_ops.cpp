@@ -3,7 +3,9 @@
 
 #include "tandem/core/error.h"
 #include "tandem/ops/creation.h"
+#include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/elementwise_def.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
@@ -37,6 +39,38 @@ void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
 Tensor as_float(const Tensor& t, const Tensor& like) {
   return t.dtype() == like.dtype() ? t : to_dtype(t, like.dtype());
 }
+
+// Elementwise binary cross-entropy of probabilities x against targets y, with the logs
+// clamped at -100 as in PyTorch.
+struct BceFn {
+  template <typename T>
+  static T s(T x, T y, const EwP&) {
+    T lx = std::max(T(std::log(x)), T(-100)), l1x = std::max(T(std::log1p(-x)), T(-100));
+    return (y - T(1)) * l1x - y * lx;
+  }
+};
+const EwInfo bce_info{EwPolicy::FloatOnly, make_table<BinaryLoop, BceFn, void, float, double>()};
+const OpDef bce_op = make_ew_op("binary_cross_entropy", &bce_info);
+TANDEM_REGISTER_OP(bce_op)
+
+// PyTorch's gradient: (x - y) / max(x (1 - x), 1e-12). At x = 0 or 1 the derivative of the
+// clamped formula would be 0 * inf = NaN; this is 0 where x equals y and large but finite
+// otherwise. Written with ops, so it differentiates again.
+std::vector<Tensor> bce_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &y = c.inputs[1];
+  Tensor gx, gy;
+  if (c.needs_grad[0]) {
+    Tensor den = clamp(mul(x, sub(num(1.0), x)), Scalar(1e-12), std::nullopt);
+    gx = mul(g[0], div(sub(x, y), den));
+  }
+  if (c.needs_grad[1]) {
+    Tensor lx = clamp(log(x), Scalar(-100.0), std::nullopt);
+    Tensor l1x = clamp(log1p(neg(x)), Scalar(-100.0), std::nullopt);
+    gy = mul(g[0], sub(l1x, lx));
+  }
+  return {gx, gy};
+}
+TANDEM_DEFINE_VJP(bce_op, bce_vjp)
 
 // (N, C, d...) -> (N, d..., C); a 1-D (C) input becomes (1, C).
 Tensor classes_last(const Tensor& x) {
@@ -183,10 +217,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                  "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
                  "..", hi, "; use binary_cross_entropy_with_logits for logits");
   }
+  TANDEM_CHECK(is_floating(input.dtype()), TypeError,
+               "binary_cross_entropy: expected a floating point input, got ",
+               dtype_name(input.dtype()));
   Tensor t = as_float(target, input);
-  Tensor lx = clamp(log(input), Scalar(-100.0), std::nullopt);
-  Tensor l1x = clamp(log(sub(num(1.0), input)), Scalar(-100.0), std::nullopt);
-  Tensor loss = neg(add(mul(t, lx), mul(sub(num(1.0), t), l1x)));
+  Tensor loss = dispatch1(bce_op, {input, t});
   if (weight.defined()) loss = mul(loss, weight);
   return reduce(loss, reduction);
 }
