@@ -49,6 +49,11 @@ NB_MODULE(_C, m) {
                       "an argument has the wrong type or is out of range for the op");
     }
   });
+  // C++ warnings become Python UserWarnings (an error under warnings.simplefilter("error")).
+  tandem::set_warning_handler([](const std::string& msg) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+  });
   bind_dtype(m);
   bind_tensor(m);
   bind_ops(m);

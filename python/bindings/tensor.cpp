@@ -1,6 +1,7 @@
 // The Tensor class: metadata, conversions, Python number protocol and operators. Methods
 // that only forward to an op are attached in Python (tandem/_tensor_methods.py).
 #include "common.h"
+#include "tandem/autograd/autograd.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
@@ -190,7 +191,13 @@ void bind_tensor(nb::module_& m) {
       "tolist", [](const Tensor& t) { return tolist(host_read(t, ".tolist()")); },
       "Nested lists of Python numbers.");
   cls.def(
-      "numpy", [](const Tensor& t) { return to_numpy(host_read(t, ".numpy()")); },
+      "numpy",
+      [](const Tensor& t) {
+        TANDEM_CHECK(!requires_grad(t), Error,
+                     "Can't call numpy() on Tensor that requires grad. Use "
+                     "tensor.detach().numpy() instead.");
+        return to_numpy(host_read(t, ".numpy()"));
+      },
       "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
   cls.def("asnumpy", [](const Tensor& t) { return to_numpy(host_read(t, ".asnumpy()")); });
   cls.def("__len__", [](const Tensor& t) {

@@ -522,3 +522,54 @@ def test_no_op_reports_a_raw_nanobind_signature_dump(tmp_path, monkeypatch):
                     except Exception:
                         pass
     assert not dumps, sorted(set(dumps))
+
+
+# --- accepted garbage: where PyTorch raises (or warns), mint does too -------------------------
+
+def test_integer_data_into_float_layers_raises():
+    F = mint.nn.functional
+    img = mint.ones(2, 4, dtype=mint.uint8)
+    with pytest.raises(TypeError, match="same dtype"):
+        F.linear(img, mint.ones(3, 4))
+    with pytest.raises(TypeError, match="same dtype"):
+        mint.nn.Linear(4, 3)(img)
+    with pytest.raises(TypeError):
+        F.conv2d(mint.ones(1, 1, 4, 4, dtype=mint.uint8), mint.ones(1, 1, 3, 3))
+    with pytest.raises(TypeError, match="same dtype"):
+        mint.matmul(mint.ones(2, 2, dtype=mint.int64), mint.ones(2, 2))
+    assert mint.matmul(mint.ones(2, 2, dtype=mint.int64),
+                       mint.ones(2, 2, dtype=mint.int64)).tolist() == [[2, 2], [2, 2]]
+
+
+def test_numpy_of_a_tensor_that_requires_grad_raises():
+    x = mint.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Use tensor.detach\(\).numpy\(\) instead"):
+        x.numpy()
+    assert x.detach().numpy().tolist() == [1.0, 1.0]
+    assert "Tensor(shape=[2]" in repr(x)  # repr still shows the values
+    assert x.asnumpy().tolist() == [1.0, 1.0]  # MindSpore's asnumpy() has no such rule
+
+
+def test_cross_entropy_with_float_class_indices_names_the_dtype():
+    F = mint.nn.functional
+    with pytest.raises(TypeError, match="integer dtype"):
+        F.cross_entropy(mint.ones(2, 3), mint.tensor([0.0, 1.0]))
+    with pytest.raises(TypeError, match="integer dtype"):
+        mint.nn.CrossEntropyLoss()(mint.ones(2, 3), mint.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match="size"):  # probabilities of the wrong shape
+        F.cross_entropy(mint.ones(2, 3), mint.ones(2, 4))
+    assert F.cross_entropy(mint.ones(2, 3), mint.tensor([0, 1])).item() == pytest.approx(
+        np.log(3))
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_pointwise_losses_warn_on_broadcast_targets(loss):
+    import warnings
+    f = getattr(mint.nn.functional, loss)
+    with pytest.warns(UserWarning, match="different to the input size"):
+        f(mint.ones(4, 1), mint.ones(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(mint.ones(4), mint.zeros(4))  # same shapes: no warning
+        with pytest.raises(UserWarning):  # warnings as errors propagate as exceptions
+            f(mint.ones(4, 1), mint.ones(4))

@@ -1,6 +1,8 @@
 #include "tandem/core/scalar.h"
 
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "tandem/core/error.h"
@@ -54,7 +56,21 @@ bool fits(Scalar s, DType t) {
   return v >= lo && v <= hi;
 }
 
+std::atomic<WarningHandler> g_warning_handler{nullptr};
+
 }  // namespace
+
+void set_warning_handler(WarningHandler handler) {
+  g_warning_handler.store(handler);
+}
+
+void warn(const std::string& message) {
+  if (WarningHandler h = g_warning_handler.load()) {
+    h(message);
+    return;
+  }
+  std::fprintf(stderr, "tandem warning: %s\n", message.c_str());
+}
 
 void check_scalar_fits(Scalar s, DType t, const char* op) {
   if (fits(s, t)) [[likely]]

@@ -36,6 +36,16 @@ void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
                " must be the same as input size ", shape_str(a.shape()));
 }
 
+// PyTorch's warning for pointwise losses whose target broadcasts against the input: (N, 1)
+// against (N,) silently becomes an (N, N) loss.
+void warn_if_broadcast(const Tensor& input, const Tensor& target, const char* op) {
+  if (input.shape() == target.shape()) return;
+  warn(detail::cat(op, ": using a target size (", shape_str(target.shape()),
+                   ") that is different to the input size (", shape_str(input.shape()),
+                   "); this will likely lead to incorrect results due to broadcasting, so "
+                   "make sure they have the same size"));
+}
+
 Tensor as_float(const Tensor& t, const Tensor& like) {
   return t.dtype() == like.dtype() ? t : to_dtype(t, like.dtype());
 }
@@ -90,6 +100,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   TANDEM_CHECK(is_integral(target.dtype()), TypeError,
                "nll_loss: target must hold class indices (int64), got ", dtype_name(target.dtype()),
                "; for class probabilities use cross_entropy");
+  TANDEM_CHECK(is_floating(input.dtype()), TypeError,
+               "nll_loss: input must hold floating-point log-probabilities, got ",
+               dtype_name(input.dtype()));
   bool unbatched = input.dim() == 1;
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
   Tensor t = unbatched ? unsqueeze(target, 0) : target;
@@ -139,6 +152,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Shape wshape(size_t(input.dim()), 1);
   wshape[cdim] = C;
   if (is_floating(target.dtype())) {  // class probabilities
+    TANDEM_CHECK(target.dim() != input.dim() - 1, TypeError,
+                 "cross_entropy: expected class indices of an integer dtype (int64), got a ",
+                 dtype_name(target.dtype()), " target of shape ", shape_str(target.shape()),
+                 " (a floating-point target means class probabilities of the input's shape ",
+                 shape_str(input.shape()), "); use target.long()");
     check_same_shape(input, target, "cross_entropy");
     Tensor tp = as_float(target, input);
     if (label_smoothing > 0)
@@ -177,18 +195,21 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
   check_reduction(reduction, "mse_loss");
+  warn_if_broadcast(input, target, "mse_loss");
   Tensor d = sub(input, target);
   return reduce(mul(d, d), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
   check_reduction(reduction, "l1_loss");
+  warn_if_broadcast(input, target, "l1_loss");
   return reduce(abs(sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
   check_reduction(reduction, "smooth_l1_loss");
+  warn_if_broadcast(input, target, "smooth_l1_loss");
   TANDEM_CHECK(beta >= 0, ValueError, "smooth_l1_loss: beta must be non-negative, got ", beta);
   Tensor d = abs(sub(input, target));
   if (beta == 0) return reduce(d, reduction);
@@ -200,6 +221,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
   check_reduction(reduction, "huber_loss");
+  warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
   Tensor d = abs(sub(input, target));
   Tensor quad = mul(mul(d, d), num(0.5));
