@@ -30,6 +30,8 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       [](const Tensor& t, nb::handle g) {
         set_grad(t, g.is_none() ? Tensor() : nb::cast<Tensor>(g));
       },
+      nb::for_getter(nb::sig("def grad(self, /) -> typing.Optional[Tensor]")),
+      nb::for_setter(nb::sig("def grad(self, value: typing.Optional[Tensor], /) -> None")),
       nb::arg("value").none(), "The accumulated gradient (None until a backward reaches it).");
   cls.def_prop_ro("is_leaf", [](const Tensor& t) { return is_leaf(t); });
   cls.def_prop_ro("_grad_fn_name", [](const Tensor& t) { return grad_fn_name(t); });
@@ -79,6 +81,19 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
         return out;
       },
       "(name, has_vjp, non_differentiable) for every registered op.");
+  m.def(
+      "differentiate",
+      [](nb::callable fn, std::vector<Tensor> args, std::vector<Tensor> weights) {
+        Differentiation d = differentiate(
+            [&](const std::vector<Tensor>& leaves) {
+              return nb::cast<std::vector<Tensor>>(fn(leaves));
+            },
+            args, weights);
+        return std::make_pair(d.grads, d.nested);
+      },
+      arg("fn"), arg("args"), arg("weights"),
+      "value_and_grad's core: fn(leaves) -> tensors; returns (the gradients of the sum of "
+      "those tensors with respect to the leaves made from args, then to weights; nested).");
   m.def("is_grad_enabled", &is_grad_enabled);
   m.def("set_grad_enabled", &set_grad_enabled, arg("mode"));
   m.def(

@@ -30,18 +30,36 @@ nb::object scalar_to_py(Scalar s) {
   }
 }
 
-// Reading a real tensor's values while tracing would freeze what it holds now into the
-// compiled graph, though it is state (a Parameter, buffer, optimizer or captured tensor)
-// that the traced code or later calls may change: an error, like reading a symbolic one.
-const Tensor& host_read(const Tensor& t, const char* what) {
-  const graph::Tracer* tr = graph::Tracer::active();
-  if (tr && tr->captures_state(t))
-    throw_error<Error>(
-        "jit: ", what, " reads the values of a tensor the compiled function captures (a "
-        "Parameter, buffer or other tensor it does not receive as an argument; print() and "
-        "repr() read them too); the graph would keep the value it has now although later "
-        "calls may change it. Compute with tensor ops instead (mint.where for conditions), "
-        "pass the value as a static argument (static_argnums), or read it outside jit");
+// "file.py:12" of the innermost Python frame outside the tandem package: the user's line
+// that read a value while tracing.
+std::string user_location() {
+  PyFrameObject* f = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(f);
+  std::string where = "<unknown>";
+  while (f) {
+    PyCodeObject* code = PyFrame_GetCode(f);
+    std::string file = nb::cast<std::string>(nb::handle(code->co_filename));
+    Py_DECREF(code);
+    if (file.find("/tandem/") == std::string::npos || file.find("/tests/") != std::string::npos) {
+      where = file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(PyFrame_GetLineNumber(f));
+      Py_DECREF(f);
+      break;
+    }
+    PyFrameObject* back = PyFrame_GetBack(f);
+    Py_DECREF(f);
+    f = back;
+  }
+  return where;
+}
+
+// Python reading a tensor's values. While tracing, a traced tensor (or captured state) has
+// no value of its own: the tracer evaluates it on this call's arguments and records a guard,
+// so the compiled function is specialized on the value it read (and traces another path
+// when a later call reads something else).
+Tensor host_read(const Tensor& t, const char* what) {
+  graph::Tracer* tr = graph::Tracer::active();
+  if (tr && (t.is_symbolic() || tr->captures_state(t)))
+    return tr->read(t, user_location() + ", " + what);
   return t;
 }
 

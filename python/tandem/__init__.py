@@ -4,6 +4,7 @@ Eager (PyNative) execution by default; ``tandem.mint`` mirrors PyTorch's names.
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import os as _os
 
 # OpenMP threads spin only briefly before sleeping between parallel regions: libgomp's
@@ -48,18 +49,47 @@ globals()["bool"] = dtype.bool
 from ._impl.creation import get_default_dtype, set_default_dtype  # noqa: E402
 from . import linalg  # noqa: E402,F401
 
-set_num_threads = _C.set_num_threads
-get_num_threads = _C.get_num_threads
 
 
-def is_tensor(obj: object) -> bool:
-    """True for tandem tensors."""
+# int, float and bool name dtypes here (as in PyTorch), so annotations spell the builtins out.
+def set_num_threads(n: _builtins.int) -> None:
+    """Sets the number of threads the CPU kernels use (OpenMP) for the rest of the process.
+
+    Args:
+        n (int): the number of threads (>= 1).
+    """
+    _C.set_num_threads(n)
+
+
+def get_num_threads() -> _builtins.int:
+    """The number of threads the CPU kernels use.
+
+    Returns:
+        int: the thread count (the number of cores unless :func:`set_num_threads` changed it).
+    """
+    return _C.get_num_threads()
+
+
+def is_tensor(obj: object) -> _builtins.bool:
+    """Whether `obj` is a tandem tensor (a Tensor or a Parameter).
+
+    Args:
+        obj (object): any object.
+
+    Returns:
+        bool: ``True`` for tandem tensors.
+    """
     return isinstance(obj, Tensor)
 
 
-def memory_stats() -> "dict[str, int]":
-    """Caching-allocator counters: bytes_in_use, peak_bytes_in_use, bytes_cached, ..."""
-    return _C.memory_stats()
+def memory_stats() -> "dict[str, _builtins.int]":
+    """The caching allocator's counters.
+
+    Returns:
+        dict: name -> bytes or count: bytes_in_use, peak_bytes_in_use, bytes_cached, ...
+    """
+    stats: "dict[str, _builtins.int]" = _C.memory_stats()
+    return stats
 
 
 from . import autograd  # noqa: E402,F401
@@ -69,6 +99,7 @@ from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
 from . import jit as _jit_module  # noqa: E402
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
+from .jit import jit_class, vmap  # noqa: E402,F401
 from . import context  # noqa: E402,F401
 from ._layers.parameter import Parameter  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
@@ -86,7 +117,8 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
     "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
-    "jit", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "context", "Parameter",
+    "jit", "jit_class", "vmap", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
+    "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
     "utils", "vision",
 ]

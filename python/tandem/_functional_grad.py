@@ -88,10 +88,7 @@ def _nested(tensors):
                                         for t in tensors)
 
 
-def _prepare(args, pos):
-    """args with the differentiated positions made leaves that require grad (or kept as
-    they are when they already carry history, so nesting works)."""
-    args = list(args)
+def _check_differentiable(args, pos):
     for p in pos:
         a = args[p]
         if not isinstance(a, Tensor):
@@ -100,37 +97,46 @@ def _prepare(args, pos):
         if not a.dtype.is_floating_point:
             raise TypeError(f"grad: argument {p} has dtype {a.dtype}; only floating point "
                             f"tensors can be differentiated")
+
+
+def _prepare(args, pos):
+    """args with the differentiated positions made leaves that require grad (or kept as
+    they are when they already carry history, so nesting works)."""
+    _check_differentiable(args, pos)
+    args = list(args)
+    for p in pos:
+        a = args[p]
         if not (a.requires_grad and _C.is_grad_enabled()):
             args[p] = a.detach().requires_grad_(True)
     return args
 
 
-def _grads_of(targets, inputs, create_graph):
-    """d(sum of targets)/d(inputs), zeros where an input is unused."""
-    needing = [t for t in targets if isinstance(t, Tensor) and t.requires_grad]
-    for t in targets:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad: the function must return tensors, got {type(t).__name__}")
-    if needing and inputs:
-        gs = _autograd_grad(needing, inputs, [_C.full(t.shape, 1, t.dtype) for t in needing],
-                            create_graph=create_graph, allow_unused=True)
-    else:
-        gs = (None,) * len(inputs)
-    return [g if g is not None else _C.full(x.shape, 0, x.dtype) for g, x in zip(gs, inputs)]
-
-
 def _differentiate(fn, args, grad_position, weights, has_aux):
+    """MindSpore's argument rules and result shapes around the C++ core
+    (tandem._C.differentiate: leaves, grad mode, the gradients of the targets' sum)."""
     if grad_position is None and weights is None:
         raise ValueError("grad: grad_position and weights cannot both be None")
     _check_has_aux(has_aux)
     pos = _positions(grad_position, len(args))
     ws = _weights_list(weights)
-    nested = _nested([args[p] for p in pos])
-    args = _prepare(args, pos)
-    with enable_grad():
-        out = fn(*args)
-    targets, aux = _split_outputs(out, has_aux, "grad")
-    gs = _grads_of(targets, [args[p] for p in pos] + ws, nested)
+    _check_differentiable(args, pos)
+    seen = {}
+
+    def run(leaves):
+        a = list(args)
+        for p, leaf in zip(pos, leaves):
+            a[p] = leaf
+        out = fn(*a)
+        targets, aux = _split_outputs(out, has_aux, "grad")
+        for t in targets:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"grad: the function must return tensors, got "
+                                f"{type(t).__name__}")
+        seen.update(out=out, targets=targets, aux=aux)
+        return list(targets)
+
+    gs, nested = _C.differentiate(run, [args[p] for p in pos], ws)
+    out, targets, aux = seen["out"], seen["targets"], seen["aux"]
     in_g, w_g = gs[:len(pos)], tuple(gs[len(pos):])
     if grad_position is None:
         result = w_g

@@ -22,9 +22,25 @@ def _dtype_repr(self: "DType") -> str:
 
 dtype.__repr__ = _dtype_repr
 dtype.__str__ = _dtype_repr
-dtype.is_floating_point = property(lambda self: self in _FLOAT)
-dtype.is_signed = property(lambda self: self not in (dtype.bool, dtype.uint8))
-dtype.itemsize = property(lambda self: _C.itemsize(self))
+def _dtype_is_floating_point(self: "DType") -> bool:
+    """True for float16, bfloat16, float32 and float64."""
+    return self in _FLOAT
+
+
+def _dtype_is_signed(self: "DType") -> bool:
+    """True for every dtype that can hold negative values (all but bool and uint8)."""
+    return self not in (dtype.bool, dtype.uint8)
+
+
+def _dtype_itemsize(self: "DType") -> int:
+    """Bytes per element."""
+    return _C.itemsize(self)
+
+
+# Properties of the extension's enum, attached here (the stub declares them).
+setattr(dtype, "is_floating_point", property(_dtype_is_floating_point))
+setattr(dtype, "is_signed", property(_dtype_is_signed))
+setattr(dtype, "itemsize", property(_dtype_itemsize))
 
 
 def _value_str(t: Tensor) -> str:

@@ -12,11 +12,18 @@ import json
 import os
 import tempfile
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import (IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional,
+                    Sequence, Tuple, Type, Union)
 
 from . import _C
 
+if TYPE_CHECKING:
+    from ._layers.cell import Cell
+    from ._layers.parameter import Parameter
+
 Tensor = _C.Tensor
+#: A file name.
+PathT = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # Metadata keys of the files written here; others are left alone.
 _FORMAT_KEY = "tandem.format"
@@ -25,13 +32,13 @@ _STR_PREFIX = "tandem.str."
 _MINT_FORMAT = "mint.save/1"
 
 
-def _as_path(f) -> str:
+def _as_path(f: Any) -> str:
     if isinstance(f, (str, bytes, os.PathLike)):
         return os.fsdecode(os.fspath(f))
     raise TypeError(f"expected a file name (str or os.PathLike), got {type(f).__name__}")
 
 
-def _to_tensor(value, what: str) -> Tensor:
+def _to_tensor(value: Any, what: str) -> Tensor:
     if isinstance(value, Tensor):
         return value
     try:
@@ -41,14 +48,14 @@ def _to_tensor(value, what: str) -> Tensor:
                         f"({e})") from None
 
 
-def _parameter_cls():
+def _parameter_cls() -> Type["Parameter"]:
     from ._layers.parameter import Parameter
     return Parameter
 
 
 # --- MindSpore face -----------------------------------------------------------------------------
 
-def _named_state(net) -> List[Tuple[str, Tensor]]:
+def _named_state(net: Any) -> List[Tuple[str, Tensor]]:
     """(name, tensor) for every parameter of a Cell / Module, then its persistent buffers
     (BatchNorm's running statistics) so a checkpoint restores the whole model."""
     if hasattr(net, "parameters_and_names"):
@@ -72,7 +79,7 @@ def _named_state(net) -> List[Tuple[str, Tensor]]:
     return items
 
 
-def _checkpoint_items(save_obj, what: str) -> List[Tuple[str, Any]]:
+def _checkpoint_items(save_obj: Any, what: str) -> List[Tuple[str, Any]]:
     if isinstance(save_obj, dict):
         return list(save_obj.items())
     if isinstance(save_obj, (list, tuple)):
@@ -86,20 +93,28 @@ def _checkpoint_items(save_obj, what: str) -> List[Tuple[str, Any]]:
     return _named_state(save_obj)
 
 
-def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True,
-                    async_save: bool = False, append_dict: Optional[dict] = None,
+def save_checkpoint(save_obj: Union["Cell", Sequence[Dict[str, Any]], Mapping[str, Any]],
+                    ckpt_file_name: PathT, integrated_save: bool = True,
+                    async_save: bool = False, append_dict: Optional[Dict[str, Any]] = None,
                     choice_func: Optional[Callable[[str], bool]] = None) -> None:
-    """Saves a network's parameters (MindSpore's save_checkpoint).
+    """Saves a network's parameters (MindSpore's save_checkpoint), crash-safely, as a
+    safetensors file.
 
     Args:
-        save_obj: a Cell / Module (its parameters and persistent buffers), a list of
-            ``{"name": str, "data": tensor}`` dicts, or a dict name -> tensor.
-        ckpt_file_name: path; ".ckpt" is appended unless it ends in ".ckpt" or ".safetensors".
-        integrated_save: accepted for compatibility; in one process every parameter is whole.
-        async_save: background saving is not supported (True raises NotImplementedError).
-        append_dict: extra entries, name -> int / float / bool / str / tensor (e.g. epoch, lr);
-            numbers become 0-d tensors as in MindSpore, strings are kept as strings.
-        choice_func: name -> bool; only names for which it returns True are saved.
+        save_obj (Union[Cell, list, dict]): a Cell / Module (its parameters and persistent
+            buffers), a list of ``{"name": str, "data": tensor}`` dicts, or a dict
+            name -> tensor.
+        ckpt_file_name (str): the path; ".ckpt" is appended unless it ends in ".ckpt" or
+            ".safetensors".
+        integrated_save (bool): accepted for compatibility; in one process every parameter
+            is whole. Default: ``True`` .
+        async_save (bool): background saving is not supported (``True`` raises
+            NotImplementedError). Default: ``False`` .
+        append_dict (dict, optional): extra entries, name -> int / float / bool / str /
+            tensor (e.g. epoch, lr); numbers become 0-d tensors as in MindSpore, strings are
+            kept as strings. Default: ``None`` .
+        choice_func (Callable[[str], bool], optional): only names for which it returns
+            ``True`` are saved. Default: ``None`` .
     """
     what = "save_checkpoint"
     if async_save:
@@ -112,7 +127,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True,
     if append_dict is not None and not isinstance(append_dict, dict):
         raise TypeError(f"{what}: append_dict must be a dict, got {type(append_dict).__name__}")
     seen = set()
-    extra = list(append_dict.items()) if append_dict else []
+    extra: List[Tuple[str, Any]] = list(append_dict.items()) if append_dict else []
     for name, value in _checkpoint_items(save_obj, what) + extra:
         if not isinstance(name, str):
             raise TypeError(f"{what}: names must be str, got {name!r}")
@@ -129,22 +144,35 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save: bool = True,
     _C.save_safetensors(path, tensors, metadata)
 
 
-def load_checkpoint(ckpt_file_name, net=None, strict_load: bool = False,
-                    filter_prefix=None, choice_func: Optional[Callable[[str], bool]] = None
+def load_checkpoint(ckpt_file_name: PathT, net: Optional["Cell"] = None,
+                    strict_load: bool = False,
+                    filter_prefix: Union[str, Sequence[str], None] = None,
+                    choice_func: Optional[Callable[[str], bool]] = None
                     ) -> Dict[str, Any]:
-    """Loads a checkpoint into a dict name -> Parameter (MindSpore's load_checkpoint); strings
-    saved through append_dict come back as str. With `net`, also loads the values into it
-    (see load_param_into_net).
+    """Loads a checkpoint (MindSpore's load_checkpoint); the whole header is validated
+    before any data is read.
 
     Args:
-        filter_prefix: a str or sequence of str; names starting with one are skipped.
-        choice_func: name -> bool; only names for which it returns True are loaded.
+        ckpt_file_name (str): the path of a file written by save_checkpoint (or any
+            safetensors file).
+        net (Cell, optional): also load the values into this network (see
+            :func:`load_param_into_net`). Default: ``None`` .
+        strict_load (bool): with `net`, a dtype mismatch raises instead of converting.
+            Default: ``False`` .
+        filter_prefix (Union[str, list[str]], optional): names starting with one of these
+            are skipped. Default: ``None`` .
+        choice_func (Callable[[str], bool], optional): only names for which it returns
+            ``True`` are loaded. Default: ``None`` .
+
+    Returns:
+        dict, name -> Parameter (float tensors require grad), and name -> str for strings
+        saved through append_dict.
     """
     Parameter = _parameter_cls()
     tensors, metadata = _C.load_safetensors(_as_path(ckpt_file_name))
     if isinstance(filter_prefix, str):
         filter_prefix = (filter_prefix,)
-    prefixes = tuple(filter_prefix or ())
+    prefixes: Tuple[str, ...] = tuple(filter_prefix or ())
 
     def keep(name: str) -> bool:
         if prefixes and name.startswith(prefixes):
@@ -163,14 +191,20 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load: bool = False,
     return out
 
 
-def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False
+def load_param_into_net(net: "Cell", parameter_dict: Dict[str, Any], strict_load: bool = False
                         ) -> Tuple[List[str], List[str]]:
-    """Copies checkpoint values into the network's parameters and persistent buffers, in place
-    (MindSpore's load_param_into_net).
+    """Copies checkpoint values into the network's parameters and persistent buffers, in
+    place (MindSpore's load_param_into_net). A shape mismatch raises ValueError.
 
-    Returns (param_not_load, ckpt_not_load): the network's names missing from the dict, and
-    the dict's names the network does not have. A shape mismatch raises ValueError; a dtype
-    mismatch converts to the parameter's dtype, or raises ValueError when strict_load.
+    Args:
+        net (Cell): the network to load into.
+        parameter_dict (dict): name -> value, as :func:`load_checkpoint` returns.
+        strict_load (bool): a dtype mismatch raises ValueError instead of converting to the
+            parameter's dtype. Default: ``False`` .
+
+    Returns:
+        tuple[list[str], list[str]], (param_not_load, ckpt_not_load): the network's names
+        missing from the dict, and the dict's names the network does not have.
     """
     from .autograd import no_grad
     if not isinstance(parameter_dict, dict):
@@ -178,7 +212,7 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False
                         f"{type(parameter_dict).__name__}")
     targets = _named_state(net)
     target_names = {n for n, _ in targets}
-    param_not_load = []
+    param_not_load: List[str] = []
     with no_grad():
         for name, target in targets:
             if name not in parameter_dict:
@@ -206,9 +240,9 @@ class _Flattener:
     """Turns nested containers into a JSON structure whose leaves name the tensors, which are
     stored under dotted keys ("state.0.exp_avg"); a tensor seen twice is stored once."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tensors: List[Tuple[str, Tensor]] = []
-        self._names = set()
+        self._names: set[str] = set()
         self._by_id: Dict[int, str] = {}
 
     def _key(self, path: str) -> str:
@@ -220,7 +254,7 @@ class _Flattener:
         self._names.add(key)
         return key
 
-    def encode(self, obj, path: str):
+    def encode(self, obj: Any, path: str) -> Dict[str, Any]:
         import numpy as np
         Parameter = _parameter_cls()
         if isinstance(obj, Tensor):
@@ -230,7 +264,7 @@ class _Flattener:
                 key = self._key(path)
                 self._by_id[id(obj)] = key
                 self.tensors.append((key, obj))
-            node = {"t": key}
+            node: Dict[str, Any] = {"t": key}
             if isinstance(obj, Parameter):
                 node["param"] = bool(obj.requires_grad)
             return node
@@ -249,10 +283,10 @@ class _Flattener:
                     raise TypeError(f"mint.save: dict key {k!r} at {path or '<root>'!r} is not a "
                                     "str, int, float, bool or None")
                 items.append([k, self.encode(v, f"{path}.{k}" if path else str(k))])
-            node = {"d": items}
+            dnode: Dict[str, Any] = {"d": items}
             if isinstance(obj, OrderedDict):
-                node["ordered"] = True
-            return node
+                dnode["ordered"] = True
+            return dnode
         if isinstance(obj, (list, tuple)):
             enc = [self.encode(v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]
             return {"l": enc} if isinstance(obj, list) else {"u": enc}
@@ -261,7 +295,7 @@ class _Flattener:
                         "and dicts / lists / tuples of them")
 
 
-def _decode(node, tensors: Dict[str, Tensor], cache: Dict[str, Any]):
+def _decode(node: Any, tensors: Dict[str, Tensor], cache: Dict[str, Any]) -> Any:
     if not isinstance(node, dict):
         raise ValueError(f"mint.load: corrupt structure metadata (node {node!r:.80})")
     if "t" in node:
@@ -269,7 +303,7 @@ def _decode(node, tensors: Dict[str, Tensor], cache: Dict[str, Any]):
         if key not in tensors:
             raise ValueError(f"mint.load: structure names tensor {key!r}, which the file lacks")
         if key not in cache:
-            t = tensors[key]
+            t: Any = tensors[key]
             if node.get("numpy"):
                 t = t.numpy()
             elif "param" in node:
@@ -288,11 +322,18 @@ def _decode(node, tensors: Dict[str, Tensor], cache: Dict[str, Any]):
     raise ValueError(f"mint.load: corrupt structure metadata (node {node!r:.80})")
 
 
-def save(obj, f) -> None:
+def save(obj: Any, f: Union[PathT, IO[bytes]]) -> None:
     """Saves a tensor or nested dicts / lists / tuples of tensors and plain Python values
-    (a state_dict, an optimizer's state) like torch.save; `f` is a path or a writable binary
-    file object. Tensors are stored under flattened dotted keys ("layer.weight",
-    "state.0.exp_avg"), the rest as JSON in the metadata."""
+    (a state_dict, an optimizer's state) like torch.save, as a safetensors file. Tensors
+    are stored under flattened dotted keys ("layer.weight", "state.0.exp_avg"), the rest as
+    JSON in the metadata.
+
+    Args:
+        obj (Any): tensors, numpy arrays, numbers, str, None and dicts / lists / tuples of
+            them (dict keys str, int, float, bool or None).
+        f (str or os.PathLike or file object): a path (written crash-safely) or a writable
+            binary file object.
+    """
     flat = _Flattener()
     structure = flat.encode(obj, "")
     metadata = {_FORMAT_KEY: _MINT_FORMAT,
@@ -307,7 +348,7 @@ def save(obj, f) -> None:
     _C.save_safetensors(_as_path(f), flat.tensors, metadata)
 
 
-def _copy_stream(src, dst) -> None:
+def _copy_stream(src: IO[bytes], dst: IO[bytes]) -> None:
     while True:
         chunk = src.read(1 << 24)
         if not chunk:
@@ -315,11 +356,23 @@ def _copy_stream(src, dst) -> None:
         dst.write(chunk)
 
 
-def load(f, map_location=None, weights_only: bool = True):
-    """Loads what save() wrote (torch.load). A safetensors file from another writer loads as a
-    dict name -> tensor. `f` is a path or a readable binary file object; map_location may be
-    None or "cpu" (the only device). The file holds only tensors and JSON values, so loading
-    never runs code whatever weights_only says."""
+def load(f: Union[PathT, IO[bytes]], map_location: Optional[str] = None,
+         weights_only: bool = True) -> Any:
+    """Loads what :func:`save` wrote (torch.load); a safetensors file from another writer
+    loads as a dict name -> tensor. The file holds only tensors and JSON values, so loading
+    never runs code whatever `weights_only` says.
+
+    Args:
+        f (str or os.PathLike or file object): a path or a readable binary file object.
+        map_location (str, optional): ``None`` or ``'cpu'`` (the only device).
+            Default: ``None``.
+        weights_only (bool): accepted for PyTorch code (loading is always weights-only).
+            Default: ``True``.
+
+    Returns:
+        Any: the saved object (Parameters come back as Parameters, numpy arrays as numpy
+        arrays).
+    """
     if map_location not in (None, "cpu"):
         raise ValueError(f"mint.load: map_location={map_location!r} is not available; tandem "
                          "runs on the CPU (use None or 'cpu')")

@@ -11,6 +11,7 @@ from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 
 from collections.abc import Callable, Mapping, Sequence
 import enum
+from typing import Optional
 
 from tandem._C import init as init, optim as optim
 
@@ -35,6 +36,13 @@ class dtype(enum.Enum):
     float32 = 8
 
     float64 = 9
+
+    @property
+    def is_floating_point(self) -> builtins.bool: ...
+    @property
+    def is_signed(self) -> builtins.bool: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
 
 def dtype_name(arg: dtype, /) -> str: ...
 
@@ -230,11 +238,11 @@ class Tensor:
         pass
 
     @property
-    def grad(self) -> object:
+    def grad(self, /) -> Optional[Tensor]:
         """The accumulated gradient (None until a backward reaches it)."""
 
     @grad.setter
-    def grad(self, value: object | None) -> None: ...
+    def grad(self, value: Optional[Tensor], /) -> None: ...
 
     @property
     def is_leaf(self) -> builtins.bool: ...
@@ -602,6 +610,11 @@ class Tensor:
 
 def op_registry() -> list[Any]:
     """(name, has_vjp, non_differentiable) for every registered op."""
+
+def differentiate(fn: Callable[..., Any], args: Sequence[Tensor], weights: Sequence[Tensor]) -> tuple[list[Tensor], bool]:
+    """
+    value_and_grad's core: fn(leaves) -> tensors; returns (the gradients of the sum of those tensors with respect to the leaves made from args, then to weights; nested).
+    """
 
 def is_grad_enabled() -> bool: ...
 
@@ -1195,6 +1208,14 @@ class Executable:
     def graph_text(self) -> str: ...
 
     @property
+    def num_guards(self) -> int:
+        """How many values Python read while tracing (the path depends on them)."""
+
+    @property
+    def guards(self) -> list[Any]:
+        """(where, value read) of each guard the path depends on, in order."""
+
+    @property
     def num_kernels(self) -> int: ...
 
     @property
@@ -1211,15 +1232,39 @@ class Executable:
     @property
     def num_inplace_writebacks(self) -> int: ...
 
-class JitFastPath:
+    @property
+    def num_argument_writes(self) -> int:
+        """
+        How many arguments the function writes in place (copied back after each call).
+        """
+
+class JitCache:
     def __init__(self) -> None: ...
 
-    def __call__(self, *args: Any) -> object:
+    def call(self, *args: Any) -> object:
         """
         The compiled result for these arguments, or None when the Python path must run.
         """
 
-    def add(self, examples: Sequence[Tensor], grad_enabled: bool, exe: object, kind: int) -> None: ...
+    def run(self, tensors: Sequence[Any], static_id: int) -> object:
+        """
+        (payload, outputs) of the first entry whose guards and path hold (outputs None: run eagerly), or None when the caller must trace a new path.
+        """
+
+    def count(self, tensors: Sequence[Any], static_id: int) -> int:
+        """How many paths this signature has."""
+
+    @property
+    def last_failure(self) -> str:
+        """Where the last failed value guard read its value."""
+
+    def insert(self, tensors: Sequence[Any], static_id: int, exe: Executable, payload: object, guard: object | None, result_kind: int, same_objects: list[Any], take: Sequence[int], run_eagerly: bool) -> None:
+        """
+        Caches exe for this signature; guard() must return True for it to be used; result_kind 0/1/2 lets call() return the outputs as a tensor / tuple / list; same_objects: (dict or cell, key, object) triples that must still hold.
+        """
+
+    def num_direct(self) -> int:
+        """How many entries call() serves without the Python path."""
 
     def __len__(self) -> int: ...
 
@@ -1230,13 +1275,18 @@ def set_fused_codegen(on: bool) -> None:
 
 def fused_codegen_enabled() -> bool: ...
 
-def jit_tensor_key(tensor: Tensor) -> tuple[Any, ...]:
+def set_print_hook(fn: Callable[..., Any]) -> None:
+    """fn(format_id, tensors) is what every print node calls when it runs."""
+
+def print_values(values: Sequence[Tensor], format: int) -> None:
     """
-    A jit cache key for a tensor argument: ('T', shape, dtype name, requires_grad).
+    Prints through a print node (recorded while tracing, run now otherwise).
     """
 
-def jit_signature(*args: Any) -> object:
-    """The cache keys of all-tensor arguments (None if one is not a tensor)."""
+def jit_aliases(tensors: Sequence[Any]) -> list[int]:
+    """
+    Per tensor: -1 (no alias), j (the same view as argument j) or -2 - j (overlaps argument j's memory).
+    """
 
 def is_tracing() -> bool:
     """Whether a jit trace is being recorded on this thread."""

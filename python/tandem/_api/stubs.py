@@ -74,6 +74,17 @@ def _python_methods(existing: str) -> List[str]:
     return lines
 
 
+def _dtype_properties() -> List[str]:
+    """Stub lines of the properties tandem._tensor attaches to dtype (is_floating_point, ...)."""
+    import tandem
+
+    lines: List[str] = []
+    for name, value in sorted(vars(tandem._C.dtype).items()):
+        if isinstance(value, property) and isinstance(value.fget, types.FunctionType):
+            lines.append(f"    @property\n    def {name}(self) -> {_return_of(value.fget)}: ...")
+    return lines
+
+
 def _return_of(fn) -> str:
     r = inspect.signature(fn).return_annotation
     return "Any" if r is inspect.Signature.empty else str(r)
@@ -118,15 +129,16 @@ def _insert_into_class(text: str, cls: str, lines: Sequence[str]) -> str:
     return "\n".join(src[:end] + [""] + list(lines) + src[end:]) + "\n"
 
 
-_BARE = re.compile(r"(?<![\w.\[])(list|dict|tuple|set|Callable)(?=\s*[,)=:]|\s*$)")
+_BARE = re.compile(r"(?<![\w.\[])(list|dict|tuple|set|Callable|Sequence|Mapping)(?=\s*[,)=:]|\s*$)")
 _NUMPY = re.compile(r"(?<![\w.])(numpy|np)\.ndarray")
 
 
 def _complete_generics(text: str) -> str:
-    """nanobind writes nb::list / nb::dict / nb::tuple results as bare generics and leaves
+    """nanobind writes nb::list / nb::dict / nb::tuple / nb::sequence as bare generics and leaves
     *args untyped; --strict wants parameters (list[Any], ...)."""
     fill = {"list": "list[Any]", "dict": "dict[Any, Any]", "tuple": "tuple[Any, ...]",
-            "set": "set[Any]", "Callable": "Callable[..., Any]"}
+            "set": "set[Any]", "Callable": "Callable[..., Any]", "Sequence": "Sequence[Any]",
+            "Mapping": "Mapping[Any, Any]"}
     out = []
     for line in text.splitlines():
         if line.lstrip().startswith("def "):
@@ -140,8 +152,9 @@ def _complete_generics(text: str) -> str:
 
 
 def _builtin_names_in_class(text: str, cls: str) -> str:
-    """Inside class Tensor the methods bool(), int() and float() shadow the builtin types, so
-    annotations there name them as builtins.bool, ..."""
+    """Inside class Tensor the methods bool(), int() and float() (inside class dtype, the
+    members bool, ...) shadow the builtin types, so annotations there name them as
+    builtins.bool, ..."""
     src = text.splitlines()
     start = next(i for i, ln in enumerate(src) if ln.startswith(f"class {cls}"))
     end = next((i for i in range(start + 1, len(src))
@@ -173,6 +186,8 @@ def generate() -> Dict[str, str]:
         body = gen.get()
         if module is tandem._C:
             body = _insert_into_class(body, "Tensor", _python_methods(body))
+            body = _insert_into_class(body, "dtype", _dtype_properties())
+            body = _builtin_names_in_class(body, "dtype")
             body = _builtin_names_in_class(body, "Tensor")
         out[name] = PREAMBLE + "\n" + _complete_generics(body)
     return out

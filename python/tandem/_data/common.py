@@ -7,16 +7,18 @@ from __future__ import annotations
 import atexit
 import functools
 import weakref
-from typing import Any, Callable, List, Sequence
+from typing import Any, Callable, List, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
 from .. import _C
 
-_live_loaders: "weakref.WeakSet" = weakref.WeakSet()
+_live_loaders: "weakref.WeakSet[_C.Loader]" = weakref.WeakSet()
+#: A sample a transform is given and returns: a Tensor, or a numpy array.
+_Img = TypeVar("_Img", _C.Tensor, np.ndarray)
 
 
-def new_loader(*args, **kwargs) -> _C.Loader:
+def new_loader(*args: Any, **kwargs: Any) -> _C.Loader:
     """A _C.Loader, stopped at interpreter exit (its threads must not outlive Python)."""
     loader = _C.Loader(*args, **kwargs)
     _live_loaders.add(loader)
@@ -34,19 +36,22 @@ def draw_seed() -> int:
     return int(_C.randint(0, 1 << 62, (1,), _C.dtype.int64).item())
 
 
-def as_tensor(x) -> _C.Tensor:
+def as_tensor(x: Any) -> _C.Tensor:
+    """`x` itself when it is a Tensor, else a Tensor converted from it (no copy if
+    possible)."""
     if isinstance(x, _C.Tensor):
         return x
     from .._convert import to_tensor
     return to_tensor(x)
 
 
-def to_dtype(d):
+def to_dtype(d: Any) -> _C.dtype:
     """A tandem dtype from a tandem dtype, numpy dtype/type or name ('float32')."""
     if isinstance(d, _C.dtype):
         return d
     if isinstance(d, str) and hasattr(_C.dtype, d):
-        return getattr(_C.dtype, d)
+        named: _C.dtype = getattr(_C.dtype, d)
+        return named
     from .._convert import _NP_TO_DTYPE
     try:
         return _NP_TO_DTYPE[np.dtype(d)]
@@ -66,13 +71,21 @@ class TransformOp:
     def _c_transforms(self) -> List[_C.Transform]:
         raise NotImplementedError
 
-    def __call__(self, img):
+    def __call__(self, img: _Img) -> _Img:
+        """Applies the transform to one image (eager mode).
+
+        Args:
+            img (Tensor or numpy.ndarray): the image.
+
+        Returns:
+            Tensor or numpy.ndarray: the transformed image, of the same kind as `img`.
+        """
         was_numpy = not isinstance(img, _C.Tensor)
         x = as_tensor(np.asarray(img) if was_numpy else img)
         seed = draw_seed() if self._random else 0
         for t in self._c_transforms():
             x = t(x, seed, 0)
-        return x.numpy() if was_numpy else x
+        return x.numpy() if was_numpy else x  # type: ignore[return-value]  # the kind of img
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
@@ -95,7 +108,7 @@ def c_chain(ops: Sequence[Any]) -> List[_C.Transform]:
     return chain
 
 
-def pair(size, what: str) -> tuple:
+def pair(size: Union[int, Sequence[int]], what: str) -> Tuple[int, int]:
     """(h, w) from an int or a 1/2-sequence, validated positive."""
     if isinstance(size, (int, np.integer)):
         h = w = int(size)
@@ -108,7 +121,7 @@ def pair(size, what: str) -> tuple:
     return h, w
 
 
-def resize_args(size, what: str) -> tuple:
+def resize_args(size: Union[int, Sequence[int]], what: str) -> Tuple[int, int]:
     """(h, w) for _C.t_resize: an int resizes the shorter edge (w = 0)."""
     if isinstance(size, (int, np.integer)) or (isinstance(size, (tuple, list)) and len(size) == 1):
         s = int(size if isinstance(size, (int, np.integer)) else size[0])
@@ -118,7 +131,8 @@ def resize_args(size, what: str) -> tuple:
     return pair(size, what)
 
 
-def padding_arg(padding, what: str):
+def padding_arg(padding: Union[int, Sequence[int], None], what: str) -> Union[int, List[int]]:
+    """The padding of RandomCrop as _C.t_random_crop takes it (an int or 2 / 4 ints)."""
     if padding is None:
         return 0
     if isinstance(padding, (int, np.integer)):
@@ -129,7 +143,7 @@ def padding_arg(padding, what: str):
 
 
 @functools.lru_cache(maxsize=4)
-def load_mnist(directory: str, split: str):
+def load_mnist(directory: str, split: str) -> Tuple[_C.Tensor, _C.Tensor]:
     """(uint8 images (N, 28, 28), int64 labels) of one split, read once per process."""
     return _C.load_mnist_split(directory, split)
 
@@ -138,24 +152,39 @@ class Compose(TransformOp):
     """Applies transforms in order. Built-in ones stay C++ transforms inside the loader;
     Python callables among them are called with the GIL held. The faces declare their
     framework's rules: MindSpore's takes a single callable and rejects an empty list
-    (``allow_empty=False``), torchvision's accepts both."""
+    (``allow_empty=False``), torchvision's accepts both.
 
-    def __init__(self, transforms: Sequence[Callable], *, allow_empty: bool = True):
+    Args:
+        transforms (Sequence[Callable] or Callable): the transforms, applied in order.
+        allow_empty (bool): accept an empty list. Default: ``True``.
+    """
+
+    def __init__(self, transforms: Union[Sequence[Callable[..., Any]], Callable[..., Any]], *,
+                 allow_empty: bool = True) -> None:
         if callable(transforms) and not isinstance(transforms, (list, tuple)):
             transforms = [transforms]
-        self.transforms = list(transforms)
+        self.transforms: List[Callable[..., Any]] = list(transforms)
         if not self.transforms and not allow_empty:
             raise ValueError("Compose: needs at least one transform")
         c_chain(self.transforms)  # validates early
 
     @property
-    def _random(self):
+    def _random(self) -> bool:  # type: ignore[override]  # derived from the steps
         return any(t._random for t in self.transforms if isinstance(t, TransformOp))
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return c_chain(self.transforms)
 
-    def __call__(self, img):
+    def __call__(self, img: Any) -> Any:
+        """Applies the transforms in order to one image (eager mode).
+
+        Args:
+            img (Tensor or numpy.ndarray): the image.
+
+        Returns:
+            Any: the last transform's output (of the kind of `img` when every step is a
+            built-in transform).
+        """
         if all(isinstance(t, TransformOp) for t in self.transforms):
             return super().__call__(img)
         for t in self.transforms:  # mixed: let each step keep its own input/output kind

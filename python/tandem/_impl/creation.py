@@ -12,12 +12,22 @@ _default_dtype = [_C.dtype.float32]
 
 
 def get_default_dtype() -> _C.dtype:
-    """The dtype of new floating-point tensors (float32 unless set_default_dtype changed it)."""
+    """The dtype of new floating-point tensors (those made from Python floats, and of
+    ``randn``, ``zeros``, ... without a dtype).
+
+    Returns:
+        dtype: float32 unless :func:`set_default_dtype` changed it.
+    """
     return _default_dtype[0]
 
 
 def set_default_dtype(dtype: _C.dtype) -> None:
-    """Sets the dtype of new floating-point tensors: float32 or float64."""
+    """Sets the dtype of new floating-point tensors (and of Python floats in type
+    promotion).
+
+    Args:
+        dtype (dtype): ``tandem.float32`` or ``tandem.float64``.
+    """
     if dtype not in (_C.dtype.float32, _C.dtype.float64):
         raise TypeError(f"set_default_dtype: only float32 and float64 are supported, got {dtype}")
     _C._set_default_float_dtype(dtype)  # Python floats in promotion, int / int

@@ -2,7 +2,7 @@
 softmax's legacy dim, PyTorch's legacy loss flags, interpolate's size rules."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 from .. import _C
 from .args import pair
@@ -33,11 +33,12 @@ def conv_padding(padding: Any, kernel: List[int], dilation: List[int], stride: L
     return p + p
 
 
-def tf_same_padding(in_sizes: List[int], kernel: List[int], stride: List[int],
-                    dilation: List[int]) -> tuple:
+def tf_same_padding(in_sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                    dilation: Sequence[int]) -> Tuple[List[int], List[int]]:
     """(lows, highs) of MindSpore's / TensorFlow's pad_mode='same' (output = ceil(in /
     stride), strides allowed; the odd pixel goes to the high side)."""
-    lo, hi = [], []
+    lo: List[int] = []
+    hi: List[int] = []
     for size, k, s, d in zip(in_sizes, kernel, stride, dilation):
         out = -(-size // s)
         total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)

@@ -2,12 +2,11 @@
 names). Classes whose constructors differ between the two are defined twice; the MindSpore
 ones carry an ``MS`` prefix here and their MindSpore name outside."""
 from .activation import *  # noqa: F401,F403
-from .activation import get_activation  # noqa: F401
-from .attention import MultiheadAttention  # noqa: F401
+from .attention import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
-from .conv import Conv1d, Conv2d, ConvTranspose2d, MSConv1d, MSConv2d  # noqa: F401
+from .conv import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
-from .embedding import Embedding, MSEmbedding  # noqa: F401
+from .embedding import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
@@ -15,7 +14,6 @@ from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
-
 
 def _ms_names() -> None:
     """Shows MS-prefixed classes under their MindSpore name in repr and errors."""

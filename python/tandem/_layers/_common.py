@@ -2,8 +2,7 @@
 initialisations (from tandem._init) of PyTorch's and MindSpore's layers."""
 from __future__ import annotations
 
-import math
-from typing import Sequence
+from typing import Any, Optional, Sequence, Tuple
 
 from .. import _C
 from .._generated import functional_api as F  # noqa: F401 - re-exported to the layer files
@@ -16,20 +15,26 @@ from .._impl.nn import maybe_inplace
 
 Tensor = _C.Tensor
 
+__all__ = ["F", "ops", "Cell", "Parameter", "no_grad", "Tensor", "tup", "new_param", "fans",
+           "fan_in_bias_", "ms_init", "uniform_", "normal_", "fill_", "xavier_uniform_",
+           "kaiming_uniform_", "inplace_result"]
 
-def tup(v, n: int, name: str = "argument") -> tuple:
+
+def tup(v: Any, n: int, name: str = "argument") -> Tuple[int, ...]:
     """An int or a sequence of n ints as a tuple of n ints."""
     if isinstance(v, int):
         return (v,) * n
-    v = tuple(int(a) for a in v)
-    if len(v) == 1:
-        return v * n
-    if len(v) != n:
-        raise ValueError(f"expected {name} to be an int or a sequence of {n} ints, got {v}")
-    return v
+    t = tuple(int(a) for a in v)
+    if len(t) == 1:
+        return t * n
+    if len(t) != n:
+        raise ValueError(f"expected {name} to be an int or a sequence of {n} ints, got {t}")
+    return t
 
 
-def new_param(shape: Sequence[int], dtype=None, requires_grad: bool = True) -> Parameter:
+def new_param(shape: Sequence[int], dtype: Optional[_C.dtype] = None,
+              requires_grad: bool = True) -> Parameter:
+    """An uninitialised Parameter of `shape` (the layers fill it right away)."""
     return Parameter(ops.empty(*shape, dtype=dtype), requires_grad=requires_grad)
 
 

@@ -2,55 +2,133 @@
 MindSpore's (nn.Softmax(axis=-1), nn.GELU(approximate=True), nn.LeakyReLU(alpha=0.2), ...)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Type, Union, cast
 
+from .. import _C
 from ._common import Cell, F, Parameter, fill_, inplace_result, ops
+
+Tensor = _C.Tensor
+
+__all__ = ["ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh",
+           "LogSigmoid", "LeakyReLU", "ELU", "CELU", "GELU", "Softplus", "Hardtanh", "Threshold",
+           "Softsign", "Tanhshrink", "PReLU", "Softmax", "LogSoftmax", "Softmin", "GLU",
+           "MSSoftmax", "MSLogSoftmax", "MSGELU", "MSLeakyReLU", "MSPReLU", "get_activation"]
+
+_ELEMENTWISE_ARGS = """
+
+    Args:
+        inplace (bool): write the result into the input instead of a new tensor.
+            Default: ``False``.
+"""
 
 
 class _Elementwise(Cell):
     """An activation with no arguments other than inplace."""
 
     _fn = ""
-    _has_inplace = True
 
-    def __init__(self, inplace: bool = False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = bool(inplace)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input` (`input` itself when ``inplace``).
+        """
         return inplace_result(input, getattr(F, self._fn)(input), self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
 
-def _simple(name: str, fn: str, inplace: bool = True, doc: str = ""):
-    attrs = {"_fn": fn, "__doc__": doc or f"Applies {fn} elementwise."}
-    if not inplace:
-        attrs["__init__"] = lambda self: _Elementwise.__init__(self, False)
-    return type(name, (_Elementwise,), attrs)
+class _ElementwiseNoInplace(_Elementwise):
+    """An activation without arguments."""
+
+    def __init__(self) -> None:
+        super().__init__(False)
 
 
-ReLU = _simple("ReLU", "relu", doc="max(0, x).")
-ReLU6 = _simple("ReLU6", "relu6", doc="min(max(0, x), 6).")
-SELU = _simple("SELU", "selu")
-SiLU = _simple("SiLU", "silu", doc="x * sigmoid(x).")
-Mish = _simple("Mish", "mish", doc="x * tanh(softplus(x)).")
-Hardsigmoid = _simple("Hardsigmoid", "hardsigmoid", doc="relu6(x + 3) / 6.")
-Hardswish = _simple("Hardswish", "hardswish", doc="x * relu6(x + 3) / 6.")
-Sigmoid = _simple("Sigmoid", "sigmoid", inplace=False, doc="1 / (1 + exp(-x)).")
-Tanh = _simple("Tanh", "tanh", inplace=False)
-LogSigmoid = _simple("LogSigmoid", "logsigmoid", inplace=False, doc="log(sigmoid(x)).")
+class ReLU(_Elementwise):
+    __doc__ = "The rectified linear unit, elementwise: max(0, x)." + _ELEMENTWISE_ARGS
+    _fn = "relu"
+
+
+class ReLU6(_Elementwise):
+    __doc__ = "ReLU capped at 6, elementwise: min(max(0, x), 6)." + _ELEMENTWISE_ARGS
+    _fn = "relu6"
+
+
+class SELU(_Elementwise):
+    __doc__ = ("The scaled exponential linear unit, elementwise: scale * (max(0, x) + "
+               "min(0, alpha * (exp(x) - 1))) with alpha = 1.6733 and scale = 1.0507."
+               + _ELEMENTWISE_ARGS)
+    _fn = "selu"
+
+
+class SiLU(_Elementwise):
+    __doc__ = "The sigmoid linear unit (swish), elementwise: x * sigmoid(x)." + _ELEMENTWISE_ARGS
+    _fn = "silu"
+
+
+class Mish(_Elementwise):
+    __doc__ = "Mish, elementwise: x * tanh(softplus(x))." + _ELEMENTWISE_ARGS
+    _fn = "mish"
+
+
+class Hardsigmoid(_Elementwise):
+    __doc__ = "The piecewise-linear sigmoid, elementwise: relu6(x + 3) / 6." + _ELEMENTWISE_ARGS
+    _fn = "hardsigmoid"
+
+
+class Hardswish(_Elementwise):
+    __doc__ = "The piecewise-linear swish, elementwise: x * relu6(x + 3) / 6." + _ELEMENTWISE_ARGS
+    _fn = "hardswish"
+
+
+class Sigmoid(_ElementwiseNoInplace):
+    """The logistic sigmoid, elementwise: 1 / (1 + exp(-x))."""
+
+    _fn = "sigmoid"
+
+
+class Tanh(_ElementwiseNoInplace):
+    """The hyperbolic tangent, elementwise."""
+
+    _fn = "tanh"
+
+
+class LogSigmoid(_ElementwiseNoInplace):
+    """The log of the sigmoid, elementwise (computed stably): log(sigmoid(x))."""
+
+    _fn = "logsigmoid"
 
 
 class LeakyReLU(Cell):
-    """x for x >= 0, negative_slope * x otherwise."""
+    """x for x >= 0, negative_slope * x otherwise, elementwise.
 
-    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
+    Args:
+        negative_slope (float): the slope for negative inputs. Default: ``0.01``.
+        inplace (bool): write the result into the input. Default: ``False``.
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope, self.inplace = float(negative_slope), bool(inplace)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return inplace_result(input, F.leaky_relu(input, self.negative_slope), self.inplace)
 
     def extra_repr(self) -> str:
@@ -58,15 +136,29 @@ class LeakyReLU(Cell):
 
 
 class ELU(Cell):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """The exponential linear unit, elementwise: x for x > 0, alpha * (exp(x) - 1)
+    otherwise.
+
+    Args:
+        alpha (float): the saturation value for negative inputs is -alpha. Default: ``1.0``.
+        inplace (bool): write the result into the input. Default: ``False``.
+    """
 
     _fn = "elu"
 
-    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = float(alpha), bool(inplace)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return inplace_result(input, getattr(F, self._fn)(input, self.alpha), self.inplace)
 
     def extra_repr(self) -> str:
@@ -74,21 +166,40 @@ class ELU(Cell):
 
 
 class CELU(ELU):
-    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    """The continuously differentiable ELU, elementwise:
+    max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    Args:
+        alpha (float): the scale of the negative part. Default: ``1.0``.
+        inplace (bool): write the result into the input. Default: ``False``.
+    """
 
     _fn = "celu"
 
 
 class GELU(Cell):
-    """x * Phi(x); approximate='tanh' uses the tanh approximation."""
+    """The Gaussian error linear unit, elementwise: x * Phi(x), Phi the standard normal CDF.
 
-    def __init__(self, approximate: str = "none"):
+    Args:
+        approximate (str): ``'none'`` for the exact form, ``'tanh'`` for the tanh
+            approximation. Default: ``'none'``.
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         if approximate not in ("none", "tanh"):
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return F.gelu(input, self.approximate)
 
     def extra_repr(self) -> str:
@@ -96,13 +207,28 @@ class GELU(Cell):
 
 
 class Softplus(Cell):
-    """log(1 + exp(beta * x)) / beta, linear above threshold."""
+    """A smooth ReLU, elementwise: log(1 + exp(beta * x)) / beta, and x itself where
+    beta * x > threshold (for numerical stability).
 
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+    Args:
+        beta (float): the sharpness. Default: ``1.0``.
+        threshold (float): above this value of beta * x the function is linear.
+            Default: ``20.0``.
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = float(beta), float(threshold)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -110,15 +236,29 @@ class Softplus(Cell):
 
 
 class Hardtanh(Cell):
-    """clamp(x, min_val, max_val)."""
+    """Clamps elementwise to [min_val, max_val].
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    Args:
+        min_val (float): the lower bound. Default: ``-1.0``.
+        max_val (float): the upper bound (greater than `min_val`). Default: ``1.0``.
+        inplace (bool): write the result into the input. Default: ``False``.
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         if max_val <= min_val:
             raise ValueError(f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val, self.max_val, self.inplace = float(min_val), float(max_val), bool(inplace)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return inplace_result(input, F.hardtanh(input, self.min_val, self.max_val), self.inplace)
 
     def extra_repr(self) -> str:
@@ -126,14 +266,28 @@ class Hardtanh(Cell):
 
 
 class Threshold(Cell):
-    """x where x > threshold, value elsewhere."""
+    """x where x > threshold, `value` elsewhere, elementwise.
 
-    def __init__(self, threshold: float, value: float, inplace: bool = False):
+    Args:
+        threshold (float): the threshold.
+        value (float): what replaces the elements at or below the threshold.
+        inplace (bool): write the result into the input. Default: ``False``.
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
         self.threshold, self.value, self.inplace = float(threshold), float(value), bool(inplace)
 
-    def forward(self, input):
-        y = ops.where(input > self.threshold, input, ops.full_like(input, self.value))
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the threshold elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
+        y = cast(Tensor, ops.where(input > self.threshold, input, ops.full_like(input, self.value)))
         return inplace_result(input, y, self.inplace)
 
     def extra_repr(self) -> str:
@@ -141,29 +295,65 @@ class Threshold(Cell):
 
 
 class Softsign(Cell):
-    """x / (1 + |x|)."""
+    """x / (1 + |x|), elementwise."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return input / (input.abs() + 1)
 
 
 class Tanhshrink(Cell):
-    """x - tanh(x)."""
+    """x - tanh(x), elementwise."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
         return input - F.tanh(input)
 
 
 class PReLU(Cell):
-    """max(0, x) + weight * min(0, x) with a learnt slope per channel (dim 1) or one shared."""
+    """max(0, x) + weight * min(0, x) with a learnt slope: one per channel (dim 1 of the
+    input) or one shared by all elements.
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype=None):
+    Args:
+        num_parameters (int): the number of slopes, 1 or the number of input channels.
+            Default: ``1``.
+        init (float): the initial slope. Default: ``0.25``.
+        dtype (tandem.dtype, optional): the dtype of the weight (float32 when ``None``).
+            Default: ``None``.
+    """
+
+    weight: Parameter
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         self.num_parameters = int(num_parameters)
         self.weight = Parameter(fill_(ops.empty(self.num_parameters, dtype=dtype), init))
 
-    def forward(self, input):
-        w = self.weight
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the activation elementwise.
+
+        Args:
+            input (Tensor): the input; with several slopes, dim 1 holds the channels.
+
+        Returns:
+            Tensor: the result, of the shape of `input`.
+        """
+        w: Tensor = self.weight
         if self.num_parameters > 1:
             if input.ndim < 2 or input.shape[1] != self.num_parameters:
                 raise ValueError(f"PReLU: expected input with {self.num_parameters} channels "
@@ -176,7 +366,7 @@ class PReLU(Cell):
 
 
 class _SoftmaxBase(Cell):
-    def __init__(self, dim: Optional[int] = None):
+    def __init__(self, dim: Optional[int] = None) -> None:
         super().__init__()
         self.dim = dim
 
@@ -185,34 +375,86 @@ class _SoftmaxBase(Cell):
 
 
 class Softmax(_SoftmaxBase):
-    """exp(x) / sum(exp(x)) along dim."""
+    """exp(x) / sum(exp(x)) along `dim`: each slice along it becomes a distribution.
 
-    def forward(self, input):
+    Args:
+        dim (int, optional): the dim to normalise over (``None``: PyTorch's legacy choice,
+            dim 0 for 0-D, 1-D and 3-D input, else 1). Default: ``None``.
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies softmax along the layer's dim.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`, summing to 1 along the dim.
+        """
         return F.softmax(input, self.dim)
 
 
 class LogSoftmax(_SoftmaxBase):
-    """log(softmax(x)) along dim."""
+    """log(softmax(x)) along `dim`, computed stably.
 
-    def forward(self, input):
+    Args:
+        dim (int, optional): the dim to normalise over (``None``: as :class:`Softmax`).
+            Default: ``None``.
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies log-softmax along the layer's dim.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the log-probabilities, of the shape of `input`.
+        """
         return F.log_softmax(input, self.dim)
 
 
 class Softmin(_SoftmaxBase):
-    """softmax(-x) along dim."""
+    """softmax(-x) along `dim`.
 
-    def forward(self, input):
+    Args:
+        dim (int, optional): the dim to normalise over (``None``: as :class:`Softmax`).
+            Default: ``None``.
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies softmin along the layer's dim.
+
+        Args:
+            input (Tensor): the input, of any shape.
+
+        Returns:
+            Tensor: the result, of the shape of `input`, summing to 1 along the dim.
+        """
         return F.softmax(-input, self.dim)
 
 
 class GLU(Cell):
-    """a * sigmoid(b) where a, b are the halves of the input along dim."""
+    """The gated linear unit: a * sigmoid(b), where a and b are the two halves of the input
+    along `dim`.
 
-    def __init__(self, dim: int = -1):
+    Args:
+        dim (int): the dim to split (its size must be even). Default: ``-1``.
+    """
+
+    def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Splits `input` along the dim and gates one half by the other.
+
+        Args:
+            input (Tensor): the input; its size along the dim must be even.
+
+        Returns:
+            Tensor: the result, with half the size of `input` along the dim.
+        """
         if input.shape[self.dim] % 2:
             raise ValueError(f"GLU: dim {self.dim} has odd size {input.shape[self.dim]}; it must halve")
         a, b = ops.chunk(input, 2, self.dim)
@@ -225,41 +467,64 @@ class GLU(Cell):
 # --- MindSpore names (tandem.nn) ----------------------------------------------------------------
 
 class MSSoftmax(Softmax):
-    """MindSpore's nn.Softmax(axis=-1)."""
+    """MindSpore's nn.Softmax: exp(x) / sum(exp(x)) along `axis`.
 
-    def __init__(self, axis: int = -1):
+    Args:
+        axis (int): the axis to normalise over. Default: ``-1`` .
+    """
+
+    def __init__(self, axis: int = -1) -> None:
         super().__init__(axis)
 
 
 class MSLogSoftmax(LogSoftmax):
-    """MindSpore's nn.LogSoftmax(axis=-1)."""
+    """MindSpore's nn.LogSoftmax: log(softmax(x)) along `axis`.
 
-    def __init__(self, axis: int = -1):
+    Args:
+        axis (int): the axis to normalise over. Default: ``-1`` .
+    """
+
+    def __init__(self, axis: int = -1) -> None:
         super().__init__(axis)
 
 
 class MSGELU(GELU):
-    """MindSpore's nn.GELU(approximate=True): the tanh approximation by default."""
+    """MindSpore's nn.GELU: x * Phi(x), by default with the tanh approximation.
 
-    def __init__(self, approximate: bool = True):
+    Args:
+        approximate (bool): use the tanh approximation; ``False`` computes the exact form.
+            Default: ``True`` .
+    """
+
+    def __init__(self, approximate: bool = True) -> None:
         super().__init__("tanh" if approximate else "none")
 
 
 class MSLeakyReLU(LeakyReLU):
-    """MindSpore's nn.LeakyReLU(alpha=0.2)."""
+    """MindSpore's nn.LeakyReLU: x for x >= 0, alpha * x otherwise.
 
-    def __init__(self, alpha: float = 0.2):
+    Args:
+        alpha (float): the slope for negative inputs. Default: ``0.2`` .
+    """
+
+    def __init__(self, alpha: float = 0.2) -> None:
         super().__init__(alpha)
 
 
 class MSPReLU(PReLU):
-    """MindSpore's nn.PReLU(channel=1, w=0.25)."""
+    """MindSpore's nn.PReLU: max(0, x) + w * min(0, x) with a learnt slope w.
 
-    def __init__(self, channel: int = 1, w: float = 0.25):
+    Args:
+        channel (int): the number of slopes, 1 or the number of input channels.
+            Default: ``1`` .
+        w (float): the initial slope. Default: ``0.25`` .
+    """
+
+    def __init__(self, channel: int = 1, w: float = 0.25) -> None:
         super().__init__(channel, w)
 
 
-_ACTIVATIONS = {
+_ACTIVATIONS: Dict[str, Type[Cell]] = {
     "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": MSSoftmax,
     "logsoftmax": MSLogSoftmax, "gelu": MSGELU, "leakyrelu": MSLeakyReLU, "elu": ELU,
     "silu": SiLU, "swish": SiLU, "mish": Mish, "hsigmoid": Hardsigmoid, "hswish": Hardswish,
@@ -267,8 +532,21 @@ _ACTIVATIONS = {
 }
 
 
-def get_activation(name, prim_name=None) -> Optional[Cell]:
-    """MindSpore's nn.get_activation: the activation Cell for a lower-case name."""
+def get_activation(name: Union[str, Cell, None], prim_name: Optional[str] = None) -> Optional[Cell]:
+    """MindSpore's nn.get_activation: the activation Cell for a lower-case name.
+
+    Args:
+        name (Union[str, Cell, None]): ``'relu'``, ``'relu6'``, ``'sigmoid'``, ``'tanh'``,
+            ``'softmax'``, ``'logsoftmax'``, ``'gelu'``, ``'leakyrelu'``, ``'elu'``,
+            ``'silu'`` / ``'swish'``, ``'mish'``, ``'hsigmoid'``, ``'hswish'``,
+            ``'softplus'``, ``'selu'``, ``'logsigmoid'`` or ``'prelu'`` (any case); a Cell is
+            returned as is, ``None`` gives ``None``.
+        prim_name (str, optional): the caller's name, accepted for compatibility.
+            Default: ``None`` .
+
+    Returns:
+        Cell, a new activation cell with its default settings (or ``None``).
+    """
     if name is None:
         return None
     if isinstance(name, Cell):

@@ -3,16 +3,30 @@ construct, trainable_params, parameters_and_names, set_train, ...) and PyTorch's
 (Module, forward, parameters, named_parameters, state_dict, train/eval, ...)."""
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
-from typing import Callable, Dict, Iterator, Optional, Tuple
+from collections import OrderedDict
+from typing import (Any, Callable, Dict, List, Mapping, NamedTuple, Optional,
+                    Set, Tuple, TypeVar, Union)
 
 from .. import _C
-from ..jit import note_guard
+from ..jit import note_guard, note_same_object
 from .parameter import Parameter
+from .tree import CellTree
 
 Tensor = _C.Tensor
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_T = TypeVar("_T", bound="Cell")
+#: hook(module, args) -> None or replacement args.
+PreHook = Callable[["Cell", Tuple[Any, ...]], Any]
+#: hook(module, args, output) -> None or a replacement output.
+PostHook = Callable[["Cell", Tuple[Any, ...], Any], Any]
+
+
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` did not match: the module's keys missing from the state dict
+    and the state dict's keys the module does not have."""
+
+    missing_keys: List[str]
+    unexpected_keys: List[str]
 
 
 class _HookHandle:
@@ -20,25 +34,41 @@ class _HookHandle:
 
     _next_id = 0
 
-    def __init__(self, hooks: dict):
+    def __init__(self, hooks: Dict[int, Any]) -> None:
         self._hooks = hooks
         self.id = _HookHandle._next_id
         _HookHandle._next_id += 1
 
     def remove(self) -> None:
+        """Unregisters the hook (a second call does nothing)."""
         self._hooks.pop(self.id, None)
 
 
-def _training_flag(cell: "Cell") -> bool:
-    return cell.__dict__["_training"]
+def _training_flag(cell: object) -> bool:
+    flag: bool = cell.__dict__["_training"]
+    return flag
 
 
-class Cell:
-    """Base class of all networks. Subclasses define their layers in __init__ (assigning
-    Parameters and Cells as attributes registers them) and the computation in
-    construct (MindSpore) or forward (PyTorch)."""
+class Cell(CellTree):
+    """Base class of all networks. Subclasses define their layers in ``__init__`` (assigning
+    Parameters and Cells as attributes registers them) and the computation in ``construct``
+    (MindSpore) or ``forward`` (PyTorch); calling the cell runs it (compiled under
+    ``set_context(mode=GRAPH_MODE)``).
 
-    def __init__(self, *args, **kwargs):
+    Args:
+        *args: ignored (MindSpore's Cell accepts ``auto_prefix`` and ``flags``).
+        **kwargs: ignored, as `args`.
+    """
+
+    # The registries, created by __init__ (declared for type checkers).
+    _params: "OrderedDict[str, Optional[Parameter]]"
+    _buffers: "OrderedDict[str, Optional[Tensor]]"
+    _non_persistent: Set[str]
+    _cells: "OrderedDict[str, Optional[Cell]]"
+    _pre_hooks: "OrderedDict[int, PreHook]"
+    _post_hooks: "OrderedDict[int, PostHook]"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
@@ -52,14 +82,14 @@ class Cell:
         """Training mode (dropout active, batch norm on batch statistics). A jit-compiled
         function that read it recompiles when it changes."""
         note_guard(self, _training_flag)
-        return self.__dict__["_training"]
+        return _training_flag(self)
 
     @training.setter
     def training(self, mode: bool) -> None:
         object.__setattr__(self, "_training", bool(mode))
 
     # --- attribute registration --------------------------------------------------------
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
             raise AttributeError(f"cannot assign '{name}' before {type(self).__name__}.__init__ "
                                  "called super().__init__()")
@@ -76,11 +106,15 @@ class Cell:
         else:
             object.__setattr__(self, name, value)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Union[Tensor, "Cell"]:
+        """A registered parameter, buffer or sub-cell (None for one registered as None)."""
         d = self.__dict__
         for store in ("_params", "_buffers", "_cells"):
             if store in d and name in d[store]:
-                return d[store][name]
+                value: Union[Tensor, Cell] = d[store][name]
+                if _C.is_tracing():  # a compiled graph holds while this stays the same object
+                    note_same_object(d[store], name, value)
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -91,7 +125,14 @@ class Cell:
         object.__delattr__(self, name)
 
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
-        """A tensor that is state but not a parameter (BatchNorm's running mean)."""
+        """Registers a tensor that is state but not a parameter (BatchNorm's running mean):
+        it moves with ``to()`` and, when persistent, is saved by ``state_dict()``.
+
+        Args:
+            name (str): the attribute name of the buffer.
+            tensor (Tensor, optional): its value; ``None`` reserves the name without a value.
+            persistent (bool): whether ``state_dict()`` includes it. Default: ``True``.
+        """
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: expected a Tensor or None, got {type(tensor).__name__}")
         self.__dict__.setdefault("_buffer_names", set()).add(name)
@@ -104,11 +145,24 @@ class Cell:
             self._non_persistent.add(name)
 
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
+        """Registers a parameter under `name` (what assigning a Parameter attribute does).
+
+        Args:
+            name (str): the attribute name.
+            param (Parameter, optional): the parameter; ``None`` declares an absent one (a
+                layer built with ``bias=False`` registers ``bias`` as ``None``).
+        """
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected a Parameter, got {type(param).__name__}")
         self._params[name] = param
 
     def add_module(self, name: str, module: Optional["Cell"]) -> None:
+        """Registers a sub-cell under `name` (what assigning a Cell attribute does).
+
+        Args:
+            name (str): the attribute name.
+            module (Cell, optional): the sub-cell, or ``None`` for an empty slot.
+        """
         if module is not None and not isinstance(module, Cell):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module/Cell")
         self._cells[name] = module
@@ -117,29 +171,39 @@ class Cell:
     insert_child_to_cell = add_module
 
     # --- calling ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the forward pre-hooks, ``forward`` / ``construct`` and the forward hooks.
+
+        Args:
+            *args: the inputs, passed on to ``forward``.
+            **kwargs: keyword inputs, passed on to ``forward``.
+
+        Returns:
+            Any: what ``forward`` returns (a Tensor for most layers, a tuple for some), or a
+            forward hook's replacement of it.
+        """
         for hook in list(self._pre_hooks.values()):
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
         out = self._run_in_mode(*args, **kwargs)
-        for hook in list(self._post_hooks.values()):
-            r = hook(self, args, out)
+        for post in list(self._post_hooks.values()):
+            r = post(self, args, out)
             if r is not None:
                 out = r
         return out
 
-    def _run_in_mode(self, *args, **kwargs):
+    def _run_in_mode(self, *args: Any, **kwargs: Any) -> Any:
         from ..jit import GRAPH_MODE, JitFunction, get_context
         if get_context("mode") != GRAPH_MODE or kwargs or _C.is_tracing():
             return self._run(*args, **kwargs)
         fn = self.__dict__.get("_graph_fn")
         if fn is None:  # compiled per signature and per train/eval flag
-            fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)
+            fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)  # type: ignore[arg-type]
             object.__setattr__(self, "_graph_fn", fn)
         return fn(self.training, *args)
 
-    def _run(self, *args, **kwargs):
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
         cls = type(self)
         if cls.forward is not Cell.forward:
             return self.forward(*args, **kwargs)
@@ -147,132 +211,130 @@ class Cell:
             return self.construct(*args, **kwargs)
         raise NotImplementedError(f"{cls.__name__} defines neither construct() nor forward()")
 
-    def construct(self, *args, **kwargs):
-        """The computation (MindSpore's name); forward() is the same hook under PyTorch's."""
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation (MindSpore's name); ``forward()`` is the same hook under PyTorch's.
+        Subclasses override one of the two.
+
+        Args:
+            *args: the inputs.
+            **kwargs: keyword inputs.
+
+        Returns:
+            Any: the outputs.
+        """
         return self.forward(*args, **kwargs)
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation (PyTorch's name); ``construct()`` is the same hook under
+        MindSpore's. Subclasses override one of the two; call the module, not this method,
+        so that hooks and graph mode apply.
+
+        Args:
+            *args: the inputs.
+            **kwargs: keyword inputs.
+
+        Returns:
+            Any: the outputs.
+        """
         return self.construct(*args, **kwargs)
 
-    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
-        """hook(module, args) runs before forward; a returned value replaces args."""
+    def register_forward_pre_hook(self, hook: PreHook) -> _HookHandle:
+        """Registers ``hook(module, args)``, run before forward; a value it returns replaces
+        the positional inputs (a tuple, or one value wrapped in a tuple).
+
+        Args:
+            hook (Callable): the hook.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         h = _HookHandle(self._pre_hooks)
         self._pre_hooks[h.id] = hook
         return h
 
-    def register_forward_hook(self, hook: Callable) -> _HookHandle:
-        """hook(module, args, output) runs after forward; a returned value replaces output."""
+    def register_forward_hook(self, hook: PostHook) -> _HookHandle:
+        """Registers ``hook(module, args, output)``, run after forward; a value it returns
+        replaces the output.
+
+        Args:
+            hook (Callable): the hook.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook.
+        """
         h = _HookHandle(self._post_hooks)
         self._post_hooks[h.id] = hook
         return h
 
-    # --- traversal -------------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix: str = "") -> Iterator[Tuple[str, "Cell"]]:
-        memo = set() if memo is None else memo
-        if id(self) in memo:
-            return
-        memo.add(id(self))
-        yield prefix, self
-        for name, cell in self._cells.items():
-            if cell is not None:
-                yield from cell.named_modules(memo, f"{prefix}.{name}" if prefix else name)
-
-    def modules(self) -> Iterator["Cell"]:
-        for _, m in self.named_modules():
-            yield m
-
-    def named_children(self) -> Iterator[Tuple[str, "Cell"]]:
-        seen = set()
-        for name, cell in self._cells.items():
-            if cell is not None and id(cell) not in seen:
-                seen.add(id(cell))
-                yield name, cell
-
-    def children(self) -> Iterator["Cell"]:
-        for _, c in self.named_children():
-            yield c
-
-    def cells_and_names(self, cells=None, name_prefix: str = ""):
-        """MindSpore's name for named_modules()."""
-        return self.named_modules(prefix=name_prefix)
-
-    def cells(self):
-        return self.children()
-
-    def name_cells(self) -> Dict[str, "Cell"]:
-        return OrderedDict(self.named_children())
-
-    def _named(self, store: str, prefix: str, recurse: bool):
-        seen = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
-        for mprefix, m in mods:
-            for name, t in getattr(m, store).items():
-                if t is None or id(t) in seen:
-                    continue
-                seen.add(id(t))
-                yield (f"{mprefix}.{name}" if mprefix else name), t
-
-    def named_parameters(self, prefix: str = "", recurse: bool = True):
-        """(name, Parameter) pairs; a parameter shared by two layers appears once."""
-        for name, p in self._named("_params", prefix, recurse):
-            if getattr(p, "name", None) is None:
-                p.name = name
-            yield name, p
-
-    def parameters(self, recurse: bool = True):
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
-
-    def named_buffers(self, prefix: str = "", recurse: bool = True):
-        return self._named("_buffers", prefix, recurse)
-
-    def buffers(self, recurse: bool = True):
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
-
-    # MindSpore names
-    def parameters_and_names(self, name_prefix: str = "", expand: bool = True):
-        return self.named_parameters(prefix=name_prefix, recurse=expand)
-
-    def get_parameters(self, expand: bool = True):
-        return self.parameters(recurse=expand)
-
-    def trainable_params(self, recurse: bool = True):
-        """The parameters that require grad, as a list (MindSpore)."""
-        return [p for p in self.parameters(recurse) if p.requires_grad]
-
-    def untrainable_params(self, recurse: bool = True):
-        return [p for p in self.parameters(recurse) if not p.requires_grad]
-
-    def parameters_dict(self, recurse: bool = True):
-        return OrderedDict(self.named_parameters(recurse=recurse))
-
     # --- modes and utilities -------------------------------------------------------------------
-    def train(self, mode: bool = True) -> "Cell":
-        """Sets training mode (dropout active, batch norm uses batch statistics)."""
+    def train(self: _T, mode: bool = True) -> _T:
+        """Sets training mode on this cell and every sub-cell (dropout active, batch norm
+        uses batch statistics).
+
+        Args:
+            mode (bool): ``True`` for training, ``False`` for evaluation. Default: ``True``.
+
+        Returns:
+            Cell: this cell.
+        """
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self) -> "Cell":
+    def eval(self: _T) -> _T:
+        """Sets evaluation mode (``train(False)``).
+
+        Returns:
+            Cell: this cell.
+        """
         return self.train(False)
 
-    def set_train(self, mode: bool = True) -> "Cell":
+    def set_train(self: _T, mode: bool = True) -> _T:
+        """MindSpore's name for ``train(mode)``.
+
+        Args:
+            mode (bool): ``True`` for training, ``False`` for evaluation. Default: ``True``.
+
+        Returns:
+            Cell: this cell.
+        """
         return self.train(mode)
 
-    def apply(self, fn: Callable[["Cell"], None]) -> "Cell":
-        """Calls fn on every submodule (children first) and on self, like PyTorch."""
+    def apply(self: _T, fn: Callable[["Cell"], None]) -> _T:
+        """Calls `fn` on every sub-cell (children first) and then on this cell, like
+        PyTorch (e.g. to initialise weights).
+
+        Args:
+            fn (Callable): called with each cell.
+
+        Returns:
+            Cell: this cell.
+        """
         for c in self.children():
             c.apply(fn)
         fn(self)
         return self
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Cell":
+    def requires_grad_(self: _T, requires_grad: bool = True) -> _T:
+        """Sets ``requires_grad`` of every parameter (freezes or unfreezes the cell).
+
+        Args:
+            requires_grad (bool): the new value. Default: ``True``.
+
+        Returns:
+            Cell: this cell.
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clears the gradient of every parameter.
+
+        Args:
+            set_to_none (bool): set ``.grad`` to ``None`` instead of filling it with zeros.
+                Default: ``True``.
+        """
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -281,8 +343,18 @@ class Cell:
             else:
                 p.grad.zero_()
 
-    def to(self, *args, **kwargs) -> "Cell":
-        """Converts floating parameters and buffers to a dtype (CPU is the only device)."""
+    def to(self: _T, *args: Any, **kwargs: Any) -> _T:
+        """Converts the floating-point parameters and buffers to a dtype, in place (CPU is
+        the only device, so device arguments are accepted and ignored).
+
+        Args:
+            *args: a dtype among them is the target (``to(tandem.float64)``,
+                ``to('cpu', tandem.float16)``).
+            **kwargs: ``dtype=`` gives the target too.
+
+        Returns:
+            Cell: this cell.
+        """
         dtype = kwargs.get("dtype")
         for a in args:
             if isinstance(a, _C.dtype):
@@ -300,22 +372,54 @@ class Cell:
                         m._buffers[k] = _C.to_dtype(b, dtype)
         return self
 
-    def float(self) -> "Cell":
+    def float(self: _T) -> _T:
+        """Converts floating parameters and buffers to float32.
+
+        Returns:
+            Cell: this cell.
+        """
         return self.to(_C.dtype.float32)
 
-    def double(self) -> "Cell":
+    def double(self: _T) -> _T:
+        """Converts floating parameters and buffers to float64.
+
+        Returns:
+            Cell: this cell.
+        """
         return self.to(_C.dtype.float64)
 
-    def half(self) -> "Cell":
+    def half(self: _T) -> _T:
+        """Converts floating parameters and buffers to float16.
+
+        Returns:
+            Cell: this cell.
+        """
         return self.to(_C.dtype.float16)
 
-    def cpu(self) -> "Cell":
+    def cpu(self: _T) -> _T:
+        """Does nothing (CPU is the only device); for PyTorch code.
+
+        Returns:
+            Cell: this cell.
+        """
         return self
 
     # --- state ---------------------------------------------------------------------------------
-    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and persistent buffers by dotted name (detached unless keep_vars)."""
-        out = OrderedDict() if destination is None else destination
+    def state_dict(self, destination: Optional[Dict[str, Tensor]] = None, prefix: str = "",
+                   keep_vars: bool = False) -> Dict[str, Tensor]:
+        """Parameters and persistent buffers by dotted name.
+
+        Args:
+            destination (dict, optional): a dict to fill and return instead of a new
+                ordered dict. Default: ``None``.
+            prefix (str): prepended to every name. Default: ``''``.
+            keep_vars (bool): return the parameters themselves instead of detached tensors
+                sharing their data. Default: ``False``.
+
+        Returns:
+            Dict[str, Tensor]: an ordered dict name -> tensor.
+        """
+        out: Dict[str, Tensor] = OrderedDict() if destination is None else destination
         for mprefix, m in self.named_modules(prefix=prefix.rstrip(".")):
             for name, p in m._params.items():
                 if p is not None:
@@ -325,9 +429,18 @@ class Cell:
                     out[f"{mprefix}.{name}" if mprefix else name] = b if keep_vars else b.detach()
         return out
 
-    def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
-        """Copies values into parameters and buffers; reports missing / unexpected keys
-        (an error when strict)."""
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> IncompatibleKeys:
+        """Copies values into the parameters and buffers, in place.
+
+        Args:
+            state_dict (Mapping[str, Tensor]): name -> value, as ``state_dict()`` returns
+                (values that are not tensors are converted).
+            strict (bool): raise when a key is missing or unexpected. Default: ``True``.
+
+        Returns:
+            IncompatibleKeys: the missing and unexpected keys. A shape mismatch (and, when
+            `strict`, any missing or unexpected key) raises RuntimeError.
+        """
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -358,6 +471,12 @@ class Cell:
 
     # --- printing ------------------------------------------------------------------------------
     def extra_repr(self) -> str:
+        """The layer's settings for its repr (``in_features=3, out_features=4, ...``);
+        subclasses override it.
+
+        Returns:
+            str: the text inside the parentheses of the repr (empty by default).
+        """
         return ""
 
     def __repr__(self) -> str:
@@ -375,7 +494,7 @@ class Cell:
             return main + lines[0] + ")"
         return main + "\n  " + "\n  ".join(lines) + "\n)"
 
-    def __dir__(self):
+    def __dir__(self) -> List[str]:
         return list(super().__dir__()) + list(self._params) + list(self._buffers) + list(self._cells)
 
 

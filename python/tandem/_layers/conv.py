@@ -4,29 +4,68 @@ Conv2d (pad_mode 'same'/'valid'/'pad', has_bias=False, HeUniform weights)."""
 from __future__ import annotations
 
 import math
+from typing import List, Optional, Sequence, Tuple, Union
 
 from .. import _C
 from .._impl.nn import conv_padding, tf_same_padding
+from .._init import InitSpec
+from .._typing import IntOrTuple
 from ._common import (Cell, F, Parameter, fan_in_bias_, kaiming_uniform_, ms_init, new_param,
                       ops, tup)
 
+Tensor = _C.Tensor
 
-def _conv(nd, input, weight, bias, stride, lows, highs, dilation, groups):
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "MSConv1d", "MSConv2d"]
+
+_CONV_ARGS = """
+        in_channels (int): the channels of the input.
+        out_channels (int): the channels the convolution produces.
+        kernel_size (int or tuple): the size of the window (one int for every spatial dim,
+            or one per dim)."""
+_CONV_TAIL = """
+        groups (int): blocked connections: the input and output channels are split into
+            `groups` groups, each convolved separately. Default: ``1``.
+        bias (bool): learn an additive bias per output channel. Default: ``True``."""
+_CONV_DEVICE = """
+        device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
+            Default: ``None``.
+        dtype (tandem.dtype, optional): the parameters' dtype (float32 when ``None``).
+            Default: ``None``.
+    """
+_MS_CONV_TAIL = """
+        dilation (Union[int, tuple[int]]): the spacing between kernel elements. Default: ``1`` .
+        group (int): blocked connections: the channels are split into `group` groups, each
+            convolved separately. Default: ``1`` .
+        has_bias (bool): learn an additive bias per output channel. Default: ``False`` .
+        weight_init (Union[Tensor, str, Initializer, numbers.Number], optional): the
+            weight's initializer; ``None`` means HeUniform(negative_slope=sqrt(5)).
+            Default: ``None`` .
+        bias_init (Union[Tensor, str, Initializer, numbers.Number], optional): the bias's
+            initializer; ``None`` means Uniform(1/sqrt(fan_in)). Default: ``None`` ."""
+
+
+def _conv(nd: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Sequence[int],
+          lows: Sequence[int], highs: Sequence[int], dilation: Sequence[int], groups: int) -> Tensor:
     if nd == 1:
         return _C.conv1d(input, weight, bias, stride[0], [lows[0], highs[0]], dilation[0], groups)
     return _C.conv2d(input, weight, bias, list(stride), list(lows) + list(highs), list(dilation),
                      groups)
 
 
-def _spatial(input, nd):
+def _spatial(input: Tensor, nd: int) -> List[int]:
     return list(input.shape[-nd:])
 
 
 class _ConvNd(Cell):
     _nd = 2
+    weight: Parameter
+    bias: Optional[Parameter]
+    padding: Union[str, Tuple[int, ...]]
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                 bias, padding_mode, dtype, transposed=False, output_padding=0):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple, padding: Union[IntOrTuple, str], dilation: IntOrTuple,
+                 groups: int, bias: bool, padding_mode: str, dtype: Optional[_C.dtype],
+                 transposed: bool = False, output_padding: IntOrTuple = 0) -> None:
         super().__init__()
         n = self._nd
         if groups <= 0 or in_channels % groups or out_channels % groups:
@@ -57,22 +96,33 @@ class _ConvNd(Cell):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draws the weight (kaiming_uniform, a=sqrt(5)) and the bias
+        (U(-1/sqrt(fan_in), 1/sqrt(fan_in))), as at construction."""
         kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
             fan_in_bias_(self.bias, fan_in)
 
-    def _pads(self):
+    def _pads(self) -> Tuple[List[int], List[int]]:
         """Per-dim (lows, highs) of the padding."""
         n = self._nd
         p = conv_padding(self.padding, list(self.kernel_size), list(self.dilation),
                          list(self.stride), n)
         return p[:n], p[n:]
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Convolves `input` with the layer's filters.
+
+        Args:
+            input (Tensor): (N, C_in, *spatial) or, unbatched, (C_in, *spatial).
+
+        Returns:
+            Tensor: (N, C_out, *spatial_out) (or unbatched (C_out, *spatial_out)), with
+            spatial_out = floor((in + pad_low + pad_high - dilation * (k - 1) - 1) / stride) + 1.
+        """
         lo, hi = self._pads()
         if self.padding_mode != "zeros":
-            pad = []
+            pad: List[int] = []
             for l, h in zip(reversed(lo), reversed(hi)):
                 pad += [l, h]
             input = ops.pad(input, pad, mode=self.padding_mode)
@@ -99,38 +149,77 @@ class _ConvNd(Cell):
 
 
 class Conv1d(_ConvNd):
-    """1-D convolution over (N, C_in, L) or (C_in, L); weight (C_out, C_in/groups, k)."""
+    __doc__ = """1-D convolution over (N, C_in, L) or (C_in, L) input, with weight
+    (C_out, C_in / groups, k) drawn from kaiming_uniform(a=sqrt(5)) and bias from
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    Args:""" + _CONV_ARGS + """
+        stride (int or tuple): the step of the window. Default: ``1``.
+        padding (int, tuple or str): zeros added to both sides (an int or one per dim), or
+            'same' (output size = input size; stride 1) / 'valid' (none). Default: ``0``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.""" + \
+        _CONV_TAIL + """
+        padding_mode (str): 'zeros', 'reflect', 'replicate' or 'circular'.
+            Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 1
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple = 1, padding: Union[IntOrTuple, str] = 0,
+                 dilation: IntOrTuple = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode, dtype)
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution over (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in/groups, kH, kW)."""
+    __doc__ = """2-D convolution over (N, C_in, H, W) or (C_in, H, W) input, with weight
+    (C_out, C_in / groups, kH, kW) drawn from kaiming_uniform(a=sqrt(5)) and bias from
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    Args:""" + _CONV_ARGS + """
+        stride (int or tuple): the step of the window. Default: ``1``.
+        padding (int, tuple or str): zeros added to both sides (an int or one per dim), or
+            'same' (output size = input size; stride 1) / 'valid' (none). Default: ``0``.
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.""" + \
+        _CONV_TAIL + """
+        padding_mode (str): 'zeros', 'reflect', 'replicate' or 'circular'.
+            Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 2
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple = 1, padding: Union[IntOrTuple, str] = 0,
+                 dilation: IntOrTuple = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode, dtype)
 
 
 class ConvTranspose2d(_ConvNd):
-    """Transposed 2-D convolution; weight (C_in, C_out/groups, kH, kW). forward(input,
-    output_size=None): output_size picks the output_padding that reaches that size."""
+    __doc__ = """Transposed 2-D convolution (the gradient of Conv2d with respect to its input,
+    an upsampling), weight (C_in, C_out / groups, kH, kW).
+
+    Args:""" + _CONV_ARGS + """
+        stride (int or tuple): the stride of the convolution it transposes. Default: ``1``.
+        padding (int or tuple): ``dilation * (k - 1) - padding`` zeros are added to both
+            sides of the input. Default: ``0``.
+        output_padding (int or tuple): extra size added to one side of the output (to pick
+            among the sizes a strided convolution maps to one input size). Default: ``0``.""" + \
+        _CONV_TAIL + """
+        dilation (int or tuple): the spacing between kernel elements. Default: ``1``.
+        padding_mode (str): only 'zeros'. Default: ``'zeros'``.""" + _CONV_DEVICE
 
     _nd = 2
+    padding: Tuple[int, ...]
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                 output_padding: IntOrTuple = 0, groups: int = 1, bias: bool = True,
+                 dilation: IntOrTuple = 1, padding_mode: str = "zeros",
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         if padding_mode != "zeros":
             raise ValueError("ConvTranspose2d: only padding_mode='zeros' is supported")
         if isinstance(padding, str):
@@ -138,7 +227,7 @@ class ConvTranspose2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode, dtype, transposed=True, output_padding=output_padding)
 
-    def _output_padding(self, input, output_size):
+    def _output_padding(self, input: Tensor, output_size: Optional[Sequence[int]]) -> List[int]:
         if output_size is None:
             return list(self.output_padding)
         size = list(output_size)[-2:]
@@ -154,7 +243,19 @@ class ConvTranspose2d(_ConvNd):
             out.append(extra)
         return out
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
+        """Applies the transposed convolution.
+
+        Args:
+            input (Tensor): (N, C_in, H, W) or (C_in, H, W).
+            output_size (Sequence[int], optional): the wanted output size (its last two
+                entries are H_out, W_out); picks the output_padding that reaches it instead of
+                the layer's. Default: ``None``.
+
+        Returns:
+            Tensor: (N, C_out, H_out, W_out) with H_out = (H - 1) * stride - 2 * padding +
+            dilation * (kH - 1) + output_padding + 1 (likewise W_out).
+        """
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
@@ -164,9 +265,14 @@ class ConvTranspose2d(_ConvNd):
 
 class _MSConv(Cell):
     _nd = 2
+    weight: Parameter
+    bias: Optional[Parameter]
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
-                 group, has_bias, weight_init, bias_init, data_format, dtype):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple, pad_mode: str, padding: IntOrTuple, dilation: IntOrTuple,
+                 group: int, has_bias: bool, weight_init: Optional[InitSpec],
+                 bias_init: Optional[InitSpec], data_format: str,
+                 dtype: Optional[_C.dtype]) -> None:
         super().__init__()
         n = self._nd
         if data_format != "NCHW" and n == 2:
@@ -203,7 +309,16 @@ class _MSConv(Cell):
         else:
             self.register_parameter("bias", None)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
+        """Convolves `x` with the layer's filters.
+
+        Args:
+            x (Tensor): (N, C_in, *spatial).
+
+        Returns:
+            Tensor, (N, C_out, *spatial_out): with pad_mode ``'same'`` spatial_out =
+            ceil(in / stride), with ``'valid'`` ceil((in - dilation * (k - 1)) / stride).
+        """
         n = self._nd
         if self.pad_mode == "same":
             lo, hi = tf_same_padding(_spatial(x, n), self.kernel_size, self.stride, self.dilation)
@@ -221,26 +336,55 @@ class _MSConv(Cell):
 
 
 class MSConv2d(_MSConv):
-    """MindSpore's nn.Conv2d: pad_mode 'same' (default; output = ceil(in / stride)), 'valid' or
-    'pad' (padding int or (top, bottom, left, right)); has_bias=False by default."""
+    __doc__ = """MindSpore's nn.Conv2d over (N, C_in, H, W), weight (C_out, C_in / group, kH, kW).
+
+    Args:
+        in_channels (int): the channels of the input.
+        out_channels (int): the channels the convolution produces.
+        kernel_size (Union[int, tuple[int]]): the window's (height, width), or one int for both.
+        stride (Union[int, tuple[int]]): the step of the window. Default: ``1`` .
+        pad_mode (str): ``'same'`` (output = ceil(in / stride), TensorFlow-style padding),
+            ``'valid'`` (no padding) or ``'pad'`` (`padding` zeros). Default: ``'same'`` .
+        padding (Union[int, tuple[int]]): with pad_mode ``'pad'``, zeros on every side or
+            (top, bottom, left, right). Default: ``0`` .""" + _MS_CONV_TAIL + """
+        data_format (str): only ``'NCHW'``. Default: ``'NCHW'`` .
+        dtype (mindspore.dtype, optional): the parameters' dtype (float32 when ``None``).
+            Default: ``None`` .
+    """
 
     _nd = 2
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 pad_mode: str = "same", padding=0, dilation=1, group: int = 1,
-                 has_bias: bool = False, weight_init=None, bias_init=None,
-                 data_format: str = "NCHW", dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple = 1, pad_mode: str = "same", padding: IntOrTuple = 0,
+                 dilation: IntOrTuple = 1, group: int = 1, has_bias: bool = False,
+                 weight_init: Optional[InitSpec] = None, bias_init: Optional[InitSpec] = None,
+                 data_format: str = "NCHW", dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, data_format, dtype)
 
 
 class MSConv1d(_MSConv):
-    """MindSpore's nn.Conv1d over (N, C, L); padding int or (left, right)."""
+    __doc__ = """MindSpore's nn.Conv1d over (N, C_in, L), weight (C_out, C_in / group, k).
+
+    Args:
+        in_channels (int): the channels of the input.
+        out_channels (int): the channels the convolution produces.
+        kernel_size (int): the length of the window.
+        stride (int): the step of the window. Default: ``1`` .
+        pad_mode (str): ``'same'`` (output = ceil(in / stride)), ``'valid'`` (no padding) or
+            ``'pad'`` (`padding` zeros). Default: ``'same'`` .
+        padding (Union[int, tuple[int]]): with pad_mode ``'pad'``, zeros on both sides or
+            (left, right). Default: ``0`` .""" + _MS_CONV_TAIL + """
+        dtype (mindspore.dtype, optional): the parameters' dtype (float32 when ``None``).
+            Default: ``None`` .
+    """
 
     _nd = 1
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 pad_mode: str = "same", padding=0, dilation=1, group: int = 1,
-                 has_bias: bool = False, weight_init=None, bias_init=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple,
+                 stride: IntOrTuple = 1, pad_mode: str = "same", padding: IntOrTuple = 0,
+                 dilation: IntOrTuple = 1, group: int = 1, has_bias: bool = False,
+                 weight_init: Optional[InitSpec] = None, bias_init: Optional[InitSpec] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype)

@@ -2,18 +2,46 @@
 the gradient) and MindSpore's Embedding(vocab_size, embedding_size) with embedding_table."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, Type, TypeVar
 
+from .. import _C
+from .._init import InitSpec
 from ._common import Cell, F, Parameter, ms_init, new_param, no_grad, normal_, ops
+
+Tensor = _C.Tensor
+_E = TypeVar("_E", bound="Embedding")
+
+__all__ = ["Embedding", "MSEmbedding"]
 
 
 class Embedding(Cell):
-    """Looks up rows of weight (num_embeddings, embedding_dim) at integer indices."""
+    """A lookup table: row i of weight (num_embeddings, embedding_dim), drawn from N(0, 1),
+    is the embedding of index i.
+
+    Args:
+        num_embeddings (int): the size of the table (the number of indices).
+        embedding_dim (int): the size of each embedding vector.
+        padding_idx (int, optional): an index whose row starts at zero and gets no gradient
+            (negative values count from the end). Default: ``None``.
+        max_norm (float, optional): not supported (must be ``None``). Default: ``None``.
+        norm_type (float): the p of the max_norm renormalisation (unused). Default: ``2.0``.
+        scale_grad_by_freq (bool): not supported (must be ``False``). Default: ``False``.
+        sparse (bool): not supported (must be ``False``). Default: ``False``.
+        _weight (Tensor, optional): an initial table of shape (num_embeddings,
+            embedding_dim), used by :meth:`from_pretrained`. Default: ``None``.
+        _freeze (bool): create the weight with ``requires_grad=False``. Default: ``False``.
+        device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
+            Default: ``None``.
+        dtype (tandem.dtype, optional): the weight's dtype. Default: ``None``.
+    """
+
+    weight: Parameter
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Optional[int] = None,
                  max_norm: Optional[float] = None, norm_type: float = 2.0,
-                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
-                 _freeze: bool = False, device=None, dtype=None):
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Optional[Tensor] = None, _freeze: bool = False,
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise NotImplementedError("Embedding: max_norm, scale_grad_by_freq and sparse are not supported")
@@ -35,17 +63,37 @@ class Embedding(Cell):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
+        """Re-draws the table from N(0, 1), zeroing the padding row."""
         normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
                 self.weight[self.padding_idx].fill_(0.0)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Looks up the embeddings of `input`'s indices.
+
+        Args:
+            input (Tensor): integer indices in [0, num_embeddings), of any shape.
+
+        Returns:
+            Tensor: (*input.shape, embedding_dim).
+        """
         return F.embedding(input, self.weight, self.padding_idx)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: Optional[int] = None,
-                        **kwargs) -> "Embedding":
+    def from_pretrained(cls: Type[_E], embeddings: Tensor, freeze: bool = True,
+                        padding_idx: Optional[int] = None, **kwargs: Any) -> _E:
+        """An Embedding whose table is a copy of `embeddings`.
+
+        Args:
+            embeddings (Tensor): the table, (num_embeddings, embedding_dim).
+            freeze (bool): keep the table fixed (``requires_grad=False``). Default: ``True``.
+            padding_idx (int, optional): as in the constructor. Default: ``None``.
+            **kwargs: the constructor's other keyword arguments.
+
+        Returns:
+            Embedding: the new layer.
+        """
         if embeddings.ndim != 2:
             raise ValueError("Embedding.from_pretrained: embeddings must be 2-D")
         rows, cols = embeddings.shape
@@ -57,11 +105,27 @@ class Embedding(Cell):
 
 
 class MSEmbedding(Cell):
-    """MindSpore's nn.Embedding(vocab_size, embedding_size, use_one_hot=False,
-    embedding_table='normal', dtype=int32, padding_idx=None); the padding row starts at zero."""
+    """MindSpore's nn.Embedding: a lookup table `embedding_table` (vocab_size,
+    embedding_size); the padding row starts at zero.
+
+    Args:
+        vocab_size (int): the size of the table (the number of ids).
+        embedding_size (int): the size of each embedding vector.
+        use_one_hot (bool): look up by a one-hot matrix product instead of a gather (same
+            result). Default: ``False`` .
+        embedding_table (Union[Tensor, str, Initializer, numbers.Number]): the table's
+            initializer. Default: ``'normal'`` .
+        dtype (mindspore.dtype, optional): the dtype of the ids (accepted for
+            compatibility; any integer ids work). Default: ``None`` .
+        padding_idx (int, optional): an id in [0, vocab_size) whose row starts at zero.
+            Default: ``None`` .
+    """
+
+    embedding_table: Parameter
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
-                 embedding_table="normal", dtype=None, padding_idx: Optional[int] = None):
+                 embedding_table: InitSpec = "normal", dtype: Optional[_C.dtype] = None,
+                 padding_idx: Optional[int] = None) -> None:
         super().__init__()
         self.vocab_size, self.embedding_size = int(vocab_size), int(embedding_size)
         self.use_one_hot, self.padding_idx = bool(use_one_hot), padding_idx
@@ -73,7 +137,15 @@ class MSEmbedding(Cell):
                 table[padding_idx].fill_(0.0)
         self.embedding_table = Parameter(table)
 
-    def construct(self, ids):
+    def construct(self, ids: Tensor) -> Tensor:
+        """Looks up the embeddings of `ids`.
+
+        Args:
+            ids (Tensor): integer ids in [0, vocab_size), of any shape.
+
+        Returns:
+            Tensor, (*ids.shape, embedding_size).
+        """
         if self.use_one_hot:
             one_hot = ops.one_hot(ids.long(), self.vocab_size).to(self.embedding_table.dtype)
             return ops.matmul(one_hot, self.embedding_table)

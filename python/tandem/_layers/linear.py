@@ -3,29 +3,61 @@ and Dense (MindSpore)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Optional, Sequence, Union, cast
 
+from .. import _C
+from .._init import InitSpec
 from ._common import (Cell, F, Parameter, fan_in_bias_, kaiming_uniform_, ms_init, new_param,
                       ops, uniform_)
 
+Tensor = _C.Tensor
+
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dense"]
+
 
 class Identity(Cell):
-    """Returns its input; ignores constructor arguments."""
+    """A placeholder layer that returns its input.
 
-    def __init__(self, *args, **kwargs):
+    Args:
+        *args: ignored (so it can stand in for any layer's constructor call).
+        **kwargs: ignored, as `args`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Returns `input` unchanged.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: `input` itself.
+        """
         return input
 
 
 class Linear(Cell):
-    """y = x @ weight.T + bias, weight (out_features, in_features).
+    """An affine map of the last dim: y = x @ weight.T + bias, with weight
+    (out_features, in_features) drawn from kaiming_uniform(a=sqrt(5)) and bias from
+    U(-1/sqrt(in_features), 1/sqrt(in_features)), as in PyTorch.
 
-    Weight kaiming_uniform(a=sqrt(5)), bias uniform(+-1/sqrt(in_features)), like PyTorch."""
+    Args:
+        in_features (int): the size of each input sample (the last dim).
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
+            Default: ``None``.
+        dtype (tandem.dtype, optional): the parameters' dtype (float32 when ``None``).
+            Default: ``None``.
+    """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None):
+    weight: Parameter
+    bias: Optional[Parameter]
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = new_param((self.out_features, self.in_features), dtype)
@@ -36,11 +68,20 @@ class Linear(Cell):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draws the weight and bias from their initial distributions."""
         kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in_bias_(self.bias, self.in_features)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Applies the affine map to the last dim.
+
+        Args:
+            input (Tensor): (*, in_features).
+
+        Returns:
+            Tensor: (*, out_features).
+        """
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -48,10 +89,25 @@ class Linear(Cell):
 
 
 class Bilinear(Cell):
-    """y_k = x1^T A_k x2 + b_k, weight (out_features, in1_features, in2_features)."""
+    """A bilinear map of two inputs: y_k = x1^T A_k x2 + b_k, with weight
+    (out_features, in1_features, in2_features) and bias drawn from
+    U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+
+    Args:
+        in1_features (int): the size of each first-input sample.
+        in2_features (int): the size of each second-input sample.
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+        device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
+            Default: ``None``.
+        dtype (tandem.dtype, optional): the parameters' dtype. Default: ``None``.
+    """
+
+    weight: Parameter
+    bias: Optional[Parameter]
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
-                 device=None, dtype=None):
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = new_param((out_features, in1_features, in2_features), dtype)
@@ -62,7 +118,16 @@ class Bilinear(Cell):
         else:
             self.register_parameter("bias", None)
 
-    def forward(self, input1, input2):
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        """Applies the bilinear map.
+
+        Args:
+            input1 (Tensor): (*, in1_features).
+            input2 (Tensor): (*, in2_features), the same leading dims as `input1`.
+
+        Returns:
+            Tensor: (*, out_features).
+        """
         lead = tuple(input1.shape[:-1])
         a = input1.reshape(-1, self.in1_features)
         b = input2.reshape(-1, self.in2_features)
@@ -75,13 +140,26 @@ class Bilinear(Cell):
 
 
 class Flatten(Cell):
-    """Flattens dims start_dim..end_dim into one."""
+    """Flattens the dims start_dim..end_dim into one (by default all but the batch dim).
 
-    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+    Args:
+        start_dim (int): the first dim to flatten. Default: ``1``.
+        end_dim (int): the last dim to flatten. Default: ``-1``.
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Flattens the dims.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: a view (or copy) of `input` with those dims merged.
+        """
         return ops.flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -89,13 +167,27 @@ class Flatten(Cell):
 
 
 class Unflatten(Cell):
-    """Splits dim into the shape unflattened_size."""
+    """Splits one dim into several.
 
-    def __init__(self, dim: int, unflattened_size: Sequence[int]):
+    Args:
+        dim (int): the dim to split.
+        unflattened_size (Sequence[int]): the sizes it becomes (their product is its size;
+            one may be -1).
+    """
+
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Splits the dim.
+
+        Args:
+            input (Tensor): the input.
+
+        Returns:
+            Tensor: `input` with the dim replaced by `unflattened_size`.
+        """
         return ops.unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
@@ -103,14 +195,31 @@ class Unflatten(Cell):
 
 
 class Dense(Cell):
-    """MindSpore's fully connected layer: activation(x @ weight.T + bias).
+    """MindSpore's fully connected layer: activation(x @ weight.T + bias), weight
+    (out_channels, in_channels).
 
-    weight_init / bias_init: an initializer name, number or Tensor; None means HeUniform
-    (negative_slope=sqrt(5)) for the weight and Uniform(1/sqrt(in_channels)) for the bias,
-    as in MindSpore 2.x. activation: a name ('relu', ...) or a Cell."""
+    Args:
+        in_channels (int): the size of each input sample (the last dim).
+        out_channels (int): the size of each output sample.
+        weight_init (Union[Tensor, str, Initializer, numbers.Number], optional): the
+            weight's initializer; ``None`` means HeUniform(negative_slope=sqrt(5)), as in
+            MindSpore 2.x. Default: ``None`` .
+        bias_init (Union[Tensor, str, Initializer, numbers.Number], optional): the bias's
+            initializer; ``None`` means Uniform(1/sqrt(in_channels)). Default: ``None`` .
+        has_bias (bool): learn an additive bias. Default: ``True`` .
+        activation (Union[str, Cell], optional): applied to the output: a name
+            (``'relu'``, ...; see :func:`get_activation`) or a Cell. Default: ``None`` .
+        dtype (mindspore.dtype, optional): the parameters' dtype (float32 when ``None``).
+            Default: ``None`` .
+    """
 
-    def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None,
-                 has_bias: bool = True, activation=None, dtype=None):
+    weight: Parameter
+    bias: Optional[Parameter]
+
+    def __init__(self, in_channels: int, out_channels: int, weight_init: Optional[InitSpec] = None,
+                 bias_init: Optional[InitSpec] = None, has_bias: bool = True,
+                 activation: Union[str, Cell, None] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         from .activation import get_activation
         self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), bool(has_bias)
@@ -129,9 +238,20 @@ class Dense(Cell):
         self.activation = get_activation(activation)
         self.activation_flag = self.activation is not None
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
+        """Applies the layer.
+
+        Args:
+            x (Tensor): (*, in_channels).
+
+        Returns:
+            Tensor, (*, out_channels).
+        """
         y = F.linear(x, self.weight, self.bias)
-        return self.activation(y) if self.activation_flag else y
+        if not self.activation_flag:
+            return y
+        out: Tensor = cast(Cell, self.activation)(y)
+        return out
 
     def extra_repr(self) -> str:
         s = f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"

@@ -2,14 +2,38 @@
 (PyTorch) and MindSpore's MaxPool1d/2d, AvgPool1d/2d (kernel_size, stride, pad_mode)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Sequence, Tuple, Union
 
+from .. import _C
+from .._typing import IntOrTuple
 from ._common import Cell, F, ops, tup
 from .._impl.nn import tf_same_padding as _same_pads
 
+Tensor = _C.Tensor
+#: A tensor, or (values, indices) when return_indices is set.
+MaybeIndices = Union[Tensor, Tuple[Tensor, Tensor]]
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MSMaxPool1d", "MSMaxPool2d", "MSAvgPool1d",
+           "MSAvgPool2d"]
+
+_MAX_ARGS = """
+
+    Args:
+        kernel_size (int or tuple): the size of the window (one int for every spatial dim, or
+            one per dim).
+        stride (int or tuple, optional): the step of the window (`kernel_size` when
+            ``None``). Default: ``None``.
+        padding (int or tuple): -inf padding added to both sides. Default: ``0``.
+        dilation (int or tuple): the spacing between window elements. Default: ``1``.
+        return_indices (bool): also return the flat spatial indices of the maxima.
+            Default: ``False``.
+        ceil_mode (bool): round the output size up instead of down. Default: ``False``.
+"""
+
 
 class _PoolBase(Cell):
-    _keys = ()
+    _keys: Tuple[str, ...] = ()
 
     def extra_repr(self) -> str:
         return ", ".join(f"{k}={getattr(self, k)}" for k in self._keys)
@@ -18,8 +42,9 @@ class _PoolBase(Cell):
 class _MaxPoolNd(_PoolBase):
     _keys = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
-                 ceil_mode: bool = False):
+    def __init__(self, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 padding: IntOrTuple = 0, dilation: IntOrTuple = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
@@ -28,46 +53,95 @@ class _MaxPoolNd(_PoolBase):
 
 
 class MaxPool1d(_MaxPoolNd):
-    """Max over sliding windows of (N, C, L) or (C, L)."""
+    __doc__ = "The maximum over sliding windows of (N, C, L) or (C, L) input." + _MAX_ARGS
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> MaybeIndices:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, L) or (C, L).
+
+        Returns:
+            Tensor: (N, C, L_out) (or (C, L_out)); with return_indices, (values, indices).
+        """
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
-    """Max over sliding windows of (N, C, H, W) or (C, H, W)."""
+    __doc__ = "The maximum over sliding windows of (N, C, H, W) or (C, H, W) input." + _MAX_ARGS
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> MaybeIndices:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor: (N, C, H_out, W_out) (or (C, H_out, W_out)); with return_indices,
+            (values, indices).
+        """
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
 class AvgPool1d(_PoolBase):
-    """Mean over sliding windows of (N, C, L) or (C, L)."""
+    """The mean over sliding windows of (N, C, L) or (C, L) input.
+
+    Args:
+        kernel_size (int or tuple): the length of the window.
+        stride (int or tuple, optional): the step of the window (`kernel_size` when ``None``).
+            Default: ``None``.
+        padding (int or tuple): zeros added to both sides. Default: ``0``.
+        ceil_mode (bool): round the output size up instead of down. Default: ``False``.
+        count_include_pad (bool): count the padded zeros in each window's mean.
+            Default: ``True``.
+    """
 
     _keys = ("kernel_size", "stride", "padding")
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True):
+    def __init__(self, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 padding: IntOrTuple = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
         super().__init__()
         self.kernel_size = tup(kernel_size, 1, "kernel_size")
         self.stride = self.kernel_size if stride is None else tup(stride, 1, "stride")
         self.padding = tup(padding, 1, "padding")
         self.ceil_mode, self.count_include_pad = bool(ceil_mode), bool(count_include_pad)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, L) or (C, L).
+
+        Returns:
+            Tensor: (N, C, L_out) (or (C, L_out)).
+        """
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
 class AvgPool2d(_PoolBase):
-    """Mean over sliding windows of (N, C, H, W) or (C, H, W)."""
+    """The mean over sliding windows of (N, C, H, W) or (C, H, W) input.
+
+    Args:
+        kernel_size (int or tuple): the size of the window.
+        stride (int or tuple, optional): the step of the window (`kernel_size` when ``None``).
+            Default: ``None``.
+        padding (int or tuple): zeros added to both sides. Default: ``0``.
+        ceil_mode (bool): round the output size up instead of down. Default: ``False``.
+        count_include_pad (bool): count the padded zeros in each window's mean.
+            Default: ``True``.
+        divisor_override (int, optional): divide each window's sum by this instead of its
+            size. Default: ``None``.
+    """
 
     _keys = ("kernel_size", "stride", "padding")
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: Optional[int] = None):
+    def __init__(self, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 padding: IntOrTuple = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: Optional[int] = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
@@ -75,7 +149,15 @@ class AvgPool2d(_PoolBase):
         self.ceil_mode, self.count_include_pad = bool(ceil_mode), bool(count_include_pad)
         self.divisor_override = divisor_override
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor: (N, C, H_out, W_out) (or (C, H_out, W_out)).
+        """
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
@@ -83,34 +165,88 @@ class AvgPool2d(_PoolBase):
 class _Adaptive(_PoolBase):
     _keys = ("output_size",)
 
-    def __init__(self, output_size, return_indices: bool = False):
+    def __init__(self, output_size: Union[int, Sequence[Optional[int]]],
+                 return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = bool(return_indices)
 
 
 class AdaptiveAvgPool1d(_Adaptive):
-    """Average pooling of (N, C, L) to a fixed length."""
+    """Average pooling of (N, C, L) or (C, L) input to a fixed length, with windows chosen to
+    cover the input evenly.
 
-    def forward(self, input):
+    Args:
+        output_size (int): the output length.
+        return_indices (bool): unused (average pooling has no indices). Default: ``False``.
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, L) or (C, L).
+
+        Returns:
+            Tensor: (N, C, output_size) (or (C, output_size)).
+        """
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_Adaptive):
-    """Average pooling of (N, C, H, W) to a fixed (H', W'); None keeps that dim."""
+    """Average pooling of (N, C, H, W) or (C, H, W) input to a fixed (H', W'), with windows
+    chosen to cover the input evenly.
 
-    def forward(self, input):
+    Args:
+        output_size (int or tuple): (H', W'), or one int for both; ``None`` in the tuple keeps
+            that dim's input size.
+        return_indices (bool): unused (average pooling has no indices). Default: ``False``.
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor: (N, C, H', W') (or (C, H', W')).
+        """
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(_Adaptive):
-    """Max pooling of (N, C, H, W) to a fixed (H', W')."""
+    """Max pooling of (N, C, H, W) or (C, H, W) input to a fixed (H', W').
 
-    def forward(self, input):
+    Args:
+        output_size (int or tuple): (H', W'), or one int for both; ``None`` keeps that dim.
+        return_indices (bool): also return the flat spatial indices of the maxima.
+            Default: ``False``.
+    """
+
+    def forward(self, input: Tensor) -> MaybeIndices:
+        """Pools `input`.
+
+        Args:
+            input (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor: (N, C, H', W') (or (C, H', W')); with return_indices, (values, indices).
+        """
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 # --- MindSpore names ------------------------------------------------------------------------------
+
+_MS_POOL_ARGS = """
+        kernel_size (Union[int, tuple[int]]): the size of the window. Default: ``1`` .
+        stride (Union[int, tuple[int]]): the step of the window. Default: ``1`` .
+        pad_mode (str): ``'valid'`` (no padding), ``'same'`` (output = ceil(in / stride),
+            TensorFlow-style padding) or ``'pad'`` (symmetric `padding`), any case.
+            Default: ``'valid'`` .
+        padding (Union[int, tuple[int]]): with pad_mode ``'pad'``, the padding on both
+            sides. Default: ``0`` ."""
+
 
 class _MSPool(Cell):
     """MindSpore pooling: pad_mode 'valid' (no padding), 'same' (output = ceil(in / stride),
@@ -118,7 +254,8 @@ class _MSPool(Cell):
 
     _nd = 2
 
-    def __init__(self, kernel_size, stride, pad_mode, padding, ceil_mode):
+    def __init__(self, kernel_size: IntOrTuple, stride: IntOrTuple, pad_mode: str,
+                 padding: IntOrTuple, ceil_mode: bool) -> None:
         super().__init__()
         n = self._nd
         pad_mode = pad_mode.lower()
@@ -130,9 +267,9 @@ class _MSPool(Cell):
         self.stride = tup(stride, n, "stride")
         self.pad_mode, self.padding, self.ceil_mode = pad_mode, tup(padding, n, "padding"), bool(ceil_mode)
 
-    def _same_input(self, x, value):
+    def _same_input(self, x: Tensor, value: float) -> Tensor:
         lo, hi = _same_pads(list(x.shape[-self._nd:]), self.kernel_size, self.stride, (1,) * self._nd)
-        pad = []
+        pad: List[int] = []
         for l, h in zip(reversed(lo), reversed(hi)):
             pad += [l, h]
         return ops.pad(x, pad, value=value) if any(pad) else x
@@ -142,10 +279,21 @@ class _MSPool(Cell):
 
 
 class MSMaxPool2d(_MSPool):
-    """MindSpore's nn.MaxPool2d(kernel_size=1, stride=1, pad_mode='valid', padding=0, ...)."""
+    __doc__ = """MindSpore's nn.MaxPool2d: the maximum over sliding windows of (N, C, H, W).
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False, data_format: str = "NCHW"):
+    Args:""" + _MS_POOL_ARGS + """
+        dilation (Union[int, tuple[int]]): the spacing between window elements.
+            Default: ``1`` .
+        return_indices (bool): also return the indices of the maxima (needs pad_mode
+            ``'valid'`` or ``'pad'``). Default: ``False`` .
+        ceil_mode (bool): round the output size up instead of down. Default: ``False`` .
+        data_format (str): only ``'NCHW'``. Default: ``'NCHW'`` .
+    """
+
+    def __init__(self, kernel_size: IntOrTuple = 1, stride: IntOrTuple = 1,
+                 pad_mode: str = "valid", padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
+                 return_indices: bool = False, ceil_mode: bool = False,
+                 data_format: str = "NCHW") -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
         self.dilation, self.return_indices = tup(dilation, 2, "dilation"), bool(return_indices)
         if data_format != "NCHW":
@@ -153,7 +301,15 @@ class MSMaxPool2d(_MSPool):
         if pad_mode.lower() == "same" and return_indices:
             raise ValueError("MaxPool2d: return_indices needs pad_mode 'valid' or 'pad'")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> MaybeIndices:
+        """Pools `x`.
+
+        Args:
+            x (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor, (N, C, H_out, W_out); with return_indices, a tuple (values, indices).
+        """
         if self.pad_mode == "same":
             x = self._same_input(x, float("-inf"))
         pad = self.padding if self.pad_mode == "pad" else 0
@@ -162,18 +318,36 @@ class MSMaxPool2d(_MSPool):
 
 
 class MSAvgPool2d(_MSPool):
-    """MindSpore's nn.AvgPool2d(kernel_size=1, stride=1, pad_mode='valid', ...); with
-    pad_mode='same' the padded positions are left out of each window's mean."""
+    __doc__ = """MindSpore's nn.AvgPool2d: the mean over sliding windows of (N, C, H, W); with
+    pad_mode ``'same'`` the padded positions are left out of each window's mean.
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: Optional[int] = None, data_format: str = "NCHW"):
+    Args:""" + _MS_POOL_ARGS + """
+        ceil_mode (bool): round the output size up instead of down. Default: ``False`` .
+        count_include_pad (bool): with pad_mode ``'pad'``, count the padded zeros in each
+            window's mean. Default: ``True`` .
+        divisor_override (int, optional): divide each window's sum by this instead of its
+            size. Default: ``None`` .
+        data_format (str): only ``'NCHW'``. Default: ``'NCHW'`` .
+    """
+
+    def __init__(self, kernel_size: IntOrTuple = 1, stride: IntOrTuple = 1,
+                 pad_mode: str = "valid", padding: IntOrTuple = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: Optional[int] = None,
+                 data_format: str = "NCHW") -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
         self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
         if data_format != "NCHW":
             raise ValueError(f"AvgPool2d: only data_format='NCHW' is supported, got {data_format!r}")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
+        """Pools `x`.
+
+        Args:
+            x (Tensor): (N, C, H, W) or (C, H, W).
+
+        Returns:
+            Tensor, (N, C, H_out, W_out).
+        """
         if self.pad_mode == "same":
             ones = ops.ones_like(x)
             s = F.avg_pool2d(self._same_input(x, 0.0), self.kernel_size, self.stride)
@@ -185,16 +359,31 @@ class MSAvgPool2d(_MSPool):
 
 
 class MSMaxPool1d(_MSPool):
-    """MindSpore's nn.MaxPool1d(kernel_size=1, stride=1, pad_mode='valid') over (N, C, L)."""
+    __doc__ = """MindSpore's nn.MaxPool1d: the maximum over sliding windows of (N, C, L).
+
+    Args:""" + _MS_POOL_ARGS + """
+        dilation (int): the spacing between window elements. Default: ``1`` .
+        return_indices (bool): also return the indices of the maxima. Default: ``False`` .
+        ceil_mode (bool): round the output size up instead of down. Default: ``False`` .
+    """
 
     _nd = 1
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False):
+    def __init__(self, kernel_size: IntOrTuple = 1, stride: IntOrTuple = 1,
+                 pad_mode: str = "valid", padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
         self.dilation, self.return_indices = dilation, bool(return_indices)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> MaybeIndices:
+        """Pools `x`.
+
+        Args:
+            x (Tensor): (N, C, L) or (C, L).
+
+        Returns:
+            Tensor, (N, C, L_out); with return_indices, a tuple (values, indices).
+        """
         if self.pad_mode == "same":
             x = self._same_input(x, float("-inf"))
         pad = self.padding if self.pad_mode == "pad" else 0
@@ -203,16 +392,31 @@ class MSMaxPool1d(_MSPool):
 
 
 class MSAvgPool1d(_MSPool):
-    """MindSpore's nn.AvgPool1d(kernel_size=1, stride=1, pad_mode='valid') over (N, C, L)."""
+    __doc__ = """MindSpore's nn.AvgPool1d: the mean over sliding windows of (N, C, L).
+
+    Args:""" + _MS_POOL_ARGS + """
+        ceil_mode (bool): round the output size up instead of down. Default: ``False`` .
+        count_include_pad (bool): with pad_mode ``'pad'``, count the padded zeros in each
+            window's mean. Default: ``True`` .
+    """
 
     _nd = 1
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0,
-                 ceil_mode: bool = False, count_include_pad: bool = True):
+    def __init__(self, kernel_size: IntOrTuple = 1, stride: IntOrTuple = 1,
+                 pad_mode: str = "valid", padding: IntOrTuple = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
         self.count_include_pad = bool(count_include_pad)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
+        """Pools `x`.
+
+        Args:
+            x (Tensor): (N, C, L) or (C, L).
+
+        Returns:
+            Tensor, (N, C, L_out).
+        """
         if self.pad_mode == "same":
             ones = ops.ones_like(x)
             s = F.avg_pool1d(self._same_input(x, 0.0), self.kernel_size, self.stride)

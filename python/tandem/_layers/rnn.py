@@ -6,12 +6,22 @@ MindSpore's RNN / LSTM / GRU take has_bias instead of bias."""
 from __future__ import annotations
 
 import math
-from ._common import Cell, F, new_param, ops, uniform_
+from typing import Any, Generic, List, Optional, Tuple, Type, TypeVar, Union, cast
+
+from .. import _C
+from ._common import Cell, F, Parameter, new_param, ops, uniform_
+
+Tensor = _C.Tensor
+#: The hidden state of one step: h, or (h, c) for LSTM.
+_State = Union[Tensor, Tuple[Tensor, Tensor]]
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MSRNN", "MSLSTM",
+           "MSGRU"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _rnn_step(mode, xw, h, w_hh, b_hh):
+def _rnn_step(mode: str, xw: Tensor, h: Any, w_hh: Tensor, b_hh: Optional[Tensor]) -> Any:
     """One time step given xw = x @ w_ih.T + b_ih; h is a tensor (or (h, c) for LSTM)."""
     if mode == "LSTM":
         h, c = h
@@ -31,12 +41,39 @@ def _rnn_step(mode, xw, h, w_hh, b_hh):
     return F.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
 
 
+_RNN_COMMON = """
+        num_layers (int): the number of stacked layers. Default: ``1``."""
+_RNN_TAIL = """
+        bias (bool): learn the biases bias_ih / bias_hh. Default: ``True``.
+        batch_first (bool): batched input and output are (N, L, H) instead of (L, N, H)
+            (the hidden state stays (layers * directions, N, H)). Default: ``False``.
+        dropout (float): the dropout probability on the outputs of every layer but the last,
+            in training. Default: ``0.0``.
+        bidirectional (bool): also run each layer backwards in time and concatenate the two
+            directions' outputs. Default: ``False``."""
+_DEVICE_DTYPE = """
+        device (str, optional): accepted for PyTorch code; tandem runs on the CPU.
+            Default: ``None``.
+        dtype (tandem.dtype, optional): the parameters' dtype. Default: ``None``.
+"""
+
+
 class RNNBase(Cell):
-    """Multi-layer, optionally bidirectional recurrent network."""
+    __doc__ = """Multi-layer, optionally bidirectional recurrent network (the base of RNN, LSTM and
+    GRU), with parameters weight_ih_l{k}[_reverse], weight_hh_l{k}, bias_ih_l{k},
+    bias_hh_l{k} drawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+
+    Args:
+        mode (str): ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden state.""" + _RNN_COMMON + _RNN_TAIL + """
+        proj_size (int): LSTM projections; not supported (must be 0). Default: ``0``.""" + \
+        _DEVICE_DTYPE
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None, dtype=None):
+                 bidirectional: bool = False, proj_size: int = 0, device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         if proj_size:
             raise NotImplementedError("LSTM: proj_size is not supported")
@@ -50,12 +87,13 @@ class RNNBase(Cell):
         self.proj_size = 0
         gates = _GATES[mode] * self.hidden_size
         dirs = 2 if self.bidirectional else 1
-        self._flat_weights_names = []
+        self._flat_weights_names: List[str] = []
         for layer in range(self.num_layers):
             layer_in = self.input_size if layer == 0 else self.hidden_size * dirs
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih", (gates, layer_in)), ("weight_hh", (gates, self.hidden_size))]
+                shapes: List[Tuple[str, Tuple[int, ...]]] = [
+                    ("weight_ih", (gates, layer_in)), ("weight_hh", (gates, self.hidden_size))]
                 if self.bias:
                     shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
                 for name, shape in shapes:
@@ -64,20 +102,38 @@ class RNNBase(Cell):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draws every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         k = 1.0 / math.sqrt(self.hidden_size)
         for p in self.parameters():
             uniform_(p, -k, k)
 
-    def _weights(self, layer: int, d: int):
+    def _weights(self, layer: int, d: int) -> Tuple[Any, Any, Any, Any]:
         sfx = f"_l{layer}" + ("_reverse" if d else "")
-        get = lambda n: getattr(self, n + sfx) if hasattr(self, n + sfx) else None  # noqa: E731
+
+        def get(n: str) -> Any:
+            return getattr(self, n + sfx) if hasattr(self, n + sfx) else None
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
-    def _zeros_state(self, x, batch):
+    def _zeros_state(self, x: Tensor, batch: int) -> Tensor:
         dirs = 2 if self.bidirectional else 1
         return ops.zeros(self.num_layers * dirs, batch, self.hidden_size, dtype=x.dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Optional[_State] = None
+                ) -> Union[Tuple[Tensor, Tensor], Tuple[Tensor, Tuple[Tensor, Tensor]]]:
+        """Runs the network over the sequence.
+
+        Args:
+            input (Tensor): (L, N, H_in), (N, L, H_in) with batch_first, or unbatched
+                (L, H_in).
+            hx (Tensor or Tuple[Tensor, Tensor], optional): the initial hidden state
+                (layers * directions, N, H) (unbatched: without N); for LSTM the pair
+                (h_0, c_0). Zeros when ``None``. Default: ``None``.
+
+        Returns:
+            tuple: (output, h_n), or for LSTM (output, (h_n, c_n)); output is
+            (L, N, directions * H) (batch_first / unbatched likewise) and h_n, c_n are
+            shaped like the initial state.
+        """
         lstm = self.mode == "LSTM"
         batched = input.ndim == 3
         if input.ndim not in (2, 3):
@@ -90,6 +146,8 @@ class RNNBase(Cell):
         if batched and self.batch_first:
             x = x.transpose(0, 1)
         batch = x.shape[1]
+        h0: Any
+        c0: Any
         if hx is None:
             h0 = self._zeros_state(x, batch)
             c0 = h0 if lstm else None
@@ -106,7 +164,8 @@ class RNNBase(Cell):
                                      f"{want}, got {tuple(t.shape)}")
         dirs = 2 if self.bidirectional else 1
         steps = x.shape[0]
-        h_n, c_n = [], []
+        h_n: List[Tensor] = []
+        c_n: List[Tensor] = []
         layer_in = x
         for layer in range(self.num_layers):
             outs = []
@@ -114,8 +173,8 @@ class RNNBase(Cell):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
                 idx = layer * dirs + d
                 xw = F.linear(layer_in, w_ih, b_ih)  # all time steps at once
-                state = (h0[idx], c0[idx]) if lstm else h0[idx]
-                seq = [None] * steps
+                state: Any = (h0[idx], c0[idx]) if lstm else h0[idx]
+                seq: List[Any] = [None] * steps
                 order = range(steps - 1, -1, -1) if d else range(steps)
                 for t in order:
                     state = _rnn_step(self.mode, xw[t], state, w_hh, b_hh)
@@ -129,7 +188,7 @@ class RNNBase(Cell):
                 layer_in = F.dropout(layer_in, self.dropout, True)
         out = layer_in
         h = ops.stack(h_n, 0)
-        c = ops.stack(c_n, 0) if lstm else None
+        c: Any = ops.stack(c_n, 0) if lstm else None
         if batched and self.batch_first:
             out = out.transpose(0, 1)
         if not batched:
@@ -153,11 +212,19 @@ class RNNBase(Cell):
 
 
 class RNN(RNNBase):
-    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
+    __doc__ = """The Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu),
+    stacked `num_layers` deep.
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden state.""" + _RNN_COMMON + """
+        nonlinearity (str): ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.""" + _RNN_TAIL + \
+        _DEVICE_DTYPE
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False, device=None, dtype=None):
+                 dropout: float = 0.0, bidirectional: bool = False, device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         object.__setattr__(self, "nonlinearity", nonlinearity)
@@ -165,31 +232,104 @@ class RNN(RNNBase):
                          hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          dtype=dtype)
 
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None  # type: ignore[override]
+                ) -> Tuple[Tensor, Tensor]:
+        """Runs the network over the sequence.
+
+        Args:
+            input (Tensor): (L, N, H_in), (N, L, H_in) with batch_first, or unbatched
+                (L, H_in).
+            hx (Tensor, optional): the initial hidden state (layers * directions, N, H)
+                (unbatched: without N); zeros when ``None``. Default: ``None``.
+
+        Returns:
+            Tuple[Tensor, Tensor]: output (L, N, directions * H) and h_n, shaped like `hx`.
+        """
+        return cast(Tuple[Tensor, Tensor], super().forward(input, hx))
+
 
 class LSTM(RNNBase):
-    """Long short-term memory; forward(input, (h_0, c_0)) -> (output, (h_n, c_n))."""
+    __doc__ = """Long short-term memory, stacked `num_layers` deep, with gates i, f, g, o.
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden and cell states.""" + _RNN_COMMON + \
+        _RNN_TAIL + """
+        proj_size (int): projections; not supported (must be 0). Default: ``0``.""" + \
+        _DEVICE_DTYPE
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 proj_size: int = 0, device=None, dtype=None):
+                 proj_size: int = 0, device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, proj_size, dtype=dtype)
 
+    def forward(self, input: Tensor,  # type: ignore[override]
+                hx: Optional[Tuple[Tensor, Tensor]] = None
+                ) -> Tuple[Tensor, Tuple[Tensor, Tensor]]:
+        """Runs the network over the sequence.
+
+        Args:
+            input (Tensor): (L, N, H_in), (N, L, H_in) with batch_first, or unbatched
+                (L, H_in).
+            hx (Tuple[Tensor, Tensor], optional): (h_0, c_0), each (layers * directions, N, H)
+                (unbatched: without N); zeros when ``None``. Default: ``None``.
+
+        Returns:
+            Tuple[Tensor, Tuple[Tensor, Tensor]]: output (L, N, directions * H) and
+            (h_n, c_n), shaped like the initial state.
+        """
+        return cast(Tuple[Tensor, Tuple[Tensor, Tensor]], super().forward(input, hx))
+
 
 class GRU(RNNBase):
-    """Gated recurrent unit; forward(input, h_0) -> (output, h_n)."""
+    __doc__ = """Gated recurrent unit, stacked `num_layers` deep, with gates r, z, n.
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden state.""" + _RNN_COMMON + _RNN_TAIL + \
+        _DEVICE_DTYPE
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None):
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, dtype=dtype)
+
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None  # type: ignore[override]
+                ) -> Tuple[Tensor, Tensor]:
+        """Runs the network over the sequence.
+
+        Args:
+            input (Tensor): (L, N, H_in), (N, L, H_in) with batch_first, or unbatched
+                (L, H_in).
+            hx (Tensor, optional): the initial hidden state (layers * directions, N, H)
+                (unbatched: without N); zeros when ``None``. Default: ``None``.
+
+        Returns:
+            Tuple[Tensor, Tensor]: output (L, N, directions * H) and h_n, shaped like `hx`.
+        """
+        return cast(Tuple[Tensor, Tensor], super().forward(input, hx))
+
+
+_CELL_ARGS = """
+
+    Args:
+        input_size (int): the features of the input.
+        hidden_size (int): the features of the hidden state.
+        bias (bool): learn the biases bias_ih and bias_hh. Default: ``True``."""
 
 
 class _CellBase(Cell):
     _mode = "RNN_TANH"
+    weight_ih: Parameter
+    weight_hh: Parameter
+    bias_ih: Optional[Parameter]
+    bias_hh: Optional[Parameter]
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 dtype: Optional[_C.dtype] = None) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bool(bias)
         gates = _GATES[self._mode] * self.hidden_size
@@ -205,79 +345,227 @@ class _CellBase(Cell):
         for p in self.parameters():
             uniform_(p, -k, k)
 
-    def _step(self, input, hx):
+    def _step(self, input: Tensor, hx: Optional[_State]) -> Any:
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        if hx is None:
+        state: Any = hx
+        if state is None:
             z = ops.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
-            hx = (z, z) if self._mode == "LSTM" else z
+            state = (z, z) if self._mode == "LSTM" else z
         elif not batched:
-            hx = tuple(t.unsqueeze(0) for t in hx) if self._mode == "LSTM" else hx.unsqueeze(0)
-        out = _rnn_step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), hx, self.weight_hh,
-                        self.bias_hh)
+            state = (tuple(t.unsqueeze(0) for t in state) if self._mode == "LSTM"
+                     else state.unsqueeze(0))
+        out = _rnn_step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), state,
+                        self.weight_hh, self.bias_hh)
         if not batched:
             out = tuple(t.squeeze(0) for t in out) if self._mode == "LSTM" else out.squeeze(0)
         return out
 
-    def forward(self, input, hx=None):
-        return self._step(input, hx)
+    def forward(self, input: Tensor, hx: Optional[_State] = None) -> _State:
+        """One step of the cell.
+
+        Args:
+            input (Tensor): (N, input_size) or unbatched (input_size,).
+            hx (Tensor or Tuple[Tensor, Tensor], optional): the state, (N, hidden_size)
+                (for LSTMCell the pair (h, c)); zeros when ``None``. Default: ``None``.
+
+        Returns:
+            Tensor or Tuple[Tensor, Tensor]: the next state, shaped like `hx`.
+        """
+        return cast(_State, self._step(input, hx))
 
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
 
 
 class RNNCell(_CellBase):
-    """One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    __doc__ = ("One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."
+               + _CELL_ARGS + """
+        nonlinearity (str): ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.""" + _DEVICE_DTYPE)
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None):
+                 nonlinearity: str = "tanh", device: Optional[str] = None,
+                 dtype: Optional[_C.dtype] = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         object.__setattr__(self, "_mode", "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
         object.__setattr__(self, "nonlinearity", nonlinearity)
         super().__init__(input_size, hidden_size, bias, dtype)
 
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:  # type: ignore[override]
+        """One step of the cell.
+
+        Args:
+            input (Tensor): (N, input_size) or unbatched (input_size,).
+            hx (Tensor, optional): the hidden state (N, hidden_size); zeros when ``None``.
+                Default: ``None``.
+
+        Returns:
+            Tensor: the next hidden state, shaped like `hx`.
+        """
+        return cast(Tensor, self._step(input, hx))
+
 
 class LSTMCell(_CellBase):
-    """One LSTM step: forward(x, (h, c)) -> (h', c')."""
+    __doc__ = "One LSTM step: (x, (h, c)) -> (h', c')." + _CELL_ARGS + _DEVICE_DTYPE
 
     _mode = "LSTM"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(input_size, hidden_size, bias, dtype)
+
+    def forward(self, input: Tensor,  # type: ignore[override]
+                hx: Optional[Tuple[Tensor, Tensor]] = None) -> Tuple[Tensor, Tensor]:
+        """One step of the cell.
+
+        Args:
+            input (Tensor): (N, input_size) or unbatched (input_size,).
+            hx (Tuple[Tensor, Tensor], optional): (h, c), each (N, hidden_size); zeros when
+                ``None``. Default: ``None``.
+
+        Returns:
+            Tuple[Tensor, Tensor]: (h', c'), shaped like `hx`.
+        """
+        return cast(Tuple[Tensor, Tensor], self._step(input, hx))
 
 
 class GRUCell(_CellBase):
-    """One GRU step: forward(x, h) -> h'."""
+    __doc__ = "One GRU step: (x, h) -> h'." + _CELL_ARGS + _DEVICE_DTYPE
 
     _mode = "GRU"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Optional[str] = None, dtype: Optional[_C.dtype] = None) -> None:
         super().__init__(input_size, hidden_size, bias, dtype)
+
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:  # type: ignore[override]
+        """One step of the cell.
+
+        Args:
+            input (Tensor): (N, input_size) or unbatched (input_size,).
+            hx (Tensor, optional): the hidden state (N, hidden_size); zeros when ``None``.
+                Default: ``None``.
+
+        Returns:
+            Tensor: the next hidden state, shaped like `hx`.
+        """
+        return cast(Tensor, self._step(input, hx))
 
 
 # --- MindSpore names ------------------------------------------------------------------------------
 
-def _ms_rnn(base, mode_kw=None):
-    class _MS(base):
-        def __init__(self, *args, has_bias: bool = True, batch_first: bool = False,
-                     dropout: float = 0.0, bidirectional: bool = False, dtype=None, **kwargs):
-            super().__init__(*args, bias=has_bias, batch_first=batch_first, dropout=dropout,
-                             bidirectional=bidirectional, dtype=dtype, **kwargs)
-
-        def construct(self, x, hx=None, seq_length=None):
-            if seq_length is not None:
-                raise NotImplementedError(f"{base.__name__}: seq_length is not supported")
-            return base.forward(self, x, hx)
-
-        def forward(self, x, hx=None, seq_length=None):
-            return self.construct(x, hx, seq_length)
-
-    _MS.__name__ = _MS.__qualname__ = base.__name__
-    _MS.__doc__ = f"MindSpore's nn.{base.__name__} (has_bias instead of bias); construct(x, hx)."
-    return _MS
+_MS_RNN_TAIL = """
+        has_bias (bool): learn the biases. Default: ``True`` .
+        batch_first (bool): input and output are (N, L, H) instead of (L, N, H).
+            Default: ``False`` .
+        dropout (float): the dropout probability on the outputs of every layer but the last,
+            in training. Default: ``0.0`` .
+        bidirectional (bool): also run each layer backwards in time. Default: ``False`` .
+        dtype (mindspore.dtype, optional): the parameters' dtype. Default: ``None`` .
+        **kwargs: passed on to the PyTorch-style layer (``proj_size``, ``device``).
+"""
 
 
-MSRNN = _ms_rnn(RNN)
-MSLSTM = _ms_rnn(LSTM)
-MSGRU = _ms_rnn(GRU)
+_H = TypeVar("_H", Tensor, Tuple[Tensor, Tensor])
+_Out = TypeVar("_Out")
+
+
+class _MSRecurrent(RNNBase, Generic[_H, _Out]):
+    """MindSpore's calling convention: construct(x, hx=None, seq_length=None) runs the
+    PyTorch-style layer `_pt`'s forward; _H is the state's type, _Out the result's."""
+
+    _pt: Type[RNNBase] = RNNBase
+
+    def construct(self, x: Tensor, hx: Optional[_H] = None,
+                  seq_length: Optional[Tensor] = None) -> _Out:
+        """Runs the network over the sequence.
+
+        Args:
+            x (Tensor): (L, N, H_in), or (N, L, H_in) with batch_first.
+            hx (Union[Tensor, tuple[Tensor, Tensor]], optional): the initial state
+                (layers * directions, N, H), for LSTM the pair (h_0, c_0); zeros when
+                ``None``. Default: ``None`` .
+            seq_length (Tensor, optional): per-sample lengths; not supported (must be
+                ``None``). Default: ``None`` .
+
+        Returns:
+            tuple, (output, h_n) or for LSTM (output, (h_n, c_n)).
+        """
+        if seq_length is not None:
+            raise NotImplementedError(f"{self._pt.__name__}: seq_length is not supported")
+        return cast(_Out, self._pt.forward(self, x, hx))
+
+    def forward(self, x: Tensor, hx: Optional[_H] = None,  # type: ignore[override]
+                seq_length: Optional[Tensor] = None) -> _Out:
+        """The same as :meth:`construct`, under PyTorch's name.
+
+        Args:
+            x (Tensor): (L, N, H_in), or (N, L, H_in) with batch_first.
+            hx (Union[Tensor, tuple[Tensor, Tensor]], optional): the initial state.
+                Default: ``None`` .
+            seq_length (Tensor, optional): not supported (must be ``None``).
+                Default: ``None`` .
+
+        Returns:
+            tuple, (output, h_n) or for LSTM (output, (h_n, c_n)).
+        """
+        return self.construct(x, hx, seq_length)
+
+
+class MSRNN(_MSRecurrent[Tensor, Tuple[Tensor, Tensor]], RNN):
+    __doc__ = """MindSpore's nn.RNN (the Elman RNN, ``has_bias`` instead of ``bias``).
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden state.
+        num_layers (int): the number of stacked layers. Default: ``1`` .
+        nonlinearity (str): ``'tanh'`` or ``'relu'``. Default: ``'tanh'`` .""" + _MS_RNN_TAIL
+
+    _pt = RNN
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", has_bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 dtype: Optional[_C.dtype] = None, **kwargs: Any) -> None:
+        RNN.__init__(self, input_size, hidden_size, num_layers, nonlinearity, bias=has_bias,
+                     batch_first=batch_first, dropout=dropout, bidirectional=bidirectional,
+                     dtype=dtype, **kwargs)
+
+
+class MSLSTM(_MSRecurrent[Tuple[Tensor, Tensor], Tuple[Tensor, Tuple[Tensor, Tensor]]], LSTM):
+    __doc__ = """MindSpore's nn.LSTM (``has_bias`` instead of ``bias``).
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden and cell states.
+        num_layers (int): the number of stacked layers. Default: ``1`` .""" + _MS_RNN_TAIL
+
+    _pt = LSTM
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, dtype: Optional[_C.dtype] = None,
+                 **kwargs: Any) -> None:
+        LSTM.__init__(self, input_size, hidden_size, num_layers, bias=has_bias,
+                      batch_first=batch_first, dropout=dropout, bidirectional=bidirectional,
+                      dtype=dtype, **kwargs)
+
+
+class MSGRU(_MSRecurrent[Tensor, Tuple[Tensor, Tensor]], GRU):
+    __doc__ = """MindSpore's nn.GRU (``has_bias`` instead of ``bias``).
+
+    Args:
+        input_size (int): the features of each input step.
+        hidden_size (int): the features of the hidden state.
+        num_layers (int): the number of stacked layers. Default: ``1`` .""" + _MS_RNN_TAIL
+
+    _pt = GRU
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, dtype: Optional[_C.dtype] = None,
+                 **kwargs: Any) -> None:
+        GRU.__init__(self, input_size, hidden_size, num_layers, bias=has_bias,
+                     batch_first=batch_first, dropout=dropout, bidirectional=bidirectional,
+                     dtype=dtype, **kwargs)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from . import _config as config
 from . import transforms, vision
-from ._pipeline import Dataset, DictIterator, TupleIterator
+from ._engine import DictIterator, TupleIterator
+from ._pipeline import Dataset
 from ._sources import FashionMnistDataset, GeneratorDataset, MnistDataset, NumpySlicesDataset
 
 __all__ = ["Dataset", "FashionMnistDataset", "MnistDataset", "GeneratorDataset",

@@ -3,16 +3,18 @@ NumpySlicesDataset."""
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
 from .. import _C
 from .._data.common import as_tensor, load_mnist
-from ._pipeline import Dataset, _Source
+from ._pipeline import Dataset, _Op, _Source
 
 
-def _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id):
+def _check_common(name: str, num_samples: Optional[int], num_parallel_workers: Optional[int],
+                  sampler: Optional[object], num_shards: Optional[int],
+                  shard_id: Optional[int]) -> None:
     if sampler is not None or num_shards is not None or shard_id is not None:
         raise NotImplementedError(f"{name}: sampler and sharding are not implemented; use "
                                   "shuffle, num_samples or .split()")
@@ -29,8 +31,10 @@ class _SourceDataset(Dataset):
     """A source with MindSpore's sampling arguments: shuffle (None means True) then
     num_samples rows (0 or None: all)."""
 
-    def __init__(self, name, num_samples, num_parallel_workers, shuffle, sampler=None,
-                 num_shards=None, shard_id=None, random_access=True):
+    def __init__(self, name: str, num_samples: Optional[int],
+                 num_parallel_workers: Optional[int], shuffle: Optional[bool],
+                 sampler: Optional[object] = None, num_shards: Optional[int] = None,
+                 shard_id: Optional[int] = None, random_access: bool = True) -> None:
         super().__init__()
         _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id)
         if shuffle and not random_access:
@@ -40,32 +44,43 @@ class _SourceDataset(Dataset):
         self._num_samples = num_samples or None
         self._workers = num_parallel_workers
 
-    def _root_ops(self, src: _Source) -> list:
-        pre = []
+    def _root_ops(self, src: _Source) -> List[_Op]:
+        pre: List[_Op] = []
         if self._shuffle:
             pre.append(("shuffle", {"buffer": max(src.size or 0, 2)}))
         if self._num_samples is not None:
             pre.append(("take", {"count": self._num_samples}))
         return pre
 
+    def _build_source(self) -> _Source:
+        raise NotImplementedError
+
     def _make_source(self) -> _Source:
-        if getattr(self, "_src_cache", None) is None:
-            self._src_cache = self._build_source()
-            self._src_cache.workers = self._workers
-        return self._src_cache
+        cached: Optional[_Source] = getattr(self, "_src_cache", None)
+        if cached is None:
+            cached = self._build_source()
+            cached.workers = self._workers
+            self._src_cache = cached
+        return cached
 
 
 class _MnistLike(_SourceDataset):
     _name = "MnistDataset"
 
-    def __init__(self, dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
-                 num_shards, shard_id):
+    def __init__(self, dataset_dir: Optional[str], usage: Optional[str],
+                 num_samples: Optional[int], num_parallel_workers: Optional[int],
+                 shuffle: Optional[bool], sampler: Optional[object], num_shards: Optional[int],
+                 shard_id: Optional[int]) -> None:
         super().__init__(self._name, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
         usage = "all" if usage is None else usage
         if usage not in ("train", "test", "all"):
             raise ValueError(f"{self._name}: usage must be 'train', 'test' or 'all', got {usage!r}")
         self.dataset_dir, self.usage = self._resolve_dir(dataset_dir), usage
+
+    @staticmethod
+    def _resolve_dir(d: Optional[str]) -> str:
+        raise NotImplementedError
 
     def _build_source(self) -> _Source:
         splits = ["train", "test"] if self.usage == "all" else [self.usage]
@@ -81,40 +96,65 @@ class _MnistLike(_SourceDataset):
                        np_dtypes=[None, np.dtype(np.uint32)])
 
 
+_MNIST_ARGS = """
+        usage (str, optional): ``'train'`` (60000 rows), ``'test'`` (10000) or ``'all'``
+            (both, train first); ``None`` means ``'all'``. Default: ``None`` .
+        num_samples (int, optional): read only this many rows (after shuffling; 0 or ``None``
+            reads all). Default: ``None`` .
+        num_parallel_workers (int, optional): worker threads. Default: ``None`` .
+        shuffle (bool, optional): shuffle the rows every epoch; ``None`` shuffles, as in
+            MindSpore. Default: ``None`` .
+        sampler (None): not supported (must be ``None``). Default: ``None`` .
+        num_shards (None): sharding is not supported (must be ``None``). Default: ``None`` .
+        shard_id (None): sharding is not supported (must be ``None``). Default: ``None`` .
+        cache (None): accepted for compatibility. Default: ``None`` .
+"""
+
+
 class FashionMnistDataset(_MnistLike):
-    """Fashion-MNIST (MindSpore): columns image (uint8 (28, 28, 1), HWC) and label (uint32 with
-    output_numpy=True, int32 as a tensor). dataset_dir defaults to $TANDEM_FASHION_MNIST_DIR or
-    /usr/share/datasets/fashion-mnist; usage 'train' (60000), 'test' (10000) or 'all' (both,
-    train first; the default). shuffle=None shuffles, as in MindSpore."""
+    __doc__ = """Fashion-MNIST (MindSpore's FashionMnistDataset): columns ``image`` (uint8
+    (28, 28, 1), HWC) and ``label`` (uint32 with output_numpy=True, int32 as a Tensor).
+
+    Args:
+        dataset_dir (str, optional): the directory holding the four IDX files; ``None`` uses
+            $TANDEM_FASHION_MNIST_DIR or /usr/share/datasets/fashion-mnist.
+            Default: ``None`` .""" + _MNIST_ARGS
 
     _name = "FashionMnistDataset"
 
     def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
-                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None):
+                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 cache: Optional[object] = None) -> None:
         super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
     @staticmethod
-    def _resolve_dir(d):
+    def _resolve_dir(d: Optional[str]) -> str:
         return _C.fashion_mnist_dir(d or "")
 
 
 class MnistDataset(_MnistLike):
-    """MNIST, like FashionMnistDataset; dataset_dir defaults to $TANDEM_MNIST_DIR."""
+    __doc__ = """MNIST (MindSpore's MnistDataset): columns ``image`` (uint8 (28, 28, 1)) and
+    ``label``, as FashionMnistDataset.
+
+    Args:
+        dataset_dir (str, optional): the directory holding the four IDX files; ``None`` uses
+            $TANDEM_MNIST_DIR. Default: ``None`` .""" + _MNIST_ARGS
 
     _name = "MnistDataset"
 
     def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
-                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
-                 cache=None):
+                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 cache: Optional[object] = None) -> None:
         super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
 
     @staticmethod
-    def _resolve_dir(d):
+    def _resolve_dir(d: Optional[str]) -> str:
         d = d or os.environ.get("TANDEM_MNIST_DIR", "")
         if not d:
             raise ValueError("MnistDataset: pass dataset_dir or set TANDEM_MNIST_DIR to the "
@@ -122,7 +162,7 @@ class MnistDataset(_MnistLike):
         return d
 
 
-def _names(column_names, n: int, what: str):
+def _names(column_names: Union[str, Sequence[str], None], n: int, what: str) -> List[str]:
     if column_names is None:
         return [f"column_{i}" for i in range(n)]
     names = [column_names] if isinstance(column_names, str) else list(column_names)
@@ -132,15 +172,38 @@ def _names(column_names, n: int, what: str):
 
 
 class GeneratorDataset(_SourceDataset):
-    """Rows from Python: source is a random-access object (__getitem__ + __len__, run by
-    the Loader's worker threads with the GIL), an iterable, or a callable returning an
-    iterator (both read in order on the consuming thread). A row is a tuple with one value
-    per column (numpy array, number or tensor), or a single value for one column."""
+    """Rows from Python (MindSpore's GeneratorDataset). A row is a tuple with one value per
+    column (numpy array, number or tensor), or a single value for one column.
 
-    def __init__(self, source, column_names=None, column_types=None, schema=None,
+    Args:
+        source (Union[Callable, Iterable, Random Accessible]): a random-access object
+            (``__getitem__`` and ``__len__``, called by the worker threads with the GIL), an
+            iterable, or a callable returning an iterator (both read in order on the
+            consuming thread).
+        column_names (Union[str, list[str]]): the names of the columns (required).
+        column_types (list, optional): accepted for compatibility (types come from the
+            data). Default: ``None`` .
+        schema (object, optional): accepted for compatibility. Default: ``None`` .
+        num_samples (int, optional): read only this many rows (0 or ``None``: all).
+            Default: ``None`` .
+        num_parallel_workers (int): worker threads for a random-access source.
+            Default: ``1`` .
+        shuffle (bool, optional): shuffle every epoch (random-access sources only; ``None``
+            shuffles them). Default: ``None`` .
+        sampler (None): not supported (must be ``None``). Default: ``None`` .
+        num_shards (None): sharding is not supported. Default: ``None`` .
+        shard_id (None): sharding is not supported. Default: ``None`` .
+        python_multiprocessing (bool): accepted for compatibility (workers are threads).
+            Default: ``True`` .
+        max_rowsize (int, optional): accepted for compatibility. Default: ``None`` .
+    """
+
+    def __init__(self, source: Any, column_names: Union[str, Sequence[str], None] = None,
+                 column_types: Optional[Sequence[Any]] = None, schema: Optional[object] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: int = 1,
-                 shuffle: Optional[bool] = None, sampler=None, num_shards=None, shard_id=None,
-                 python_multiprocessing: bool = True, max_rowsize=None):
+                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 python_multiprocessing: bool = True, max_rowsize: Optional[int] = None) -> None:
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not random_access and not (hasattr(source, "__iter__") or callable(source)):
             raise TypeError("GeneratorDataset: source must be random-access (__getitem__ and "
@@ -157,18 +220,33 @@ class GeneratorDataset(_SourceDataset):
         if self._random_access:
             return _Source(self.column_names, pyobj=self.source, size=len(self.source))
         src = self.source
-        factory = (lambda: iter(src)) if hasattr(src, "__iter__") else (lambda: iter(src()))
+        factory: Callable[[], Any] = ((lambda: iter(src)) if hasattr(src, "__iter__")
+                                      else (lambda: iter(src())))
         return _Source(self.column_names, iterable=factory)
 
 
 class NumpySlicesDataset(_SourceDataset):
-    """Rows sliced along dim 0 of data: a list or array (one column), a tuple (one column per
-    element) or a dict (one column per key, named by it). Columns are held as tensors, so
-    the Loader gathers batches without Python."""
+    """Rows sliced along dim 0 of in-memory data (MindSpore's NumpySlicesDataset). The
+    columns are held as tensors, so the Loader gathers batches without Python.
 
-    def __init__(self, data, column_names=None, num_samples: Optional[int] = None,
-                 num_parallel_workers: int = 1, shuffle: Optional[bool] = None, sampler=None,
-                 num_shards=None, shard_id=None):
+    Args:
+        data (Union[list, tuple, dict, numpy.ndarray, Tensor]): a list or array (one column),
+            a tuple (one column per element) or a dict (one column per key, named by it).
+        column_names (Union[str, list[str]], optional): the names of the columns
+            (``column_0``, ... or the dict's keys when ``None``). Default: ``None`` .
+        num_samples (int, optional): read only this many rows (0 or ``None``: all).
+            Default: ``None`` .
+        num_parallel_workers (int): worker threads. Default: ``1`` .
+        shuffle (bool, optional): shuffle every epoch; ``None`` shuffles. Default: ``None`` .
+        sampler (None): not supported (must be ``None``). Default: ``None`` .
+        num_shards (None): sharding is not supported. Default: ``None`` .
+        shard_id (None): sharding is not supported. Default: ``None`` .
+    """
+
+    def __init__(self, data: Any, column_names: Union[str, Sequence[str], None] = None,
+                 num_samples: Optional[int] = None, num_parallel_workers: int = 1,
+                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None) -> None:
         super().__init__("NumpySlicesDataset", num_samples, num_parallel_workers, shuffle,
                          sampler, num_shards, shard_id)
         if isinstance(data, dict):
@@ -181,7 +259,7 @@ class NumpySlicesDataset(_SourceDataset):
         else:
             cols = [data]
             names = _names(column_names, 1, "NumpySlicesDataset")
-        tensors = []
+        tensors: List[_C.Tensor] = []
         for c in cols:
             t = c if isinstance(c, _C.Tensor) else as_tensor(np.asarray(c))
             if t.dim() == 0:

@@ -16,6 +16,7 @@ from . import nn  # noqa: E402,F401
 from .. import autograd, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from ..serialization import save, load  # noqa: E402,F401
+from ..jit import cond, vmap, while_loop  # noqa: E402,F401
 
 from .._generated import torch_api as _ops  # noqa: E402
 
@@ -23,6 +24,7 @@ __all__ = [
     "Tensor", "dtype", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
     "float32", "float64", "half", "double", "short", "long", "float", "int", "bool",
     "get_default_dtype", "set_default_dtype", "is_tensor", "linalg", "nn", "autograd", "no_grad",
-    "enable_grad", "set_grad_enabled", "is_grad_enabled", "optim", "save", "load",
+    "enable_grad", "set_grad_enabled", "is_grad_enabled", "optim", "save", "load", "cond",
+    "vmap", "while_loop",
 ]
 __all__ += _ops.__all__

@@ -13,33 +13,33 @@ __all__ = [
 ]
 
 
-def _positive_int(value, name: str, fn: str) -> None:
+def _positive_int(value: object, name: str, fn: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"For '{fn}', the '{name}' must be int, but got {type(value).__name__}.")
     if value <= 0:
         raise ValueError(f"For '{fn}', the '{name}' must be a positive int, but got {value}.")
 
 
-def _float(value, name: str, fn: str) -> None:
+def _float(value: object, name: str, fn: str) -> None:
     if not isinstance(value, float):
         raise TypeError(f"For '{fn}', the '{name}' must be float, but got "
                         f"{type(value).__name__}.")
 
 
-def _positive_float(value, name: str, fn: str) -> None:
+def _positive_float(value: float, name: str, fn: str) -> None:
     _float(value, name, fn)
     if value <= 0:
         raise ValueError(f"For '{fn}', the '{name}' must be positive, but got {value}.")
 
 
-def _non_negative_float(value, name: str, fn: str) -> None:
+def _non_negative_float(value: float, name: str, fn: str) -> None:
     _float(value, name, fn)
     if value < 0:
         raise ValueError(f"For '{fn}', the '{name}' must be non-negative, but got {value}.")
 
 
-def _check_decay(fn, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
-                 is_stair) -> None:
+def _check_decay(fn: str, learning_rate: float, decay_rate: float, total_step: int,
+                 step_per_epoch: int, decay_epoch: int, is_stair: bool) -> None:
     _positive_int(total_step, "total_step", fn)
     _positive_int(step_per_epoch, "step_per_epoch", fn)
     _positive_int(decay_epoch, "decay_epoch", fn)
@@ -51,8 +51,17 @@ def _check_decay(fn, learning_rate, decay_rate, total_step, step_per_epoch, deca
 
 
 def piecewise_constant_lr(milestone: Sequence[int], learning_rates: Sequence[float]) -> List[float]:
-    """learning_rates[i] for the steps in [milestone[i-1], milestone[i]); the list has
-    milestone[-1] entries. Milestones are positive and non-decreasing."""
+    """A piecewise-constant schedule: learning_rates[i] for the steps in
+    [milestone[i-1], milestone[i]).
+
+    Args:
+        milestone (Union[list[int], tuple[int]]): the (positive, non-decreasing) step at
+            which each piece ends.
+        learning_rates (Union[list[float], tuple[float]]): the rate of each piece.
+
+    Returns:
+        list[float], milestone[-1] rates, one per step.
+    """
     fn = "piecewise_constant_lr"
     if not isinstance(milestone, (list, tuple)):
         raise TypeError(f"For '{fn}', 'milestone' must be a list or tuple, got "
@@ -81,7 +90,20 @@ def piecewise_constant_lr(milestone: Sequence[int], learning_rates: Sequence[flo
 def exponential_decay_lr(learning_rate: float, decay_rate: float, total_step: int,
                          step_per_epoch: int, decay_epoch: int,
                          is_stair: bool = False) -> List[float]:
-    """learning_rate * decay_rate ** (current_epoch / decay_epoch) (floored when is_stair)."""
+    """learning_rate * decay_rate ** (current_epoch / decay_epoch) (floored when is_stair).
+
+    Args:
+        learning_rate (float): the initial rate (> 0).
+        decay_rate (float): the decay rate (> 0).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        decay_epoch (int): the number of epochs per decay unit.
+        is_stair (bool): decay in steps every `decay_epoch` epochs instead of continuously.
+            Default: ``False`` .
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     _check_decay("exponential_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch,
                  decay_epoch, is_stair)
     lr = []
@@ -95,7 +117,20 @@ def natural_exp_decay_lr(learning_rate: float, decay_rate: float, total_step: in
                          step_per_epoch: int, decay_epoch: int,
                          is_stair: bool = False) -> List[float]:
     """learning_rate * e ** (-decay_rate * current_epoch); with is_stair, current_epoch is
-    rounded down to a multiple of decay_epoch."""
+    rounded down to a multiple of decay_epoch.
+
+    Args:
+        learning_rate (float): the initial rate (> 0).
+        decay_rate (float): the decay rate (> 0).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        decay_epoch (int): the number of epochs per decay unit.
+        is_stair (bool): decay in steps every `decay_epoch` epochs instead of continuously.
+            Default: ``False`` .
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     _check_decay("natural_exp_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch,
                  decay_epoch, is_stair)
     lr = []
@@ -111,7 +146,20 @@ def inverse_decay_lr(learning_rate: float, decay_rate: float, total_step: int,
                      step_per_epoch: int, decay_epoch: int,
                      is_stair: bool = False) -> List[float]:
     """learning_rate / (1 + decay_rate * current_epoch / decay_epoch) (floored when
-    is_stair)."""
+    is_stair).
+
+    Args:
+        learning_rate (float): the initial rate (> 0).
+        decay_rate (float): the decay rate (> 0).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        decay_epoch (int): the number of epochs per decay unit.
+        is_stair (bool): decay in steps every `decay_epoch` epochs instead of continuously.
+            Default: ``False`` .
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     _check_decay("inverse_decay_lr", learning_rate, decay_rate, total_step, step_per_epoch,
                  decay_epoch, is_stair)
     lr = []
@@ -124,8 +172,19 @@ def inverse_decay_lr(learning_rate: float, decay_rate: float, total_step: int,
 
 def cosine_decay_lr(min_lr: float, max_lr: float, total_step: int, step_per_epoch: int,
                     decay_epoch: int) -> List[float]:
-    """min_lr + (max_lr - min_lr) * (1 + cos(pi * min(current_epoch, decay_epoch) /
-    decay_epoch)) / 2."""
+    """A cosine decay: min_lr + (max_lr - min_lr) * (1 + cos(pi * min(current_epoch,
+    decay_epoch) / decay_epoch)) / 2.
+
+    Args:
+        min_lr (float): the final rate (>= 0).
+        max_lr (float): the initial rate (> min_lr).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        decay_epoch (int): the epochs of the decay (the rate stays min_lr after).
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     fn = "cosine_decay_lr"
     _non_negative_float(min_lr, "min_lr", fn)
     _positive_float(max_lr, "max_lr", fn)
@@ -149,7 +208,21 @@ def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_st
     """(learning_rate - end_learning_rate) * (1 - tmp_epoch / tmp_decay_epoch) ** power +
     end_learning_rate, tmp_epoch = min(current_epoch, decay_epoch). With update_decay_epoch,
     tmp_decay_epoch = decay_epoch * max(ceil(current_epoch / decay_epoch), 1) and tmp_epoch =
-    current_epoch (the decay restarts every decay_epoch epochs)."""
+    current_epoch (the decay restarts every decay_epoch epochs).
+
+    Args:
+        learning_rate (float): the initial rate (> 0).
+        end_learning_rate (float): the final rate (>= 0).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        decay_epoch (int): the epochs of the decay.
+        power (float): the power of the polynomial (> 0).
+        update_decay_epoch (bool): restart the decay every `decay_epoch` epochs.
+            Default: ``False`` .
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     fn = "polynomial_decay_lr"
     _positive_float(learning_rate, "learning_rate", fn)
     _non_negative_float(end_learning_rate, "end_learning_rate", fn)
@@ -174,7 +247,17 @@ def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_st
 
 def warmup_lr(learning_rate: float, total_step: int, step_per_epoch: int,
               warmup_epoch: int) -> List[float]:
-    """learning_rate * min(current_epoch, warmup_epoch) / warmup_epoch."""
+    """A linear warmup: learning_rate * min(current_epoch, warmup_epoch) / warmup_epoch.
+
+    Args:
+        learning_rate (float): the rate reached at the end of the warmup (>= 0).
+        total_step (int): the number of steps (the length of the schedule).
+        step_per_epoch (int): the steps per epoch.
+        warmup_epoch (int): the epochs of the warmup.
+
+    Returns:
+        list[float], `total_step` rates, one per step.
+    """
     fn = "warmup_lr"
     _non_negative_float(learning_rate, "learning_rate", fn)
     _positive_int(warmup_epoch, "warmup_epoch", fn)

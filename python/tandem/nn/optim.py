@@ -17,37 +17,45 @@ or 'gamma' (normalization shifts and scales) get no weight decay.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from .. import _C
 from ..autograd import no_grad
 from .._layers.parameter import Parameter
 
 Tensor = _C.Tensor
+#: A learning rate: a number, per-step values (a list or 1-D Tensor), or a schedule called
+#: with the global step (an int32 Tensor).
+LearningRate = Union[float, int, Sequence[float], Tensor, Callable[[Tensor], Any]]
+#: What an optimizer is built from: Parameters, or group dicts with 'params' and optional
+#: 'lr' / 'weight_decay'.
+ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]]]
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay"]
 
 
-def _decay_filter(p) -> bool:
+def _decay_filter(p: Tensor) -> bool:
     name = getattr(p, "name", None) or ""
     return "beta" not in name and "gamma" not in name
 
 
-def _check_number(name: str, value, lo: float = 0.0, cls: str = "Optimizer") -> float:
+def _check_number(name: str, value: Any, lo: float = 0.0, cls: str = "Optimizer") -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"For '{cls}', the type of '{name}' must be float, but got "
                         f"{type(value).__name__}")
-    value = float(value)
-    if value < lo:
-        raise ValueError(f"For '{cls}', '{name}' must be >= {lo}, but got {value}")
-    return value
+    number = float(value)
+    if number < lo:
+        raise ValueError(f"For '{cls}', '{name}' must be >= {lo}, but got {number}")
+    return number
 
 
 class _LR:
     """One learning-rate source: fixed (a float32 Parameter), per-step values, or a
     schedule called with the global step."""
 
-    def __init__(self, lr, cls: str) -> None:
+    value: Any
+
+    def __init__(self, lr: LearningRate, cls: str) -> None:
         self.kind = "fixed"
         if callable(lr) and not isinstance(lr, Tensor):
             self.kind, self.value = "schedule", lr
@@ -78,7 +86,8 @@ class _LR:
     def tensor_at(self, step: Tensor) -> Tensor:
         """The rate for a 0-d int32 step tensor, with tensor ops only (traceable)."""
         if self.kind == "fixed":
-            return self.value
+            fixed: Tensor = self.value
+            return fixed
         if self.kind == "dynamic":
             last = self.value.shape[0] - 1
             return _C.index_select(self.value, 0, _C.clamp(step, None, last).reshape([1]))[0]
@@ -93,18 +102,30 @@ class _LR:
 
 
 class Optimizer:
-    """Base of the MindSpore-style optimizers. Subclasses give the C++ class (`_cpp`) and
-    its fixed options (`_options`)."""
+    """The base of the MindSpore-style optimizers (mindspore.nn.Optimizer), called with the
+    gradients: ``optimizer(grads)``. Subclasses give the C++ class (`_cpp`) and its fixed
+    options (`_options`).
+
+    Args:
+        learning_rate (Union[float, list, Tensor, LearningRateSchedule]): a number (kept as
+            a float32 Parameter), per-step values (a list or 1-D Tensor; the last value is
+            kept past the end), or a schedule called with the global step.
+        parameters (Union[list[Parameter], list[dict]]): the parameters to update, or group
+            dicts with 'params' and optional 'lr' and 'weight_decay'.
+        weight_decay (float): the L2 penalty; without groups, parameters whose name
+            contains 'beta' or 'gamma' get none. Default: ``0.0`` .
+        loss_scale (float): the gradients are divided by it (> 0). Default: ``1.0`` .
+    """
 
     _cpp = ""
 
-    def __init__(self, learning_rate, parameters, weight_decay: float = 0.0,
-                 loss_scale: float = 1.0) -> None:
+    def __init__(self, learning_rate: LearningRate, parameters: ParamsT,
+                 weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         cls = type(self).__name__
         if isinstance(parameters, Tensor):
             raise TypeError(f"For '{cls}', 'params' must be an iterable of Parameters or of "
                             "group dicts, but got a single Tensor")
-        items = list(parameters)
+        items: List[Any] = list(parameters)
         if not items:
             raise ValueError(f"For '{cls}', the argument 'params' must not be empty: the "
                              "optimizer got an empty parameter list")
@@ -181,29 +202,52 @@ class Optimizer:
         return float(self._lrs[group].at(self.global_step))
 
     @property
-    def learning_rate(self):
+    def learning_rate(self) -> Any:
         """The rate source: a Parameter (fixed), a 1-D Tensor (per-step values) or the
         schedule; a tuple of them with per-group rates."""
         values = tuple(lr.value for lr in self._lrs)
         return values if self.is_group_lr else values[0]
 
-    def get_lr(self):
-        """The learning rate the next step uses (a tuple with per-group rates). Unlike
-        MindSpore's get_lr, calling it does not advance the global step."""
+    def get_lr(self) -> Union[Tensor, Tuple[Tensor, ...]]:
+        """The learning rate the next step uses. Unlike MindSpore's get_lr, calling it does
+        not advance the global step.
+
+        Returns:
+            Tensor, the rate (0-d float32), or a tuple of them with per-group rates.
+        """
         values = tuple(lr.at(self.global_step) for lr in self._lrs)
         return values if self.is_group_lr else values[0]
 
-    def get_lr_parameter(self, param):
-        """The learning rate of `param` (or a list of rates for a list of parameters)."""
-        def one(p):
+    def get_lr_parameter(self, param: Union[Tensor, Sequence[Tensor]]
+                         ) -> Union[Tensor, List[Tensor]]:
+        """The learning rate the next step uses for a parameter.
+
+        Args:
+            param (Union[Parameter, list[Parameter]]): an optimized parameter, or a list of
+                them.
+
+        Returns:
+            Tensor, the rate (0-d), or a list of rates for a list of parameters.
+        """
+        def one(p: Tensor) -> Tensor:
             for q, gi in zip(self.parameters, self._param_group):
                 if q is p:
                     return self._lrs[gi].at(self.global_step)
             raise ValueError(f"{type(self).__name__}: the parameter is not optimized here")
-        return [one(p) for p in param] if isinstance(param, (list, tuple)) else one(param)
+        if isinstance(param, (list, tuple)):
+            return [one(p) for p in param]
+        return one(cast(Tensor, param))
 
-    def __call__(self, gradients: Sequence[Tensor]) -> bool:
-        """Updates every parameter from its gradient (same order as `parameters`)."""
+    def __call__(self, gradients: Sequence[Optional[Tensor]]) -> bool:
+        """Updates every parameter from its gradient and advances the global step.
+
+        Args:
+            gradients (tuple[Tensor]): one gradient per parameter, in the order of
+                `parameters` (``None`` skips a parameter).
+
+        Returns:
+            bool, ``True``.
+        """
         grads = tuple(gradients)
         if len(grads) != len(self.parameters):
             raise ValueError(f"For '{type(self).__name__}', the number of gradients "
@@ -225,7 +269,11 @@ class Optimizer:
     construct = __call__
 
     def state_dict(self) -> Dict[str, Any]:
-        """Buffers (copies, in `parameters` order) and the global step, for resuming."""
+        """The optimizer's state, for resuming.
+
+        Returns:
+            dict, the buffers (copies, in `parameters` order) and the global step.
+        """
         exported = self._impl.export_state()
         state: List[Any] = [None] * len(self.parameters)
         for k, i in enumerate(self._order):
@@ -233,6 +281,11 @@ class Optimizer:
         return {"state": state, "global_step": self.global_step}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restores the state saved by :meth:`state_dict`.
+
+        Args:
+            state_dict (dict): what :meth:`state_dict` returned.
+        """
         state = state_dict["state"]
         if len(state) != len(self.parameters):
             raise ValueError(f"{type(self).__name__}: the saved state has "
@@ -242,13 +295,32 @@ class Optimizer:
         self.global_step = int(state_dict.get("global_step", 0))
 
 
+_PARAMS = """
+        params (Union[list[Parameter], list[dict]]): the parameters to update, or group
+            dicts with 'params' and optional 'lr' and 'weight_decay'."""
+_LR_ARG = """
+        learning_rate (Union[float, list, Tensor, LearningRateSchedule]): a number, per-step
+            values, or a schedule called with the global step."""
+_DECAY = """
+        weight_decay (float): the L2 penalty (none for 'beta' / 'gamma' parameters without
+            groups). Default: ``0.0`` ."""
+_SCALE = """
+        loss_scale (float): the gradients are divided by it. Default: ``1.0`` ."""
+
+
 class SGD(Optimizer):
-    """Stochastic gradient descent: ``v = momentum * v + (1 - dampening) * g`` (``v = g`` on
-    the first step), ``p -= lr * (g + momentum * v if nesterov else v)``."""
+    __doc__ = """Stochastic gradient descent (mindspore.nn.SGD):
+    ``v = momentum * v + (1 - dampening) * g`` (``v = g`` on the first step),
+    ``p -= lr * (g + momentum * v if nesterov else v)``.
+
+    Args:""" + _PARAMS + _LR_ARG + """ Default: ``0.1`` .
+        momentum (float): the momentum factor. Default: ``0.0`` .
+        dampening (float): the dampening of the momentum. Default: ``0.0`` .""" + _DECAY + """
+        nesterov (bool): Nesterov momentum. Default: ``False`` .""" + _SCALE + "\n    "
 
     _cpp = "SGD"
 
-    def __init__(self, params, learning_rate=0.1, momentum: float = 0.0,
+    def __init__(self, params: ParamsT, learning_rate: LearningRate = 0.1, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
                  loss_scale: float = 1.0) -> None:
         self._opts = {"momentum": _check_number("momentum", momentum, 0.0, "SGD"),
@@ -261,12 +333,18 @@ class SGD(Optimizer):
 
 
 class Momentum(Optimizer):
-    """MindSpore's Momentum: ``accum = momentum * accum + g``; ``p -= lr * accum``, or with
-    use_nesterov ``p -= lr * (g + momentum * accum)``."""
+    __doc__ = """MindSpore's Momentum: ``accum = momentum * accum + g``; ``p -= lr * accum``, or
+    with use_nesterov ``p -= lr * (g + momentum * accum)``.
+
+    Args:""" + _PARAMS + _LR_ARG + """
+        momentum (float): the momentum factor (>= 0).""" + _DECAY + _SCALE + """
+        use_nesterov (bool): Nesterov momentum. Default: ``False`` .
+    """
 
     _cpp = "Momentum"
 
-    def __init__(self, params, learning_rate, momentum: float, weight_decay: float = 0.0,
+    def __init__(self, params: ParamsT, learning_rate: LearningRate, momentum: float,
+                 weight_decay: float = 0.0,
                  loss_scale: float = 1.0, use_nesterov: bool = False) -> None:
         self._opts = {"momentum": _check_number("momentum", momentum, 0.0, "Momentum"),
                       "nesterov": float(bool(use_nesterov))}
@@ -277,16 +355,31 @@ class Momentum(Optimizer):
 
 
 class Adam(Optimizer):
-    """MindSpore's Adam: ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2) g^2``,
+    __doc__ = """MindSpore's Adam: ``m = beta1 m + (1 - beta1) g``,
+    ``v = beta2 v + (1 - beta2) g^2``,
     ``p -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + eps)`` (eps is not
-    bias-corrected, unlike mint.optim.Adam). Weight decay is added to the gradient."""
+    bias-corrected, unlike mint.optim.Adam). Weight decay is added to the gradient.
+
+    Args:""" + _PARAMS + _LR_ARG + """ Default: ``1e-3`` .
+        beta1 (float): the decay rate of the gradient average, in [0, 1).
+            Default: ``0.9`` .
+        beta2 (float): the decay rate of the squared-gradient average, in [0, 1).
+            Default: ``0.999`` .
+        eps (float): added to the denominator (> 0). Default: ``1e-8`` .
+        use_locking (bool): accepted for compatibility. Default: ``False`` .
+        use_nesterov (bool): Nesterov momentum on the gradient average.
+            Default: ``False`` .""" + _DECAY + _SCALE + """
+        use_amsgrad (bool): use the maximum of the past squared-gradient averages.
+            Default: ``False`` .
+        **kwargs: accepted for compatibility.
+    """
 
     _cpp = "Adam"
 
-    def __init__(self, params, learning_rate=1e-3, beta1: float = 0.9, beta2: float = 0.999,
-                 eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False,
-                 weight_decay: float = 0.0, loss_scale: float = 1.0,
-                 use_amsgrad: bool = False, **kwargs) -> None:
+    def __init__(self, params: ParamsT, learning_rate: LearningRate = 1e-3, beta1: float = 0.9,
+                 beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
+                 use_nesterov: bool = False, weight_decay: float = 0.0, loss_scale: float = 1.0,
+                 use_amsgrad: bool = False, **kwargs: Any) -> None:
         self._opts = _adam_options("Adam", beta1, beta2, eps)
         self._opts.update(nesterov=float(bool(use_nesterov)), amsgrad=float(bool(use_amsgrad)),
                           raw_eps=1.0)
@@ -297,14 +390,24 @@ class Adam(Optimizer):
 
 
 class AdamWeightDecay(Optimizer):
-    """Adam without bias correction and with decoupled decay (MindSpore's AdamWeightDecay):
-    ``p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)``."""
+    __doc__ = """Adam without bias correction and with decoupled decay (MindSpore's
+    AdamWeightDecay): ``p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)``.
+
+    Args:""" + _PARAMS + _LR_ARG + """ Default: ``1e-3`` .
+        beta1 (float): the decay rate of the gradient average, in [0, 1).
+            Default: ``0.9`` .
+        beta2 (float): the decay rate of the squared-gradient average, in [0, 1).
+            Default: ``0.999`` .
+        eps (float): added to the denominator (> 0). Default: ``1e-6`` .
+        weight_decay (float): the decoupled decay (none for 'beta' / 'gamma' parameters
+            without groups). Default: ``0.0`` .
+    """
 
     _cpp = "AdamW"
     _decay_in_grad = False
 
-    def __init__(self, params, learning_rate=1e-3, beta1: float = 0.9, beta2: float = 0.999,
-                 eps: float = 1e-6, weight_decay: float = 0.0) -> None:
+    def __init__(self, params: ParamsT, learning_rate: LearningRate = 1e-3, beta1: float = 0.9,
+                 beta2: float = 0.999, eps: float = 1e-6, weight_decay: float = 0.0) -> None:
         self._opts = _adam_options("AdamWeightDecay", beta1, beta2, eps)
         self._opts.update(bias_correction=0.0)
         super().__init__(learning_rate, params, weight_decay)
@@ -313,7 +416,7 @@ class AdamWeightDecay(Optimizer):
         return self._opts
 
 
-def _adam_options(cls: str, beta1, beta2, eps) -> Dict[str, float]:
+def _adam_options(cls: str, beta1: float, beta2: float, eps: float) -> Dict[str, float]:
     b1 = _check_number("beta1", beta1, 0.0, cls)
     b2 = _check_number("beta2", beta2, 0.0, cls)
     if b1 >= 1.0 or b2 >= 1.0:

@@ -7,7 +7,7 @@ antialiasing (torchvision's antialias=False; identical when enlarging); uint8 st
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Union
 
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
@@ -17,44 +17,74 @@ __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHo
 
 
 class InterpolationMode:
+    """Interpolation modes (torchvision's enum); only BILINEAR is implemented."""
+
     BILINEAR = "bilinear"
 
 
 class Compose(_Compose):
-    """Applies transforms in order (torchvision.transforms.Compose); other callables among
-    them run through Python."""
+    """Applies transforms in order (torchvision.transforms.Compose); built-in ones run as C++
+    transforms in the DataLoader's workers, other callables among them through Python.
 
-    def __init__(self, transforms: Sequence[Callable]):
+    Args:
+        transforms (Sequence[Callable]): the transforms, applied in order (may be empty).
+    """
+
+    def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
         super().__init__(transforms, allow_empty=True)
 
 
 class Lambda(TransformOp):
-    """A user function as a transform (runs with the GIL held)."""
+    """A user function as a transform (runs with the GIL held).
 
-    def __init__(self, lambd: Callable):
+    Args:
+        lambd (Callable): called with the image; returns the transformed image.
+    """
+
+    def __init__(self, lambd: Callable[[Any], Any]) -> None:
         if not callable(lambd):
             raise TypeError(f"Lambda: argument should be callable, got {type(lambd).__name__}")
         self.lambd = lambd
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return c_chain([self.lambd])
 
-    def __call__(self, img):
+    def __call__(self, img: Any) -> Any:
+        """Calls the function on `img`.
+
+        Args:
+            img (Any): the image.
+
+        Returns:
+            Any: what the function returns.
+        """
         return self.lambd(img)
 
 
 class ToTensor(TransformOp):
-    """uint8 (H, W) or (H, W, C) -> float32 (C, H, W) / 255 (other dtypes: converted only)."""
+    """Converts a uint8 image (H, W) or (H, W, C) to a float32 (C, H, W) tensor scaled to
+    [0, 1] (other dtypes are only moved to channels-first)."""
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_to_tensor()]
 
 
 class Resize(TransformOp):
-    """Resizes the last two dims to size (h, w); an int matches the shorter edge to it."""
+    """Resizes the last two dims (bilinear, without antialiasing).
 
-    def __init__(self, size: Union[int, Sequence[int]], interpolation=InterpolationMode.BILINEAR,
-                 max_size=None, antialias=None):
+    Args:
+        size (int or Sequence[int]): (h, w), or an int the shorter edge is matched to
+            (keeping the aspect ratio).
+        interpolation (str): only ``InterpolationMode.BILINEAR``.
+            Default: ``InterpolationMode.BILINEAR``.
+        max_size (None): not supported (must be ``None``). Default: ``None``.
+        antialias (bool, optional): accepted; resizing never antialiases (torchvision's
+            ``antialias=False``). Default: ``None``.
+    """
+
+    def __init__(self, size: Union[int, Sequence[int]],
+                 interpolation: str = InterpolationMode.BILINEAR,
+                 max_size: Optional[int] = None, antialias: Optional[bool] = None) -> None:
         if interpolation != InterpolationMode.BILINEAR:
             raise NotImplementedError(f"Resize: only bilinear interpolation is implemented, "
                                       f"got {interpolation!r}")
@@ -63,40 +93,60 @@ class Resize(TransformOp):
         self.size = size
         self._hw = resize_args(size, "Resize")
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_resize(*self._hw, hwc=False)]
 
 
 class Normalize(TransformOp):
-    """(x - mean[c]) / std[c] over the channel dim of a (C, H, W) float tensor."""
+    """(x - mean[c]) / std[c] over the channel dim of a (C, H, W) float tensor.
 
-    def __init__(self, mean: Sequence[float], std: Sequence[float], inplace: bool = False):
+    Args:
+        mean (Sequence[float]): the mean of each channel.
+        std (Sequence[float]): the standard deviation of each channel.
+        inplace (bool): accepted for torchvision code (the result is a new tensor).
+            Default: ``False``.
+    """
+
+    def __init__(self, mean: Sequence[float], std: Sequence[float], inplace: bool = False) -> None:
         self.mean, self.std = [float(m) for m in mean], [float(s) for s in std]
         self._c = _C.t_normalize(self.mean, self.std, hwc=False)
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [self._c]
 
 
 class CenterCrop(TransformOp):
-    """Crops size at the centre (offset round((H - h) / 2)); smaller images are zero-padded."""
+    """Crops the centre (offset round((H - h) / 2)); smaller images are zero-padded.
 
-    def __init__(self, size: Union[int, Sequence[int]]):
+    Args:
+        size (int or Sequence[int]): (h, w) of the crop, or one int for a square.
+    """
+
+    def __init__(self, size: Union[int, Sequence[int]]) -> None:
         self.size = size
         self._hw = pair(size, "CenterCrop")
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_center_crop(*self._hw, hwc=False, mindspore_style=False)]
 
 
 class RandomCrop(TransformOp):
-    """Zero-pads by padding (int, (left/right, top/bottom) or (left, top, right, bottom)), then
-    crops size at a uniformly random position."""
+    """Zero-pads, then crops at a uniformly random position.
+
+    Args:
+        size (int or Sequence[int]): (h, w) of the crop, or one int for a square.
+        padding (int or Sequence[int], optional): zeros added first: an int for every side,
+            (left/right, top/bottom) or (left, top, right, bottom). Default: ``None``.
+        pad_if_needed (bool): not supported (must be ``False``). Default: ``False``.
+        fill (int): the padding value; only 0. Default: ``0``.
+        padding_mode (str): only 'constant'. Default: ``'constant'``.
+    """
 
     _random = True
 
-    def __init__(self, size: Union[int, Sequence[int]], padding=None, pad_if_needed: bool = False,
-                 fill=0, padding_mode: str = "constant"):
+    def __init__(self, size: Union[int, Sequence[int]],
+                 padding: Optional[Union[int, Sequence[int]]] = None, pad_if_needed: bool = False,
+                 fill: int = 0, padding_mode: str = "constant") -> None:
         if pad_if_needed or fill != 0 or padding_mode != "constant":
             raise NotImplementedError("RandomCrop: only constant zero padding given by padding "
                                       "is implemented")
@@ -104,18 +154,22 @@ class RandomCrop(TransformOp):
         self._hw = pair(size, "RandomCrop")
         self._pad = padding_arg(padding, "RandomCrop")
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_random_crop(*self._hw, self._pad, hwc=False)]
 
 
 class RandomHorizontalFlip(TransformOp):
-    """Flips the last dim with probability p."""
+    """Flips the last dim (the width) with probability p.
+
+    Args:
+        p (float): the probability of a flip. Default: ``0.5``.
+    """
 
     _random = True
 
-    def __init__(self, p: float = 0.5):
+    def __init__(self, p: float = 0.5) -> None:
         self.p = float(p)
         self._c = _C.t_random_horizontal_flip(self.p, hwc=False)
 
-    def _c_transforms(self):
+    def _c_transforms(self) -> List[_C.Transform]:
         return [self._c]

@@ -60,6 +60,23 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          bool create_graph = false, bool allow_unused = false);
 
 // --- functional API (MindSpore's value_and_grad / grad, in C++) -----------------------------
+// What differentiate() returns: fn's outputs, the arguments as fn saw them, and the
+// gradients of the sum of fn's outputs (each with sensitivity ones) with respect to those
+// arguments and then to `weights` (zeros where an output does not depend on one).
+struct Differentiation {
+  std::vector<Tensor> outputs;
+  std::vector<Tensor> leaves;
+  std::vector<Tensor> grads;
+  bool nested = false;  // an outer differentiation records through the arguments
+};
+// The core of value_and_grad, shared by C++ and by Python's tandem.value_and_grad / grad:
+// each argument becomes a leaf that requires grad, unless it already carries history
+// (an outer grad is differentiating through this one: then the gradients are built with
+// create_graph so the outer one sees through them); fn runs with grad mode on.
+Differentiation differentiate(
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+    const std::vector<Tensor>& args, const std::vector<Tensor>& weights);
+
 using DiffFn = std::function<Tensor(const std::vector<Tensor>&)>;
 // A function returning (fn(args), gradients of fn's scalar output with respect to the
 // arguments at grad_positions, then with respect to each of `weights`).

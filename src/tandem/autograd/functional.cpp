@@ -1,6 +1,7 @@
 // value_and_grad / grad over C++ callables, and Tensor::backward.
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/ops/creation.h"
 
 namespace tandem {
 
@@ -10,33 +11,63 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_gra
   tandem::backward({*this}, grads, retain_graph, create_graph);
 }
 
+Differentiation differentiate(
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+    const std::vector<Tensor>& args, const std::vector<Tensor>& weights) {
+  Differentiation d;
+  const bool recording = is_grad_enabled();
+  for (const Tensor& a : args) d.nested = d.nested || (recording && requires_grad(a));
+  for (const Tensor& a : args) {
+    if (recording && requires_grad(a)) {
+      d.leaves.push_back(a);
+    } else {
+      Tensor leaf = detach(a);
+      set_requires_grad(leaf, true);
+      d.leaves.push_back(leaf);
+    }
+  }
+  {
+    GradModeGuard on(true);
+    d.outputs = fn(d.leaves);
+  }
+  std::vector<Tensor> wrt = d.leaves;
+  wrt.insert(wrt.end(), weights.begin(), weights.end());
+  std::vector<Tensor> targets, ones;
+  for (const Tensor& t : d.outputs)
+    if (t.defined() && requires_grad(t)) {
+      targets.push_back(t);
+      ones.push_back(full(t.shape(), Scalar(1), t.dtype()));
+    }
+  if (!targets.empty() && !wrt.empty())
+    d.grads = tandem::grad(targets, wrt, ones, d.nested, d.nested, true);
+  d.grads.resize(wrt.size());
+  for (size_t i = 0; i < wrt.size(); ++i)
+    if (!d.grads[i].defined()) d.grads[i] = zeros(wrt[i].shape(), wrt[i].dtype());
+  return d;
+}
+
 std::function<std::pair<Tensor, std::vector<Tensor>>(const std::vector<Tensor>&)> value_and_grad(
     DiffFn fn, std::vector<int> positions, std::vector<Tensor> weights) {
   return [fn = std::move(fn), positions = std::move(positions),
           weights = std::move(weights)](const std::vector<Tensor>& args) {
-    std::vector<Tensor> xs = args;
-    std::vector<Tensor> inputs;
+    std::vector<Tensor> diff;
     for (int p : positions) {
       TANDEM_CHECK(p >= 0 && p < int(args.size()), IndexError, "value_and_grad: grad_position ", p,
                    " is out of range for ", args.size(), " arguments");
-      xs[size_t(p)] = detach(args[size_t(p)]);
-      set_requires_grad(xs[size_t(p)], true);
-      inputs.push_back(xs[size_t(p)]);
+      diff.push_back(args[size_t(p)]);
     }
-    for (const Tensor& w : weights) inputs.push_back(w);
-    Tensor out;
-    {
-      GradModeGuard on(true);
-      out = fn(xs);
-    }
-    TANDEM_CHECK(out.numel() == 1, ValueError,
-                 "value_and_grad: the function must return a one-element tensor, got shape ",
-                 shape_str(out.shape()));
-    std::vector<Tensor> grads;
-    if (!inputs.empty() && requires_grad(out))
-      grads = tandem::grad({out}, inputs, {}, false, false, true);
-    grads.resize(inputs.size());
-    return std::make_pair(detach(out), grads);
+    Differentiation d = differentiate(
+        [&](const std::vector<Tensor>& leaves) {
+          std::vector<Tensor> xs = args;
+          for (size_t i = 0; i < positions.size(); ++i) xs[size_t(positions[i])] = leaves[i];
+          Tensor out = fn(xs);
+          TANDEM_CHECK(out.numel() == 1, ValueError,
+                       "value_and_grad: the function must return a one-element tensor, got shape ",
+                       shape_str(out.shape()));
+          return std::vector<Tensor>{out};
+        },
+        diff, weights);
+    return std::make_pair(d.nested ? d.outputs[0] : detach(d.outputs[0]), d.grads);
   };
 }
 

@@ -9,6 +9,7 @@
 #include "tandem/graph/passes.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 
 namespace tandem::graph {
@@ -30,6 +31,21 @@ Tensor slice(const Tensor& arena, int64_t off, const Value& val) {
 Executable::Executable(Graph g, bool outputs_require_grad)
     : g_(std::move(g)), outputs_require_grad_(outputs_require_grad) {
   g_.verify();
+  const bool guarded = !g_.guards.empty();
+  if (guarded) {
+    g_ = optimize_guarded(std::move(g_));
+    g_.verify();
+    // A guard's value must outlive the node after which it is checked: a hidden output.
+    for (const Graph::Guard& gd : g_.guards) {
+      g_.outputs.push_back(gd.value);
+      g_.num_hidden_outputs++;
+    }
+    guards_after_.resize(g_.nodes.size());
+    for (size_t i = 0; i < g_.guards.size(); ++i) {
+      size_t after = g_.guards[i].after_node;
+      (after == 0 ? guards_before_ : guards_after_[after - 1]).push_back(i);
+    }
+  }
   std::vector<int64_t> last(g_.values.size(), -1);
   for (size_t i = 0; i < g_.nodes.size(); ++i)
     for (int64_t v : g_.nodes[i].inputs) last[size_t(v)] = int64_t(i);
@@ -42,10 +58,9 @@ Executable::Executable(Graph g, bool outputs_require_grad)
 
   donor_ = inplace_donors(g_);
   into_capture_ = inplace_writebacks(g_);
-  if (!pass_enabled("inplace")) {
-    std::fill(donor_.begin(), donor_.end(), -1);
-    std::fill(into_capture_.begin(), into_capture_.end(), -1);
-  }
+  // With guards, nothing may be written into a captured tensor before the last one holds.
+  if (!pass_enabled("inplace") || guarded) std::fill(into_capture_.begin(), into_capture_.end(), -1);
+  if (!pass_enabled("inplace")) std::fill(donor_.begin(), donor_.end(), -1);
   plan_ = plan_memory(g_, donor_, into_capture_);
   if (!pass_enabled("arena")) plan_ = MemoryPlan{std::vector<int64_t>(g_.values.size(), -1)};
 }
@@ -55,6 +70,14 @@ bool Executable::grad_guards_hold() const {
     Tensor now = grad(Tensor(gd.leaf));
     if (now.defined() != gd.defined) return false;
     if (gd.same && now.impl() != gd.same.get()) return false;
+  }
+  return true;
+}
+
+bool Executable::captures_unchanged() const {
+  for (const auto& [v, impl] : g_.captures) {
+    const Value& want = g_.values[size_t(v)];
+    if (impl->dtype != want.dtype || impl->shape != want.shape) return false;
   }
   return true;
 }
@@ -69,7 +92,16 @@ size_t Executable::num_inplace_candidates() const {
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
-  return run_timed(inputs, nullptr);
+  if (g_.guards.empty()) return run_timed(inputs, nullptr);
+  // A failed guard leaves no trace: nothing is written back (commit comes last) and the
+  // random numbers drawn so far are drawn again by the path that runs instead.
+  const auto rng = get_rng_state();
+  try {
+    return run_timed(inputs, nullptr);
+  } catch (const GuardFailed&) {
+    set_rng_state(rng.first, rng.second);
+    throw;
+  }
 }
 
 std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int reps) const {
@@ -102,12 +134,16 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
                  dtype_name(want.dtype), shape_str(want.shape));
     env[size_t(g_.inputs[i])] = inputs[i];
   }
+  TANDEM_CHECK(captures_unchanged(), ValueError,
+               "jit: a tensor the compiled function captured changed shape or dtype since it "
+               "was traced; call the jit function again (it retraces) instead of the graph");
   for (auto& c : g_.captures) env[size_t(c.first)] = Tensor(c.second);
   GradModeGuard no_grad(false);
   // One allocation for every intermediate (the caching allocator keeps it between runs).
   Tensor arena =
       plan_.arena_bytes > 0 ? Tensor::empty({plan_.arena_bytes}, DType::UInt8) : Tensor();
   std::vector<Tensor> ins;
+  for (size_t gi : guards_before_) check_guard(gi, env);
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     const Node& n = g_.nodes[i];
     auto t0 =
@@ -142,10 +178,17 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     }
     for (size_t k = 0; k < outs.size(); ++k) env[size_t(n.outputs[k])] = std::move(outs[k]);
     for (int64_t v : free_after_[i]) env[size_t(v)] = Tensor();
+    if (!guards_after_.empty())
+      for (size_t gi : guards_after_[i]) check_guard(gi, env);
     if (node_seconds)
       node_seconds[i] =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  return commit(inputs, env);
+}
+
+std::vector<Tensor> Executable::commit(const std::vector<Tensor>& inputs,
+                                       const std::vector<Tensor>& env) const {
   for (auto& w : g_.writebacks) {
     Tensor target(w.first);
     const Tensor& v = env[size_t(w.second)];
@@ -159,6 +202,12 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
     set_grad(Tensor(s.leaf), s.output >= 0 ? out[size_t(s.output)]
                              : s.tensor    ? Tensor(s.tensor)
                                            : Tensor());
+  for (const Graph::InputWrite& w : g_.input_writes) {
+    const Tensor& target = inputs[size_t(w.input)];
+    const Tensor& v = out[size_t(w.output)];
+    if (v.storage() != target.storage() || v.data_ptr() != target.data_ptr()) copy_into(target, v);
+    if (target.storage()) target.storage()->bump_version();
+  }
   out.resize(out.size() - g_.num_hidden_outputs);
   return out;
 }
@@ -177,7 +226,8 @@ Executable compile(const std::function<std::vector<Tensor>(const std::vector<Ten
   Graph g = tracer.finish(outs);
   if (before) *before = g.str();
   if (before_cost) *before_cost = estimate_cost(g);
-  optimize(g);
+  // A graph with guards is split at them first and each segment is optimized alone.
+  if (g.guards.empty()) optimize(g);
   return Executable(std::move(g), outs_grad);
 }
 

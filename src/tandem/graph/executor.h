@@ -5,11 +5,25 @@
 #include <functional>
 #include <string>
 
+#include "tandem/core/error.h"
 #include "tandem/graph/cost.h"
 #include "tandem/graph/ir.h"
 #include "tandem/graph/memory_plan.h"
 
 namespace tandem::graph {
+
+// Thrown by Executable::run when a guard does not hold: Python read a traced value and the
+// path compiled for it no longer applies (nothing was written back; the caller takes
+// another path or traces a new one).
+class GuardFailed : public Error {
+ public:
+  GuardFailed(size_t index, const std::string& where)
+      : Error("jit: guard " + std::to_string(index) + " (" + where + ") does not hold"),
+        index(index),
+        where(where) {}
+  size_t index;
+  std::string where;
+};
 
 class Executable {
  public:
@@ -32,9 +46,23 @@ class Executable {
   // Whether the .grad state of the leaves a traced backward() touched matches the trace's
   // (else the caller retraces: the graph may accumulate into, or ignore, a grad).
   bool grad_guards_hold() const;
+  // Whether every captured tensor still has the shape and dtype the graph was traced with
+  // (Parameter.set_data or x.data = y may change them; the caller then retraces).
+  bool captures_unchanged() const;
   const MemoryPlan& memory_plan() const { return plan_; }
+  // The optimized graph as text, with the guards where they are checked.
+  std::string text() const;
+  // Number of guards (Python reads of traced values) the path depends on.
+  size_t num_guards() const { return g_.guards.size(); }
+  CostReport cost() const { return estimate_cost(g_, true); }
+  std::string arena_text() const { return arena_str(plan_); }
 
  private:
+  void check_guard(size_t i, const std::vector<Tensor>& env) const;
+  // After a run: the write-backs, argument writes and .grad assignments, then the results.
+  std::vector<Tensor> commit(const std::vector<Tensor>& inputs,
+                             const std::vector<Tensor>& env) const;
+
   std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds) const;
 
   Graph g_;
@@ -47,7 +75,14 @@ class Executable {
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
   MemoryPlan plan_;
+  // Per node, the guards checked right after it (guards_before_: before the first node).
+  std::vector<std::vector<size_t>> guards_after_;
+  std::vector<size_t> guards_before_;
 };
+
+// A traced graph with guards, cut at the reads, each segment optimized alone and joined again
+// (segments.cpp).
+Graph optimize_guarded(Graph g);
 
 // Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and
 // `before_cost` (if given) receive the traced graph's text and cost before optimization,

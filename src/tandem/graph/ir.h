@@ -49,7 +49,25 @@ struct Graph {
     std::shared_ptr<TensorImpl> same;  // the grad tensor the graph captured, if any
   };
   std::vector<GradGuard> grad_guards;
-  size_t num_hidden_outputs = 0;  // trailing outputs that carry grads, not results
+  // In-place writes to the function's own arguments (x.add_(1), x[0] = v): after a call,
+  // graph output `output` is copied into argument `input` (an index into inputs), as eager
+  // execution would have written it.
+  struct InputWrite {
+    int64_t input = -1;
+    int64_t output = -1;
+  };
+  std::vector<InputWrite> input_writes;
+  size_t num_hidden_outputs = 0;  // trailing outputs that carry grads / argument writes
+  // Python read a traced value (a condition, int(t), .item(), .numpy()): the path this graph
+  // computes holds only while the value equals what it was when traced. The executable runs
+  // in segments split at the reads and checks each guard between them (graph/segments.h).
+  struct Guard {
+    int64_t value = -1;      // the value read (a node output, an argument or a capture)
+    Tensor expected;         // its value at trace time (a dense copy)
+    size_t after_node = 0;   // how many nodes had been recorded when Python read it
+    std::string where;       // "file.py:12, bool()" for explain() and warnings
+  };
+  std::vector<Guard> guards;
 
   int64_t add_value(const Shape& shape, DType dtype);
   // Checks ids, definition before use and single definitions; throws Error describing the

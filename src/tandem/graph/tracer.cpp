@@ -2,7 +2,9 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
+#include "tandem/ops/elementwise.h"
 
 namespace tandem::graph {
 namespace {
@@ -21,8 +23,10 @@ Tensor meta_like(const Tensor& t) {
 Tracer::Tracer() = default;
 Tracer::~Tracer() {
   if (!active_) return;
-  // Abandoned (the traced code raised): leaves must not keep symbolic grads.
+  // Abandoned (the traced code raised): leaves must not keep symbolic grads, and reads'
+  // evaluation must not have consumed random numbers.
   current = prev_;
+  if (evaluated_ > 0) set_rng_state(rng_at_begin_.first, rng_at_begin_.second);
   for (auto& [leaf, before] : grad_before_) set_grad(Tensor(leaf), before);
 }
 
@@ -55,11 +59,14 @@ bool Tracer::captures_state(const Tensor& t) const {
 std::vector<Tensor> Tracer::begin(const std::vector<Tensor>& examples) {
   TANDEM_CHECK(!active_, Error, "internal: tracer started twice");
   first_serial_ = Storage::next_serial();
+  examples_ = examples;
+  rng_at_begin_ = get_rng_state();
   std::vector<Tensor> out;
   for (const Tensor& e : examples) {
     int64_t v = g_.add_value(e.shape(), e.dtype());
     g_.inputs.push_back(v);
     out.push_back(symbolic(v));
+    arguments_.push_back(out.back().impl_shared());
   }
   prev_ = current;
   current = this;
@@ -139,6 +146,8 @@ std::vector<Tensor> Tracer::record(const OpDef& op, const std::vector<Tensor>& i
   std::vector<Tensor> outs;
   for (auto& m : metas) {
     int64_t v = g_.add_value(m.shape, m.dtype);
+    if (defined_by_.size() <= size_t(v)) defined_by_.resize(size_t(v) + 1, -1);
+    defined_by_[size_t(v)] = int64_t(g_.nodes.size());
     n.outputs.push_back(v);
     outs.push_back(symbolic(v));
     if (is_view) {
@@ -205,6 +214,45 @@ void Tracer::rename(const std::shared_ptr<TensorImpl>& t, int64_t v) {
   g_.writebacks.emplace_back(t, v);
 }
 
+Tensor Tracer::concrete(int64_t v) {
+  if (concrete_.size() < g_.values.size()) concrete_.resize(g_.values.size());
+  if (concrete_[size_t(v)].defined()) return concrete_[size_t(v)];
+  for (size_t i = 0; i < g_.inputs.size(); ++i)
+    if (g_.inputs[i] == v) return concrete_[size_t(v)] = examples_[i];
+  for (const auto& c : g_.captures)
+    if (c.first == v) return concrete_[size_t(v)] = Tensor(c.second);
+  int64_t def = size_t(v) < defined_by_.size() ? defined_by_[size_t(v)] : -1;
+  TANDEM_CHECK(def >= 0, Error, "internal: jit value %", v, " has no definition");
+  // Eagerly, on the real arguments and captures, without tracing or autograd. In-place
+  // writes were recorded functionally, so this writes nothing real.
+  TracePause pause;
+  GradModeGuard no_grad(false);
+  for (; evaluated_ <= size_t(def); ++evaluated_) {
+    const Node& n = g_.nodes[evaluated_];
+    std::vector<Tensor> ins;
+    for (int64_t in : n.inputs) ins.push_back(concrete(in));
+    std::vector<Tensor> outs = execute(*n.op, ins, n.attrs);
+    for (size_t k = 0; k < outs.size(); ++k) concrete_[size_t(n.outputs[k])] = outs[k];
+  }
+  return concrete_[size_t(v)];
+}
+
+Tensor Tracer::read(const Tensor& t, const std::string& where) {
+  int64_t v = value_of(t);
+  Tensor value = concrete(v);
+  Graph::Guard guard;
+  guard.value = v;
+  {
+    TracePause pause;
+    GradModeGuard no_grad(false);
+    guard.expected = value.contiguous().same(value) ? clone(value) : value.contiguous();
+  }
+  guard.after_node = g_.nodes.size();
+  guard.where = where;
+  g_.guards.push_back(std::move(guard));
+  return value;
+}
+
 void Tracer::note_grad_write(const Tensor& leaf) {
   for (auto& b : grad_before_)
     if (b.first.get() == leaf.impl()) return;
@@ -234,6 +282,16 @@ Graph Tracer::finish(const std::vector<Tensor>& outputs) {
     g_.grad_guards.push_back(gd);
     set_grad(Tensor(leaf), before);
   }
+  // Arguments the traced code wrote in place now name another value: copy it back into
+  // the caller's tensor after each call.
+  for (size_t i = 0; i < arguments_.size(); ++i) {
+    if (arguments_[i]->sym_value == g_.inputs[i]) continue;
+    g_.input_writes.push_back({int64_t(i), int64_t(g_.outputs.size())});
+    g_.outputs.push_back(arguments_[i]->sym_value);
+    g_.num_hidden_outputs++;
+  }
+  // Evaluating nodes for reads drew random numbers: the compiled run draws them again.
+  if (evaluated_ > 0) set_rng_state(rng_at_begin_.first, rng_at_begin_.second);
   current = prev_;
   active_ = false;
   g_.verify();

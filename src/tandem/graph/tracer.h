@@ -32,6 +32,11 @@ class Tracer {
   // Whether `t` is real data that existed before the trace began (state the compiled
   // function captures, as opposed to constants the traced code made from host data).
   bool captures_state(const Tensor& t) const;
+  // The value of `t` (traced or captured) for Python code that reads it while tracing
+  // (a condition, int(t), .item(), .numpy()): the recorded ops are evaluated up to it on the
+  // arguments and captured tensors as they are now (nothing real is written), and a guard
+  // ties the compiled path to this value. `where` names the read (source line, construct).
+  Tensor read(const Tensor& t, const std::string& where);
   // Whether the traced code assigned any .grad (a training step with backward()).
   bool wrote_grads() const { return !grad_before_.empty(); }
   // Stops tracing and returns the graph computing `outputs`.
@@ -55,7 +60,16 @@ class Tracer {
   // `t` (a traced value or a captured tensor) now names value v.
   void rename(const std::shared_ptr<TensorImpl>& t, int64_t v);
 
+  // The concrete value of v, evaluating recorded nodes in order as far as needed.
+  Tensor concrete(int64_t v);
+
   Graph g_;
+  std::vector<std::shared_ptr<TensorImpl>> arguments_;  // the symbolic arguments begin() made
+  std::vector<Tensor> examples_;                        // the real arguments
+  std::vector<Tensor> concrete_;     // by value id, once evaluated (see read)
+  std::vector<int64_t> defined_by_;  // by value id: the node that produced it, or -1
+  size_t evaluated_ = 0;             // nodes evaluated so far
+  std::pair<uint64_t, uint64_t> rng_at_begin_{0, 0};  // evaluation draws; the run redraws
   std::vector<std::pair<std::shared_ptr<TensorImpl>, Tensor>> grad_before_;  // leaf, its grad
   std::unordered_map<const TensorImpl*, int64_t> captured_;
   std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops

@@ -29,7 +29,20 @@ def _grads(parameters: _Params, fn: str) -> List[Tensor]:
 def get_total_norm(tensors: _Params, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: Optional[bool] = None) -> Tensor:
     """The norm of the per-tensor `norm_type` norms, i.e. the norm of all the tensors'
-    entries concatenated (a 0-d tensor; 0.0 for no tensors)."""
+    entries concatenated.
+
+    Args:
+        tensors (Tensor or Iterable[Tensor]): the tensors (e.g. the gradients).
+        norm_type (float): the p of the p-norm; ``inf`` for the max-abs norm.
+            Default: ``2.0``.
+        error_if_nonfinite (bool): raise RuntimeError when the norm is nan or inf.
+            Default: ``False``.
+        foreach (bool, optional): accepted for PyTorch code (one implementation).
+            Default: ``None``.
+
+    Returns:
+        Tensor: a 0-d tensor (0.0 for no tensors).
+    """
     norm_type = float(norm_type)
     items = [t for t in _as_list(tensors, "get_total_norm") if t is not None]
     if not items:
@@ -51,7 +64,15 @@ def get_total_norm(tensors: _Params, norm_type: float = 2.0, error_if_nonfinite:
 
 def clip_grads_with_norm_(parameters: _Params, max_norm: float, total_norm: Tensor,
                           foreach: Optional[bool] = None) -> None:
-    """Scales the gradients by min(1, max_norm / (total_norm + 1e-6)) in place."""
+    """Scales the gradients of `parameters` by min(1, max_norm / (total_norm + 1e-6)) in
+    place (the second half of :func:`clip_grad_norm_`).
+
+    Args:
+        parameters (Tensor or Iterable[Tensor]): the tensors whose ``.grad`` is scaled.
+        max_norm (float): the largest allowed norm.
+        total_norm (Tensor): the gradients' total norm (from :func:`get_total_norm`).
+        foreach (bool, optional): accepted for PyTorch code. Default: ``None``.
+    """
     grads = _grads(parameters, "clip_grads_with_norm_")
     if not grads:
         return
@@ -69,10 +90,16 @@ def clip_grad_norm_(parameters: _Params, max_norm: float, norm_type: float = 2.0
     is at most `max_norm` (never scaled up); returns the total norm before clipping.
 
     Args:
-        parameters: a Tensor or an iterable of Tensors whose ``.grad`` is clipped.
-        max_norm: the largest allowed norm.
-        norm_type: the p of the p-norm; ``inf`` for the max-abs norm.
-        error_if_nonfinite: raise RuntimeError when the total norm is nan or inf.
+        parameters (Tensor or Iterable[Tensor]): the tensors whose ``.grad`` is clipped.
+        max_norm (float): the largest allowed norm.
+        norm_type (float): the p of the p-norm; ``inf`` for the max-abs norm.
+            Default: ``2.0``.
+        error_if_nonfinite (bool): raise RuntimeError when the total norm is nan or inf.
+            Default: ``False``.
+        foreach (bool, optional): accepted for PyTorch code. Default: ``None``.
+
+    Returns:
+        Tensor: the total norm of the gradients before clipping (0-d).
     """
     params = _as_list(parameters, "clip_grad_norm_")  # iterate a generator once
     total = get_total_norm(_grads(params, "clip_grad_norm_"), norm_type, error_if_nonfinite)
@@ -82,7 +109,13 @@ def clip_grad_norm_(parameters: _Params, max_norm: float, norm_type: float = 2.0
 
 def clip_grad_value_(parameters: _Params, clip_value: float,
                      foreach: Optional[bool] = None) -> None:
-    """Clamps every gradient of `parameters` into [-clip_value, clip_value] in place."""
+    """Clamps every gradient of `parameters` into [-clip_value, clip_value] in place.
+
+    Args:
+        parameters (Tensor or Iterable[Tensor]): the tensors whose ``.grad`` is clamped.
+        clip_value (float): the largest allowed absolute value.
+        foreach (bool, optional): accepted for PyTorch code. Default: ``None``.
+    """
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters, "clip_grad_value_"):

@@ -9,26 +9,32 @@ training resumes bit-exactly.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple, TypeVar,
+                    Union, overload)
 
 from ... import _C
 from ...autograd import enable_grad
 from ...jit import note_guard
 
 Tensor = _C.Tensor
+#: What an optimizer is built from: tensors (parameters), or dicts with 'params' and
+#: per-group hyper-parameters (one dict is one group).
+ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]], Dict[str, Any]]
+#: The loss a step closure returns.
+_Loss = TypeVar("_Loss", bound=Union[float, Tensor])
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"]
 
-_CPP_KEYS: Dict[str, frozenset] = {}
+_CPP_KEYS: Dict[str, FrozenSet[str]] = {}
 
 
-def _cpp_keys(name: str) -> frozenset:
+def _cpp_keys(name: str) -> FrozenSet[str]:
     if name not in _CPP_KEYS:
         _CPP_KEYS[name] = frozenset(_C.optim.default_options(name))
     return _CPP_KEYS[name]
 
 
-def _as_float(key: str, value) -> float:
+def _as_float(key: str, value: Any) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -37,18 +43,25 @@ def _as_float(key: str, value) -> float:
 
 
 class Optimizer:
-    """Base class: holds ``param_groups`` (dicts with 'params' and hyper-parameters) and
-    the C++ optimizer doing the updates. Subclasses name their C++ class in ``_cpp``."""
+    """The base class of the optimizers: holds ``param_groups`` (dicts with 'params' and
+    hyper-parameters) and the C++ optimizer doing the updates. Subclasses name their C++
+    class in ``_cpp``.
+
+    Args:
+        params (Iterable[Tensor] or Iterable[dict]): the parameters to optimize, or dicts
+            with 'params' and hyper-parameters overriding `defaults` for that group.
+        defaults (Dict[str, Any]): the default hyper-parameters of every group.
+    """
 
     _cpp = ""
 
-    def __init__(self, params, defaults: Dict[str, Any]) -> None:
+    def __init__(self, params: ParamsT, defaults: Dict[str, Any]) -> None:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got a Tensor")
         if isinstance(params, dict):
             params = [params]
-        groups = list(params)
+        groups: List[Any] = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict):
@@ -63,7 +76,7 @@ class Optimizer:
     def _options(self, group: Dict[str, Any]) -> Dict[str, float]:
         """The group's hyper-parameters in C++ form (betas split; unknown keys skipped)."""
         keys = _cpp_keys(self._cpp)
-        out = {}
+        out: Dict[str, float] = {}
         for key, value in group.items():
             if key == "betas":
                 b = tuple(value)
@@ -76,7 +89,12 @@ class Optimizer:
         return out
 
     def add_param_group(self, param_group: Dict[str, Any]) -> None:
-        """Adds a group: a dict with 'params' and any hyper-parameters to override."""
+        """Adds a parameter group (e.g. layers unfrozen during fine-tuning).
+
+        Args:
+            param_group (dict): 'params' (a Tensor or a list of them) and any
+                hyper-parameters to override the defaults with.
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
         group = dict(param_group)
@@ -105,26 +123,44 @@ class Optimizer:
             self._impl.set_options(i, self._options(group))
 
     # --- stepping -------------------------------------------------------------------------
-    def step(self, closure: Optional[Callable[[], Any]] = None):
-        """One update of every parameter that has a .grad. `closure` re-evaluates the model
-        and returns the loss (run with grad enabled); its result is returned."""
+    @overload
+    def step(self, closure: None = None) -> None: ...
+
+    @overload
+    def step(self, closure: Callable[[], _Loss]) -> _Loss: ...
+
+    def step(self, closure: Optional[Callable[[], _Loss]] = None) -> Optional[_Loss]:
+        """One update of every parameter that has a ``.grad``.
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss; it
+                runs first, with grad enabled. Default: ``None``.
+
+        Returns:
+            The closure's loss (a float or Tensor), or ``None`` without a closure.
+        """
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
         self._sync()
         if _C.is_tracing():  # the rates are constants of the graph: recompile on a change
-            note_guard(self, Optimizer._hyper)
+            note_guard(self, Optimizer._hyper)  # type: ignore[arg-type]  # called with self
         self._impl.step()
         return loss
 
-    def _hyper(self):
+    def _hyper(self) -> Tuple[Tuple[Tuple[str, Any], ...], ...]:
         return tuple(tuple(sorted((k, v) for k, v in g.items() if k != "params"
                                   and isinstance(v, (int, float, bool, tuple))))
                      for g in self.param_groups)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clears every parameter's .grad (sets it to None, or zeroes it in place)."""
+        """Clears every parameter's ``.grad``.
+
+        Args:
+            set_to_none (bool): set it to ``None`` instead of zeroing it in place.
+                Default: ``True``.
+        """
         self._impl.zero_grad(set_to_none)
 
     # --- state ----------------------------------------------------------------------------
@@ -143,12 +179,17 @@ class Optimizer:
 
     def state_dict(self) -> Dict[str, Any]:
         """{'state': {index: {name: value}}, 'param_groups': [group dicts with 'params' as
-        indices]}, PyTorch's layout. Tensors are copies, so later steps don't change it."""
-        state = {}
+        indices]}, PyTorch's layout. Tensors are copies, so later steps don't change it.
+
+        Returns:
+            Dict[str, Any]: the state, for :meth:`load_state_dict` (and ``mint.save``).
+        """
+        state: Dict[int, Dict[str, Any]] = {}
         for i, (tensors, scalars) in enumerate(self._impl.export_state()):
             if tensors or scalars:
                 state[i] = {**scalars, **tensors}
-        groups, start = [], 0
+        groups: List[Dict[str, Any]] = []
+        start = 0
         for g in self.param_groups:
             d = {k: v for k, v in g.items() if k != "params"}
             d["params"] = list(range(start, start + len(g["params"])))
@@ -157,7 +198,12 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
-        """Restores hyper-parameters and buffers saved by state_dict()."""
+        """Restores the hyper-parameters, buffers and step counts saved by
+        :meth:`state_dict` (the groups must hold as many parameters as when it was saved).
+
+        Args:
+            state_dict (Dict[str, Any]): what :meth:`state_dict` returned.
+        """
         if not isinstance(state_dict, dict) or "param_groups" not in state_dict:
             raise ValueError("load_state_dict expects a dict with 'state' and 'param_groups'")
         saved_groups = state_dict["param_groups"]
@@ -170,10 +216,11 @@ class Optimizer:
                                  f"{len(s['params'])} parameters, the optimizer's group has "
                                  f"{len(g['params'])}")
         saved_state = state_dict.get("state", {})
-        entries = []
+        entries: List[Tuple[Dict[str, Tensor], Dict[str, float]]] = []
         for s in saved_groups:
             for key in s["params"]:
-                tensors, scalars = {}, {}
+                tensors: Dict[str, Tensor] = {}
+                scalars: Dict[str, float] = {}
                 for name, value in saved_state.get(key, {}).items():
                     if isinstance(value, Tensor) and name != "step":
                         tensors[name] = value
@@ -204,14 +251,33 @@ class Optimizer:
         return "\n".join(lines)
 
 
+_COMMON = """
+        maximize (bool): maximize the objective (ascend the gradient). Default: ``False``.
+        foreach (bool, optional): accepted for PyTorch code (one C++ implementation).
+            Default: ``None``.
+    """
+_PARAMS = """
+        params (Iterable[Tensor] or Iterable[dict]): the parameters to optimize, or dicts
+            defining parameter groups with their own hyper-parameters."""
+
+
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum / Nesterov momentum:
+    __doc__ = """Stochastic gradient descent with optional momentum / Nesterov momentum:
     ``buf = momentum * buf + (1 - dampening) * g`` (``buf = g`` on the first step),
-    ``p -= lr * (g + momentum * buf if nesterov else buf)``."""
+    ``p -= lr * (g + momentum * buf if nesterov else buf)``; weight decay adds
+    ``weight_decay * p`` to g.
+
+    Args:""" + _PARAMS + """
+        lr (float): the learning rate. Default: ``1e-3``.
+        momentum (float): the momentum factor. Default: ``0``.
+        dampening (float): the dampening of the momentum. Default: ``0``.
+        weight_decay (float): the L2 penalty. Default: ``0``.
+        nesterov (bool): Nesterov momentum (needs momentum and no dampening).
+            Default: ``False``.""" + _COMMON
 
     _cpp = "SGD"
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
@@ -219,12 +285,25 @@ class SGD(Optimizer):
                                       maximize=maximize, foreach=foreach))
 
 
+_ADAM = """
+        lr (float): the learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float]): the decay rates of the running averages of the gradient
+            and of its square. Default: ``(0.9, 0.999)``.
+        eps (float): added to the denominator for numerical stability. Default: ``1e-8``."""
+
+
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), with L2 weight decay added to the gradient and optional AMSGrad."""
+    __doc__ = """Adam (Kingma & Ba, 2014), with L2 weight decay added to the gradient and
+    optional AMSGrad.
+
+    Args:""" + _PARAMS + _ADAM + """
+        weight_decay (float): the L2 penalty. Default: ``0``.
+        amsgrad (bool): use the maximum of the past squared-gradient averages (AMSGrad).
+            Default: ``False``.""" + _COMMON
 
     _cpp = "Adam"
 
-    def __init__(self, params, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
+    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
                  maximize: bool = False, foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -232,11 +311,16 @@ class Adam(Optimizer):
 
 
 class AdamW(Optimizer):
-    """Adam with decoupled weight decay: ``p *= 1 - lr * weight_decay`` before the update."""
+    __doc__ = """Adam with decoupled weight decay (Loshchilov & Hutter, 2017):
+    ``p *= 1 - lr * weight_decay`` before the Adam update.
+
+    Args:""" + _PARAMS + _ADAM + """
+        weight_decay (float): the decoupled weight decay. Default: ``1e-2``.
+        amsgrad (bool): use AMSGrad. Default: ``False``.""" + _COMMON
 
     _cpp = "AdamW"
 
-    def __init__(self, params, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
+    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
                  maximize: bool = False, foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -244,12 +328,21 @@ class AdamW(Optimizer):
 
 
 class RMSprop(Optimizer):
-    """RMSprop: divides the gradient by a running RMS (optionally centered), with optional
-    momentum."""
+    __doc__ = """RMSprop: divides the gradient by a running RMS of the gradients (optionally
+    centered by their running mean), with optional momentum.
+
+    Args:""" + _PARAMS + """
+        lr (float): the learning rate. Default: ``1e-2``.
+        alpha (float): the smoothing constant of the running average. Default: ``0.99``.
+        eps (float): added to the denominator for numerical stability. Default: ``1e-8``.
+        weight_decay (float): the L2 penalty. Default: ``0``.
+        momentum (float): the momentum factor. Default: ``0``.
+        centered (bool): normalise by the estimated variance instead of the second moment.
+            Default: ``False``.""" + _COMMON
 
     _cpp = "RMSprop"
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
                  maximize: bool = False, foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
@@ -258,11 +351,21 @@ class RMSprop(Optimizer):
 
 
 class Adagrad(Optimizer):
-    """Adagrad: per-element rates from the running sum of squared gradients."""
+    __doc__ = """Adagrad: per-element rates from the running sum of squared gradients.
+
+    Args:""" + _PARAMS + """
+        lr (float): the learning rate. Default: ``1e-2``.
+        lr_decay (float): the rate decays as lr / (1 + (step - 1) * lr_decay).
+            Default: ``0``.
+        weight_decay (float): the L2 penalty. Default: ``0``.
+        initial_accumulator_value (float): the starting value of the sums.
+            Default: ``0``.
+        eps (float): added to the denominator for numerical stability.
+            Default: ``1e-10``.""" + _COMMON
 
     _cpp = "Adagrad"
 
-    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, *,
                  maximize: bool = False, foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
@@ -271,11 +374,19 @@ class Adagrad(Optimizer):
 
 
 class Adadelta(Optimizer):
-    """Adadelta: step sizes from running averages of squared gradients and updates."""
+    __doc__ = """Adadelta (Zeiler, 2012): step sizes from running averages of squared
+    gradients and of squared updates.
+
+    Args:""" + _PARAMS + """
+        lr (float): scales the update. Default: ``1.0``.
+        rho (float): the decay rate of the running averages. Default: ``0.9``.
+        eps (float): added inside the square roots for numerical stability.
+            Default: ``1e-6``.
+        weight_decay (float): the L2 penalty. Default: ``0``.""" + _COMMON
 
     _cpp = "Adadelta"
 
-    def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+    def __init__(self, params: ParamsT, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, *, maximize: bool = False,
                  foreach: Optional[bool] = None) -> None:
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,

@@ -12,7 +12,7 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from typing import Callable, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Union
 
 __all__ = [
     "LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
@@ -20,7 +20,14 @@ __all__ = [
 ]
 
 
-def _check_optimizer(optimizer) -> None:
+class _HasParamGroups(Protocol):
+    """What a scheduler drives: an object with a list of param-group dicts holding 'lr'
+    (every mint.optim optimizer)."""
+
+    param_groups: List[Dict[str, Any]]
+
+
+def _check_optimizer(optimizer: Any) -> None:
     groups = getattr(optimizer, "param_groups", None)
     if not isinstance(groups, (list, tuple)) or not all(isinstance(g, dict) for g in groups):
         raise TypeError(f"{type(optimizer).__name__} is not an optimizer: expected an object "
@@ -30,7 +37,7 @@ def _check_optimizer(optimizer) -> None:
             raise KeyError(f"param_groups[{i}] has no 'lr' entry")
 
 
-def _format_param(name: str, optimizer, param) -> list:
+def _format_param(name: str, optimizer: _HasParamGroups, param: Any) -> List[Any]:
     """One value per param group (a list / tuple must have one per group)."""
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
@@ -42,15 +49,18 @@ def _format_param(name: str, optimizer, param) -> list:
 
 
 class LRScheduler:
-    """Base class: adjusts each param group's ``'lr'`` once per ``step()``.
+    """The base class of the schedulers: adjusts each param group's ``'lr'`` once per
+    ``step()``.
 
     Args:
-        optimizer: an object with ``param_groups`` (list of dicts with ``'lr'``).
-        last_epoch: index of the last epoch; -1 starts afresh (and records each group's
-            ``'initial_lr'``), anything else resumes and needs ``'initial_lr'`` in each group.
+        optimizer (Optimizer): an object with ``param_groups`` (a list of dicts with
+            ``'lr'``).
+        last_epoch (int): the index of the last epoch; -1 starts afresh (and records each
+            group's ``'initial_lr'``), anything else resumes and needs ``'initial_lr'`` in
+            each group. Default: ``-1``.
     """
 
-    def __init__(self, optimizer, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: _HasParamGroups, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
@@ -73,24 +83,45 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
-    def state_dict(self) -> dict:
-        """Every attribute except the optimizer."""
+    def state_dict(self) -> Dict[str, Any]:
+        """The scheduler's state, for resuming.
+
+        Returns:
+            Dict[str, Any]: every attribute except the optimizer.
+        """
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Restores the attributes saved by :meth:`state_dict`."""
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restores the attributes saved by :meth:`state_dict`.
+
+        Args:
+            state_dict (Dict[str, Any]): what :meth:`state_dict` returned.
+        """
         self.__dict__.update(state_dict)
 
     def get_last_lr(self) -> List[float]:
-        """The rates the last ``step()`` set, one per param group."""
+        """The rates the last ``step()`` set.
+
+        Returns:
+            List[float]: one rate per param group.
+        """
         return self._last_lr
 
     def get_lr(self) -> List[float]:
-        """The chainable form: next rates from the current ones."""
+        """The chainable form: the next rates computed from the current ones.
+
+        Returns:
+            List[float]: one rate per param group.
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement get_lr()")
 
     def step(self, epoch: Optional[int] = None) -> None:
-        """Advances one epoch (or jumps to `epoch`, using the closed form if any)."""
+        """Advances one epoch and writes the new rates into the param groups.
+
+        Args:
+            epoch (int, optional): jump to this epoch instead (deprecated, as in PyTorch;
+                uses the closed form where the scheduler has one). Default: ``None``.
+        """
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -100,7 +131,7 @@ class LRScheduler:
                           "closed form is used instead of the chainable form, where available.",
                           UserWarning, stacklevel=2)
             self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
+            closed: Optional[Callable[[], List[float]]] = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
@@ -112,9 +143,16 @@ _LRScheduler = LRScheduler
 
 
 class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch); `lr_lambda` is one function or one per group."""
+    """Sets each group's rate to initial_lr * lr_lambda(epoch).
 
-    def __init__(self, optimizer, lr_lambda: Union[Callable[[int], float],
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        lr_lambda (Callable or list of Callable): epoch -> factor; one function, or one per
+            param group.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, lr_lambda: Union[Callable[[int], float],
                                                    Sequence[Callable[[int], float]]],
                  last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
@@ -131,15 +169,25 @@ class LambdaLR(LRScheduler):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
-    def state_dict(self) -> dict:
-        """Attributes except the optimizer; plain functions are not saved, callable objects
-        save their ``__dict__``."""
+    def state_dict(self) -> Dict[str, Any]:
+        """The scheduler's state: its attributes except the optimizer; plain functions are
+        not saved, callable objects save their ``__dict__``.
+
+        Returns:
+            Dict[str, Any]: the state.
+        """
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
         return state
 
-    def load_state_dict(self, state_dict: dict) -> None:
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restores the state saved by :meth:`state_dict` (callable objects get their saved
+        ``__dict__`` back).
+
+        Args:
+            state_dict (Dict[str, Any]): what :meth:`state_dict` returned.
+        """
         state = dict(state_dict)
         lambdas = state.pop("lr_lambdas")
         self.__dict__.update(state)
@@ -148,13 +196,25 @@ class LambdaLR(LRScheduler):
                 fn.__dict__.update(saved)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
 class StepLR(LRScheduler):
-    """Multiplies the rate by `gamma` every `step_size` epochs."""
+    """Multiplies the rate by `gamma` every `step_size` epochs.
 
-    def __init__(self, optimizer, step_size: int, gamma: float = 0.1,
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        step_size (int): the period of the decay, in epochs.
+        gamma (float): the factor of each decay. Default: ``0.1``.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         if not isinstance(step_size, int) or isinstance(step_size, bool) or step_size <= 0:
             raise ValueError(f"StepLR: step_size must be a positive integer, got {step_size!r}")
@@ -163,6 +223,11 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -173,16 +238,28 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiplies the rate by `gamma` at each milestone epoch (repeated milestones count
-    repeatedly)."""
+    """Multiplies the rate by `gamma` at each milestone epoch (a repeated milestone decays
+    repeatedly).
 
-    def __init__(self, optimizer, milestones: Iterable[int], gamma: float = 0.1,
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        milestones (Iterable[int]): the epochs at which the rate decays.
+        gamma (float): the factor of each decay. Default: ``0.1``.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, milestones: Iterable[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         if self.last_epoch not in self.milestones:
             return [g["lr"] for g in self.optimizer.param_groups]
         factor = self.gamma ** self.milestones[self.last_epoch]
@@ -195,13 +272,24 @@ class MultiStepLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiplies the rate by `gamma` every epoch."""
+    """Multiplies the rate by `gamma` every epoch.
 
-    def __init__(self, optimizer, gamma: float, last_epoch: int = -1) -> None:
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        gamma (float): the factor per epoch.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         # The constructor's step must not decay a resumed rate once more.
         if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
@@ -214,9 +302,16 @@ class ExponentialLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """eta_min + (initial_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2, computed
     recursively (so it composes with other schedulers) as PyTorch does; past T_max the
-    cosine continues (the rate rises again)."""
+    cosine continues (the rate rises again).
 
-    def __init__(self, optimizer, T_max: int, eta_min: float = 0.0,
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        T_max (int): the number of epochs of the half cosine.
+        eta_min (float): the smallest rate. Default: ``0.0``.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         if T_max <= 0:
             raise ValueError(f"CosineAnnealingLR: T_max must be positive, got {T_max}")
@@ -225,6 +320,11 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         groups = self.optimizer.param_groups
         e, T, lo = self.last_epoch, self.T_max, self.eta_min
         if self._is_initial:
@@ -246,10 +346,18 @@ class CosineAnnealingLR(LRScheduler):
 
 class LinearLR(LRScheduler):
     """Scales the rate by a factor going linearly from `start_factor` to `end_factor` over
-    `total_iters` epochs (warmup when start_factor < end_factor)."""
+    `total_iters` epochs (warmup when start_factor < end_factor).
 
-    def __init__(self, optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
-                 total_iters: int = 5, last_epoch: int = -1) -> None:
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are set.
+        start_factor (float): the factor at the first epoch, in (0, 1]. Default: ``1/3``.
+        end_factor (float): the factor from `total_iters` on, in [0, 1]. Default: ``1.0``.
+        total_iters (int): the number of epochs of the ramp. Default: ``5``.
+        last_epoch (int): the index of the last epoch (-1 starts afresh). Default: ``-1``.
+    """
+
+    def __init__(self, optimizer: _HasParamGroups, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
                              f"less or equal to 1, got {start_factor}.")
@@ -264,6 +372,11 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in groups]
@@ -285,10 +398,31 @@ class OneCycleLR(LRScheduler):
     initial_lr symmetrically, then down). Momentum (or Adam's beta1) cycles inversely when
     `cycle_momentum` is set. Step it after every batch.
 
-    The step count is `total_steps`, or `epochs * steps_per_epoch`.
+    Args:
+        optimizer (Optimizer): the optimizer whose rates (and momentum) are set.
+        max_lr (float or Sequence[float]): the peak rate, or one per param group.
+        total_steps (int, optional): the number of steps of the cycle. Default: ``None``.
+        epochs (int, optional): with `steps_per_epoch`, gives the steps when `total_steps`
+            is ``None``. Default: ``None``.
+        steps_per_epoch (int, optional): the steps of one epoch. Default: ``None``.
+        pct_start (float): the fraction of the steps spent increasing the rate.
+            Default: ``0.3``.
+        anneal_strategy (str): 'cos' or 'linear'. Default: ``'cos'``.
+        cycle_momentum (bool): cycle the momentum (or Adam's beta1) inversely to the rate.
+            Default: ``True``.
+        base_momentum (float or Sequence[float]): the momentum at the peak rate.
+            Default: ``0.85``.
+        max_momentum (float or Sequence[float]): the momentum at the lowest rates.
+            Default: ``0.95``.
+        div_factor (float): initial_lr = max_lr / div_factor. Default: ``25.0``.
+        final_div_factor (float): the last rate is initial_lr / final_div_factor.
+            Default: ``1e4``.
+        three_phase (bool): go back to initial_lr symmetrically before annealing.
+            Default: ``False``.
+        last_epoch (int): the index of the last step (-1 starts afresh). Default: ``-1``.
     """
 
-    def __init__(self, optimizer, max_lr: Union[float, Sequence[float]],
+    def __init__(self, optimizer: _HasParamGroups, max_lr: Union[float, Sequence[float]],
                  total_steps: Optional[int] = None, epochs: Optional[int] = None,
                  steps_per_epoch: Optional[int] = None, pct_start: float = 0.3,
                  anneal_strategy: str = "cos", cycle_momentum: bool = True,
@@ -321,7 +455,7 @@ class OneCycleLR(LRScheduler):
         n = self.total_steps
         up = float(pct_start * n) - 1
         if three_phase:
-            self._schedule_phases = [
+            self._schedule_phases: List[Dict[str, Any]] = [
                 {"end_step": up, "start_lr": "initial_lr", "end_lr": "max_lr",
                  "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
                 {"end_step": float(2 * pct_start * n) - 2, "start_lr": "max_lr",
@@ -360,7 +494,7 @@ class OneCycleLR(LRScheduler):
                     group["base_momentum"] = m_base
         super().__init__(optimizer, last_epoch)
 
-    def _set_momentum(self, group: dict, value: float) -> None:
+    def _set_momentum(self, group: Dict[str, Any], value: float) -> None:
         if self.use_beta1:
             group["betas"] = (value, *tuple(group["betas"])[1:])
         else:
@@ -372,6 +506,11 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> List[float]:
+        """The next rates, one per param group (chainable form).
+
+        Returns:
+            List[float]: the rates.
+        """
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(f"Tried to step {step} times. The specified number of total steps "

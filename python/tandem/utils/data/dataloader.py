@@ -15,7 +15,7 @@ pass over the DataLoader is a new epoch with a new deterministic order.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, Protocol, TypeVar
 
 import numpy as np
 
@@ -25,10 +25,37 @@ from .dataset import Subset, TensorDataset
 
 __all__ = ["DataLoader", "default_collate"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-def default_collate(batch: List[Any]):
-    """PyTorch's default_collate: stacks tensors/arrays, turns numbers into int64 / float64 /
-    bool tensors, keeps strings as lists, and recurses into tuples, lists and dicts."""
+
+class _MapStyle(Protocol[T_co]):
+    """What a DataLoader reads: ``dataset[i]`` for i in ``range(len(dataset))``."""
+
+    def __getitem__(self, index: int, /) -> T_co: ...
+
+    def __len__(self) -> int: ...
+
+
+class _Sampler(Protocol):
+    """A sample order: an iterable of indices with a length."""
+
+    def __iter__(self) -> Iterator[int]: ...
+
+    def __len__(self) -> int: ...
+
+
+def default_collate(batch: List[Any]) -> Any:
+    """PyTorch's default_collate: stacks tensors / arrays, turns numbers into int64 /
+    float64 / bool tensors, keeps strings as lists, and recurses into tuples, lists and
+    dicts.
+
+    Args:
+        batch (List[Any]): the samples of one batch.
+
+    Returns:
+        Any: a Tensor for tensor / array / number samples, a list of strings, or a list /
+        dict of collated fields for tuple / list / dict samples.
+    """
     elem = batch[0]
     if isinstance(elem, _C.Tensor):
         return _C.stack(list(batch), 0)
@@ -57,27 +84,60 @@ def default_collate(batch: List[Any]):
 class _Rows:
     """Presents a dataset whose samples are lists or dicts as one returning tuples."""
 
-    def __init__(self, dataset, keys: Optional[list]):
+    def __init__(self, dataset: _MapStyle[Any], keys: Optional[List[Any]]) -> None:
         self.dataset, self.keys = dataset, keys
 
     def __len__(self) -> int:
         return len(self.dataset)
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> tuple:  # type: ignore[type-arg]
         s = self.dataset[i]
         return tuple(s[k] for k in self.keys) if self.keys is not None else tuple(s)
 
 
-class DataLoader:
-    """Batches of a map-style dataset: lists of tensors for tuple samples (so `x, y = batch`
-    works), a tensor for tensor samples, a dict for dict samples."""
+class DataLoader(Generic[T_co]):
+    """Batches of a map-style dataset: lists of tensors for tuple samples (so
+    ``x, y = batch`` works), a tensor for tensor samples, a dict for dict samples; with
+    `collate_fn`, whatever it returns. Iterating yields ``Any``, as PyTorch types it, since
+    the batch's type depends on the samples and the collate function.
 
-    def __init__(self, dataset, batch_size: Optional[int] = 1, shuffle: Optional[bool] = False,
-                 sampler=None, batch_sampler=None, num_workers: int = 0,
-                 collate_fn: Optional[Callable] = None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None,
-                 persistent_workers: bool = False, pin_memory_device: str = ""):
+    Args:
+        dataset (Dataset): a map-style dataset (``__getitem__`` and ``__len__``).
+        batch_size (int, optional): samples per batch; ``None`` yields single samples
+            without a batch dim. Default: ``1``.
+        shuffle (bool, optional): reshuffle the samples every epoch (seeded from tandem's
+            global generator when the DataLoader is built). Default: ``False``.
+        sampler (Iterable[int], optional): an explicit sample order with a length (exclusive
+            with `shuffle`). Default: ``None``.
+        batch_sampler (None): not supported (must be ``None``). Default: ``None``.
+        num_workers (int): C++ worker threads building batches; 0 builds them on the
+            calling thread. Default: ``0``.
+        collate_fn (Callable, optional): turns a list of samples into a batch, in Python
+            (the Loader then only draws the order). Default: ``None``.
+        pin_memory (bool): accepted for PyTorch code (no device memory). Default: ``False``.
+        drop_last (bool): drop the last batch when it is smaller than `batch_size`.
+            Default: ``False``.
+        timeout (float): not supported (must be 0). Default: ``0``.
+        worker_init_fn (None): not supported (workers are threads). Default: ``None``.
+        multiprocessing_context (None): not supported. Default: ``None``.
+        generator (None): not supported; seed with ``tandem.manual_seed``.
+            Default: ``None``.
+        prefetch_factor (int, optional): batches prepared ahead (2 when ``None``).
+            Default: ``None``.
+        persistent_workers (bool): accepted for PyTorch code (threads are cheap to start).
+            Default: ``False``.
+        pin_memory_device (str): accepted for PyTorch code. Default: ``''``.
+    """
+
+    def __init__(self, dataset: _MapStyle[T_co], batch_size: Optional[int] = 1,
+                 shuffle: Optional[bool] = False, sampler: Optional[_Sampler] = None,
+                 batch_sampler: Optional[object] = None, num_workers: int = 0,
+                 collate_fn: Optional[Callable[[List[T_co]], Any]] = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Optional[Callable[[int], None]] = None,
+                 multiprocessing_context: Optional[object] = None,
+                 generator: Optional[object] = None, *, prefetch_factor: Optional[int] = None,
+                 persistent_workers: bool = False, pin_memory_device: str = "") -> None:
         if batch_sampler is not None or worker_init_fn is not None or generator is not None \
                 or multiprocessing_context is not None or timeout:
             raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, generator, "
@@ -103,7 +163,8 @@ class DataLoader:
         self._build()
 
     def _build(self) -> None:
-        ds, idx = self.dataset, None
+        ds: Any = self.dataset
+        idx: Any = None
         if self.collate_fn is None:  # Subsets only remap indices: the Loader does that
             while type(ds) is Subset:
                 idx = ds.indices if idx is None else [ds.indices[i] for i in idx]
@@ -111,10 +172,12 @@ class DataLoader:
         self._base, self._indices = ds, None if idx is None else np.asarray(idx, dtype=np.int64)
         bs = 1 if self.batch_size is None else self.batch_size
         custom = self.sampler is not None or self._indices is not None
-        common = dict(batch_size=bs, shuffle=self.shuffle and not custom,
-                      drop_last=self.drop_last and self.batch_size is not None,
-                      seed=self._seed, prefetch=self.prefetch_factor)
-        self._keys, self._single = None, False
+        common: Dict[str, Any] = dict(batch_size=bs, shuffle=self.shuffle and not custom,
+                                      drop_last=self.drop_last and self.batch_size is not None,
+                                      seed=self._seed, prefetch=self.prefetch_factor)
+        self._keys: Optional[List[Any]] = None
+        self._single = False
+        source: Any
         if self.collate_fn is not None:
             self._mode = "collate"
             src = [_C.arange(0, len(ds), 1, _C.dtype.int64)]
@@ -150,7 +213,7 @@ class DataLoader:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
-    def _order(self) -> Optional[list]:
+    def _order(self) -> Optional[List[int]]:
         """This epoch's sample indices into the Loader's source, when not the Loader's own."""
         if self.sampler is not None:
             pos = np.fromiter((int(i) for i in self.sampler), dtype=np.int64)
@@ -162,9 +225,16 @@ class DataLoader:
                 pos = rng.permutation(pos)
         else:
             return None
-        return (pos if self._indices is None else self._indices[pos]).tolist()
+        order: List[int] = (pos if self._indices is None else self._indices[pos]).tolist()
+        return order
 
-    def __iter__(self) -> "_Iter":
+    def __iter__(self) -> Iterator[Any]:
+        """Starts a pass (an epoch) over the dataset; starting another pass on the same
+        DataLoader ends this one.
+
+        Returns:
+            Iterator[Any]: the batches.
+        """
         return _Iter(self)
 
     def __repr__(self) -> str:
@@ -173,21 +243,21 @@ class DataLoader:
                 f"num_workers={self.num_workers}, drop_last={self.drop_last})")
 
 
-class _Iter:
+class _Iter(Iterator[Any]):
     """One pass over a DataLoader. Starting another pass on the same DataLoader ends this one."""
 
-    def __init__(self, dl: DataLoader):
+    def __init__(self, dl: DataLoader[Any]) -> None:
         dl._generation += 1
         self._dl, self._gen, self._done = dl, dl._generation, False
         dl._loader.start_epoch(dl._order())
 
-    def __iter__(self):
+    def __iter__(self) -> "_Iter":
         return self
 
     def __len__(self) -> int:
         return len(self._dl)
 
-    def __next__(self):
+    def __next__(self) -> Any:
         dl = self._dl
         if self._done:
             raise StopIteration
@@ -199,6 +269,7 @@ class _Iter:
             self._done = True
             raise StopIteration
         if dl._mode == "collate":
+            assert dl.collate_fn is not None
             idx = b[0].numpy().tolist()
             if dl.batch_size is None:
                 return dl.collate_fn(dl.dataset[idx[0]])

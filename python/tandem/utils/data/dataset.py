@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import List, Sequence
+from typing import Any, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -12,25 +12,36 @@ from ..._data.common import as_tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
 
+Tensor = _C.Tensor
+#: The type of a dataset's samples.
+T_co = TypeVar("T_co", covariant=True)
 
-class Dataset:
-    """Map-style dataset: subclasses define __getitem__ (a sample: tensor, array, number, or a
-    tuple / list / dict of them) and __len__."""
 
-    def __getitem__(self, index):
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses define ``__getitem__`` (a sample: tensor, array,
+    number, or a tuple / list / dict of them) and ``__len__``. ``Dataset[T]`` is the type of
+    a dataset whose samples are ``T``."""
+
+    def __getitem__(self, index: int) -> T_co:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
 
-    def __add__(self, other: "Dataset") -> "ConcatDataset":
+    def __add__(self, other: "Dataset[T_co]") -> "ConcatDataset[T_co]":
         return ConcatDataset([self, other])
 
 
-class TensorDataset(Dataset):
-    """Samples are (t[i] for t in tensors); the DataLoader gathers its batches in C++."""
+class TensorDataset(Dataset[Tuple[Tensor, ...]]):
+    """Samples are ``tuple(t[i] for t in tensors)``; the DataLoader gathers its batches in
+    C++, without Python per sample.
 
-    def __init__(self, *tensors):
+    Args:
+        *tensors (Tensor or array_like): tensors with the same size in dim 0 (the samples);
+            other array-likes are converted.
+    """
+
+    def __init__(self, *tensors: Any) -> None:
         if not tensors:
             raise ValueError("TensorDataset: needs at least one tensor")
-        self.tensors = tuple(as_tensor(t) for t in tensors)
+        self.tensors: Tuple[Tensor, ...] = tuple(as_tensor(t) for t in tensors)
         for t in self.tensors:
             if t.dim() == 0:
                 raise ValueError("TensorDataset: tensors need a sample dim, got a 0-d tensor")
@@ -39,42 +50,52 @@ class TensorDataset(Dataset):
             raise ValueError(f"TensorDataset: size mismatch between tensors: "
                              f"{[t.shape[0] for t in self.tensors]} samples")
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Tuple[Tensor, ...]:
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
 
-class Subset(Dataset):
-    """The samples of dataset at indices."""
+class Subset(Dataset[T_co]):
+    """The samples of `dataset` at `indices`, in that order.
 
-    def __init__(self, dataset: Dataset, indices: Sequence[int]):
+    Args:
+        dataset (Dataset): the whole dataset.
+        indices (Sequence[int]): the indices of the samples to keep.
+    """
+
+    def __init__(self, dataset: Dataset[T_co], indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = [int(i) for i in indices]
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: Union[int, List[int]]) -> T_co:
         if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
+            return self.dataset[[self.indices[i] for i in idx]]  # type: ignore[index]
         return self.dataset[self.indices[idx]]
 
     def __len__(self) -> int:
         return len(self.indices)
 
 
-class ConcatDataset(Dataset):
-    """The datasets one after the other."""
+class ConcatDataset(Dataset[T_co]):
+    """The datasets one after the other.
 
-    def __init__(self, datasets):
-        self.datasets = list(datasets)
+    Args:
+        datasets (Iterable[Dataset]): the datasets (at least one); each needs ``__len__``.
+    """
+
+    def __init__(self, datasets: Iterable[Dataset[T_co]]) -> None:
+        self.datasets: List[Dataset[T_co]] = list(datasets)
         if not self.datasets:
             raise ValueError("ConcatDataset: datasets should not be an empty iterable")
-        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))
+        sizes = [len(d) for d in self.datasets]  # type: ignore[arg-type]  # sized datasets
+        self.cumulative_sizes = list(np.cumsum(sizes))
 
     def __len__(self) -> int:
         return int(self.cumulative_sizes[-1])
 
-    def __getitem__(self, idx: int):
+    def __getitem__(self, idx: int) -> T_co:
         if idx < 0:
             if -idx > len(self):
                 raise IndexError(f"ConcatDataset: index {idx} out of range for {len(self)} samples")
@@ -86,26 +107,37 @@ class ConcatDataset(Dataset):
         return self.datasets[d][idx - start]
 
 
-def random_split(dataset: Dataset, lengths: Sequence, generator=None) -> List[Subset]:
-    """Random non-overlapping Subsets of the given lengths (ints summing to len(dataset), or
-    fractions summing to 1, remainders spread round-robin as PyTorch does); the permutation
-    comes from tandem's global generator."""
+def random_split(dataset: Dataset[T_co], lengths: Sequence[Union[int, float]],
+                 generator: Optional[object] = None) -> List[Subset[T_co]]:
+    """Random non-overlapping Subsets of the given lengths; the permutation comes from
+    tandem's global generator (``tandem.manual_seed`` fixes it).
+
+    Args:
+        dataset (Dataset): the dataset to split (it needs ``__len__``).
+        lengths (Sequence[int or float]): ints summing to ``len(dataset)``, or fractions
+            summing to 1 (the remainders are spread round-robin, as PyTorch does).
+        generator (None): not supported (must be ``None``). Default: ``None``.
+
+    Returns:
+        List[Subset]: one Subset per length.
+    """
     if generator is not None:
         raise NotImplementedError("random_split: generator is not supported; seed with "
                                   "tandem.manual_seed")
-    n = len(dataset)
-    lengths = list(lengths)
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        counts = [int(math.floor(n * f)) for f in lengths]
+    n = len(dataset)  # type: ignore[arg-type]
+    sizes: List[Any] = list(lengths)
+    if math.isclose(sum(sizes), 1) and sum(sizes) <= 1:
+        counts = [int(math.floor(n * f)) for f in sizes]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
-        lengths = counts
-    if sum(lengths) != n:
+        sizes = counts
+    if sum(sizes) != n:
         raise ValueError("random_split: sum of input lengths does not equal the length of the "
-                         f"input dataset ({sum(lengths)} vs {n})")
+                         f"input dataset ({sum(sizes)} vs {n})")
     perm = _C.randperm(n, _C.dtype.int64).numpy().tolist()
-    out, start = [], 0
-    for length in lengths:
+    out: List[Subset[T_co]] = []
+    start = 0
+    for length in sizes:
         out.append(Subset(dataset, perm[start:start + length]))
         start += length
     return out

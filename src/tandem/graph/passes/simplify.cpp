@@ -6,8 +6,11 @@
 //
 // Rewrite rules (x any value, c a scalar constant; "1 use" = no other reader):
 //   add(x, x)                 -> mul(x, 2)
-//   add(mul(x, c), x)         -> mul(x, c + 1)        (and x + mul(x, c); mul has 1 use)
-//   mul(mul(x, c1), c2)       -> mul(x, c1 * c2)      (inner mul has 1 use)
+//   add(mul(x, c), x)         -> mul(x, c + 1)        (and x + mul(x, c); mul has 1 use;
+//                                                      c a power of two: x * c is exact, so
+//                                                      both round once: x + x + x -> x * 3)
+//   mul(mul(x, c1), c2)       -> mul(x, c1 * c2)      (inner mul has 1 use; c1 or c2 a power
+//                                                      of two and c1 * c2 exact: bit-exact)
 //   mul(x, 1), div(x, 1), add(x, 0), sub(x, 0) -> x   (when the dtype is unchanged; floats:
 //                                                      add(x, -0.0) and sub(x, +0.0) only)
 //   neg(neg(x))               -> x
@@ -27,6 +30,27 @@
 
 namespace tandem::graph {
 namespace {
+
+// Whether c is +-2^k: multiplying by it is exact (barring overflow and underflow, where the
+// rewritten form overflows and underflows alike).
+bool power_of_two(double c) {
+  int e;
+  return c != 0.0 && std::isfinite(c) && std::fabs(std::frexp(c, &e)) == 0.5;
+}
+
+// A Python-number constant as eager arithmetic on a `dtype` tensor uses it (converted to
+// that dtype first); nothing for float16 / bfloat16, where the rules keep the original form.
+std::optional<double> as_used(double c, DType dtype) {
+  if (dtype == DType::Float64) return c;
+  if (dtype == DType::Float32) return double(float(c));
+  return std::nullopt;
+}
+
+// Whether c is exactly representable in dtype (the constant a rewrite introduces must not
+// round where the original's did not).
+bool exact_in(double c, DType dtype) {
+  return dtype == DType::Float64 || (dtype == DType::Float32 && double(float(c)) == c);
+}
 
 struct Rewriter {
   Graph& g;
@@ -183,8 +207,9 @@ bool simplify(Rewriter& r, Node& n) {
       const Node& p = r.g.nodes[size_t(pi)];
       if (!r.is(p, "mul") || p.inputs[0] != x) continue;
       auto c = r.scalar(p.inputs[1]);
-      if (!c) continue;
-      int64_t k = r.new_constant(*c + 1.0, DType::Float64);
+      auto cu = c ? as_used(*c, r.dtype(out)) : std::nullopt;
+      if (!cu || !power_of_two(*cu) || !exact_in(*cu + 1.0, r.dtype(out))) continue;
+      int64_t k = r.new_constant(*cu + 1.0, DType::Float64);
       n = Node{mul, {}, {x, k}, {out}};
       return false;
     }
@@ -196,8 +221,12 @@ bool simplify(Rewriter& r, Node& n) {
     if (c2 && pi >= 0 && r.uses[size_t(m)] == 1) {
       const Node& p = r.g.nodes[size_t(pi)];
       auto c1 = r.is(p, "mul") ? r.scalar(p.inputs[1]) : std::nullopt;
-      if (c1 && r.dtype(p.inputs[0]) == r.dtype(out)) {
-        int64_t k = r.new_constant(*c1 * *c2, DType::Float64);
+      DType dt = r.dtype(out);
+      auto a = c1 ? as_used(*c1, dt) : std::nullopt, b = as_used(*c2, dt);
+      // One factor a power of two: the product is exact, and rounds as eager's second mul.
+      if (a && b && r.dtype(p.inputs[0]) == dt && (power_of_two(*a) || power_of_two(*b)) &&
+          exact_in(*a * *b, dt)) {
+        int64_t k = r.new_constant(*a * *b, DType::Float64);
         n = Node{mul, {}, {p.inputs[0], k}, {out}};
         return false;
       }
