@@ -20,6 +20,9 @@ Tensor as_operand(nb::handle h, const char* op);
 // A Python number as Scalar; throws TypeError for other objects.
 Scalar as_scalar(nb::handle h, const char* op);
 bool is_number(nb::handle h);
+// A Python int (or object with __index__) as int64; TypeError naming `op` and `arg` for other
+// objects, ValueError for ints out of the int64 range.
+int64_t as_int(nb::handle h, const char* op, const char* arg);
 // numpy array -> Tensor; zero-copy (sharing memory) unless copy is true.
 Tensor from_numpy(nb::handle array, bool copy);
 // Tensor -> numpy array sharing its memory (bfloat16 is converted to float32).
@@ -45,5 +48,8 @@ void bind_norm_ops(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_io(nb::module_& m);
 void bind_init(nb::module_& m);
+// Replaces nanobind's signature dumps on bad arguments by a message naming the op, the
+// argument and the expected type (call last, once every function is defined).
+void install_arg_errors(nb::module_& m);
 
 }  // namespace tandem::py

@@ -32,6 +32,22 @@ Scalar as_scalar(nb::handle h, const char* op) {
   throw_error<TypeError>(op, ": expected a number, got ", nb::type_name(h.type()).c_str());
 }
 
+int64_t as_int(nb::handle h, const char* op, const char* arg) {
+  PyObject* p = h.ptr();
+  if (!PyLong_Check(p)) {
+    TANDEM_CHECK(!PyFloat_Check(p) && PyObject_HasAttrString(p, "__index__"), TypeError, op,
+                 ": argument '", arg, "' must be an int, not ", nb::type_name(h.type()).c_str());
+    nb::object i = nb::steal(PyNumber_Index(p));
+    if (!i.is_valid()) throw nb::python_error();
+    return as_int(i, op, arg);
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+  TANDEM_CHECK(!overflow, ValueError, op, ": argument '", arg, "' = ", nb::str(h).c_str(),
+               " is out of the int64 range");
+  return int64_t(v);
+}
+
 Tensor as_operand(nb::handle h, const char* op) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   if (is_number(h)) return scalar_tensor(as_scalar(h, op));
@@ -175,7 +191,7 @@ std::optional<std::vector<int64_t>> as_dims(nb::handle h) {
 
 Shape as_shape(nb::handle h, const char* op) {
   Shape out;
-  if (PyLong_Check(h.ptr())) return Shape{nb::cast<int64_t>(h)};
+  if (PyLong_Check(h.ptr())) return Shape{as_int(h, op, "size")};
   // Accept shape(2, 3), shape((2, 3)) and shape([2, 3]) forms.
   if (PyTuple_Check(h.ptr()) && PyTuple_GET_SIZE(h.ptr()) == 1 &&
       !PyLong_Check(PyTuple_GET_ITEM(h.ptr(), 0)))
@@ -188,7 +204,7 @@ Shape as_shape(nb::handle h, const char* op) {
       }
       TANDEM_CHECK(PyLong_Check(e.ptr()) || PyObject_HasAttrString(e.ptr(), "__index__"), TypeError,
                    op, ": shape entries must be ints, got ", nb::type_name(e.type()).c_str());
-      out.push_back(nb::cast<int64_t>(e.attr("__index__")()));
+      out.push_back(as_int(e, op, "size"));
     }
   } catch (nb::python_error&) {
     throw_error<TypeError>(op, ": expected a shape (sequence of ints), got ",

@@ -43,7 +43,16 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const tandem::Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_cast&) {
+      // nb::cast of a Python object to a C++ type it isn't (a binding that casts by hand)
+      PyErr_SetString(PyExc_TypeError,
+                      "an argument has the wrong type or is out of range for the op");
     }
+  });
+  // C++ warnings become Python UserWarnings (an error under warnings.simplefilter("error")).
+  tandem::set_warning_handler([](const std::string& msg) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
   });
   bind_dtype(m);
   bind_tensor(m);
@@ -67,4 +76,5 @@ NB_MODULE(_C, m) {
       nb::arg("n"));
   m.def("get_num_threads", [] { return omp_get_max_threads(); });
   m.def("from_numpy", &from_numpy, nb::arg("array"), nb::arg("copy") = false);
+  install_arg_errors(m);
 }

@@ -1,6 +1,7 @@
 // The Tensor class: metadata, conversions, Python number protocol and operators. Methods
 // that only forward to an op are attached in Python (tandem/_tensor_methods.py).
 #include "common.h"
+#include "tandem/autograd/autograd.h"
 #include "tandem/graph/tracer.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
@@ -142,6 +143,16 @@ Tensor div1(const Tensor& a, const Tensor& b) {
 void bind_tensor(nb::module_& m) {
   m.def("_set_default_float_dtype", &set_default_float_dtype, nb::arg("dtype"),
         "The dtype Python floats promote as (tandem.set_default_dtype).");
+  m.def(
+      "_check_fits",
+      [](const Tensor& t, DType dtype, const std::string& op) {
+        if (t.numel() == 0 || t.dtype() == DType::Bool) return;
+        check_scalar_fits(amin(t).item(), dtype, op.c_str());
+        check_scalar_fits(amax(t).item(), dtype, op.c_str());
+      },
+      nb::arg("tensor"), nb::arg("dtype"), nb::arg("op"),
+      "Raises ValueError when a value of `tensor` does not fit `dtype` (PyTorch's overflow "
+      "rule for numbers stored as values).");
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
   cls.def(
       "__init__",
@@ -166,7 +177,7 @@ void bind_tensor(nb::module_& m) {
       "size",
       [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return shape_tuple(t);
-        return nb::int_(t.size(nb::cast<int64_t>(dim)));
+        return nb::int_(t.size(as_int(dim, "size", "dim")));
       },
       nb::arg("dim").none() = nb::none(), "size() -> shape tuple; size(dim) -> int.");
   cls.def(
@@ -174,14 +185,22 @@ void bind_tensor(nb::module_& m) {
       [](const Tensor& t, nb::handle dim) -> nb::object {
         if (dim.is_none()) return nb::cast(t.strides());
         TANDEM_CHECK(t.dim() > 0, IndexError, "stride: a 0-d tensor has no dimension ",
-                     nb::cast<int64_t>(dim));
-        return nb::int_(t.strides()[wrap_dim(nb::cast<int64_t>(dim), t.dim(), "stride")]);
+                     as_int(dim, "stride", "dim"));
+        return nb::int_(t.strides()[wrap_dim(as_int(dim, "stride", "dim"), t.dim(), "stride")]);
       },
       nb::arg("dim").none() = nb::none());
   cls.def("storage_offset", &Tensor::offset);
   cls.def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
   cls.def("is_contiguous", &Tensor::is_contiguous);
-  cls.def("contiguous", &Tensor::contiguous);
+  // A copy through the clone op (not Tensor::contiguous, the kernels' raw copy), so autograd
+  // records it and jit traces it.
+  cls.def(
+      "contiguous",
+      [](nb::handle self) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
+        return t.is_contiguous() ? nb::borrow(self) : nb::cast(clone(t));  // self, as in PyTorch
+      },
+      nb::sig("def contiguous(self) -> tandem._C.Tensor"));
   cls.def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.shares_storage(b); });
   cls.def(
       "item", [](const Tensor& t) { return scalar_to_py(host_read(t, ".item()").item()); },
@@ -190,7 +209,13 @@ void bind_tensor(nb::module_& m) {
       "tolist", [](const Tensor& t) { return tolist(host_read(t, ".tolist()")); },
       "Nested lists of Python numbers.");
   cls.def(
-      "numpy", [](const Tensor& t) { return to_numpy(host_read(t, ".numpy()")); },
+      "numpy",
+      [](const Tensor& t) {
+        TANDEM_CHECK(!requires_grad(t), Error,
+                     "Can't call numpy() on Tensor that requires grad. Use "
+                     "tensor.detach().numpy() instead.");
+        return to_numpy(host_read(t, ".numpy()"));
+      },
       "A numpy array sharing memory with this tensor (bfloat16 converts to float32).");
   cls.def("asnumpy", [](const Tensor& t) { return to_numpy(host_read(t, ".asnumpy()")); });
   cls.def("__len__", [](const Tensor& t) {
@@ -203,7 +228,15 @@ void bind_tensor(nb::module_& m) {
     return host_read(t, "a Python condition (bool())").item().to_double() != 0;
   });
   cls.def("__float__", [](const Tensor& t) { return host_read(t, "float()").item().to_double(); });
-  cls.def("__int__", [](const Tensor& t) { return host_read(t, "int()").item().to_int(); });
+  cls.def("__int__", [](const Tensor& t) -> nb::int_ {
+    Scalar s = host_read(t, "int()").item();
+    if (!s.is_float()) return nb::int_(s.to_int());
+    // Python's own float -> int: exact for any magnitude, OverflowError for inf, ValueError
+    // for NaN (what int(torch.tensor(x)) gives).
+    PyObject* r = PyLong_FromDouble(s.to_double());
+    if (!r) throw nb::python_error();
+    return nb::steal<nb::int_>(r);
+  });
   cls.def("__index__", [](const Tensor& t) {
     TANDEM_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, TypeError,
                  "only integer tensors of a single element can be converted to an index");

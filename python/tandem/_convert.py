@@ -44,9 +44,11 @@ def to_tensor(data, dtype=None) -> _C.Tensor:
         return t if dtype is None else _C.to_dtype(t, dtype)
     if data is None:
         raise TypeError("tensor: input_data is None; pass a number, a (nested) list or a numpy array")
+    from_python = False
     if isinstance(data, np.ndarray) or np.isscalar(data) and isinstance(data, np.generic):
         arr = np.asarray(data)
     else:
+        from_python = True
         try:
             arr = np.asarray(data)
         except (ValueError, TypeError) as e:
@@ -54,8 +56,11 @@ def to_tensor(data, dtype=None) -> _C.Tensor:
         if arr.dtype == object:
             raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
                             "(ragged nested sequence or non-numeric elements?)")
-        if arr.dtype == np.float64:  # Python floats (and empty lists) -> the default dtype
-            arr = arr.astype(_default_float())
+        if arr.dtype == np.float64 and dtype is None:  # Python floats -> the default dtype
+            with np.errstate(over="ignore"):  # 1e39 -> inf, as in PyTorch
+                arr = arr.astype(_default_float())
+        if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"tensor: integer {int(arr.max())} is out of the int64 range")
     if arr.dtype.kind == "U" or arr.dtype.kind == "S":
         raise TypeError(f"tensor: strings are not supported (got {arr.dtype})")
     if arr.dtype not in _NP_TO_DTYPE:
@@ -70,5 +75,9 @@ def to_tensor(data, dtype=None) -> _C.Tensor:
         arr = np.ascontiguousarray(arr)
     t = _C.from_numpy(arr, copy=True)
     if dtype is not None:
+        # Python numbers stored into an integer type must fit it, as in torch.tensor (numpy
+        # arrays and tensors convert like .to(), wrapping).
+        if from_python and not dtype.is_floating_point and dtype != _C.dtype.bool:
+            _C._check_fits(t, dtype, "tensor")
         t = _C.to_dtype(t, dtype)
     return t

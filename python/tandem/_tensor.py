@@ -44,7 +44,7 @@ setattr(dtype, "itemsize", property(_dtype_itemsize))
 
 
 def _value_str(t: Tensor) -> str:
-    a = t.numpy()
+    a = t.asnumpy()  # not numpy(): that refuses tensors that require grad, as in PyTorch
     if t.dtype == dtype.bool:
         return np.array2string(a, separator=", ")
     return np.array2string(a, separator=", ", precision=4, suppress_small=False,

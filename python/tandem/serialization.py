@@ -385,14 +385,22 @@ def load(f: Union[PathT, IO[bytes]], map_location: Optional[str] = None,
     tensors, metadata = _C.load_safetensors(_as_path(f))
     if _STRUCTURE_KEY not in metadata:
         return {name: t for name, t in tensors}
+    # Metadata nested deeper than Python's recursion limit (a hostile or corrupt file) is
+    # corrupt metadata too, not a RecursionError.
     try:
         structure = json.loads(metadata[_STRUCTURE_KEY])
     except json.JSONDecodeError as e:
         raise ValueError(f"mint.load: corrupt structure metadata ({e})") from None
+    except RecursionError:
+        raise ValueError("mint.load: corrupt structure metadata (nested too deeply)") from None
     try:
         return _decode(structure, dict(tensors), {})
-    except (TypeError, KeyError, AttributeError) as e:
+    except (TypeError, KeyError, AttributeError, ValueError) as e:
+        if isinstance(e, ValueError) and str(e).startswith("mint.load"):
+            raise
         raise ValueError(f"mint.load: corrupt structure metadata ({e})") from None
+    except RecursionError:
+        raise ValueError("mint.load: corrupt structure metadata (nested too deeply)") from None
 
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "save", "load"]

@@ -49,15 +49,22 @@ TEST(Shape, WrapDim) {
   EXPECT_EQ(wrap_dim(2, 3, "op"), 2);
   EXPECT_EQ(wrap_dim(-1, 3, "op"), 2);
   EXPECT_EQ(wrap_dim(-3, 3, "op"), 0);
-  // A 0-d tensor accepts 0 and -1, like PyTorch.
-  EXPECT_EQ(wrap_dim(0, 0, "op"), 0);
-  EXPECT_EQ(wrap_dim(-1, 0, "op"), 0);
+  // A 0-d tensor has no dims: ops that index shape() with the result must not get one
+  // (unflatten(tensor(1.), 0, (1,)) read past the end of an empty shape).
+  EXPECT_TRUE(throws_with<IndexError>([] { wrap_dim(0, 0, "unflatten"); },
+                                      {"unflatten: ", "no dimensions"}));
+  EXPECT_THROW(wrap_dim(-1, 0, "op"), IndexError);
+  // Reductions, scans, sorts and gather / scatter take dim 0 and -1 of a 0-d tensor, like
+  // PyTorch.
+  EXPECT_EQ(wrap_dim_scalar(0, 0, "op"), 0);
+  EXPECT_EQ(wrap_dim_scalar(-1, 0, "op"), 0);
+  EXPECT_EQ(wrap_dim_scalar(-1, 3, "op"), 2);
   EXPECT_TRUE(
       throws_with<IndexError>([] { wrap_dim(3, 3, "sum"); }, {"sum: ", "[-3, 2]", "got 3"}));
   EXPECT_TRUE(
       throws_with<IndexError>([] { wrap_dim(-4, 3, "mean"); }, {"mean: ", "[-3, 2]", "got -4"}));
-  EXPECT_TRUE(throws_with<IndexError>([] { wrap_dim(1, 0, "op"); }, {"[-1, 0]", "got 1"}));
-  EXPECT_THROW(wrap_dim(-2, 0, "op"), IndexError);
+  EXPECT_TRUE(throws_with<IndexError>([] { wrap_dim_scalar(1, 0, "op"); }, {"[-1, 0]", "got 1"}));
+  EXPECT_THROW(wrap_dim_scalar(-2, 0, "op"), IndexError);
 }
 
 TEST(Shape, ContiguousStrides) {

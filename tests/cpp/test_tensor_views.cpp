@@ -406,7 +406,8 @@ TEST(Views, SplitChunkUnbind) {
   // More chunks than rows gives one row each.
   EXPECT_EQ(chunk(x, 10).size(), 7u);
   EXPECT_EQ(chunk(x, INT64_MAX).size(), 7u);
-  EXPECT_EQ(chunk(Tensor::empty({0}, DType::Float32), 3).size(), 1u);
+  // An empty dim gives `chunks` empty pieces, as in PyTorch.
+  EXPECT_EQ(chunk(Tensor::empty({0}, DType::Float32), 3).size(), 3u);
   EXPECT_THROW(chunk(x, 0), ValueError);
 
   auto rows = unbind(x);

@@ -112,6 +112,13 @@ CASES = {
     "adaptive_avg_pool2d_backward": [
         lambda: (lambda g: _C.adaptive_avg_pool2d_backward(g, [2, 3, 6, 7]), [rand(2, 3, 4, 3)]),
     ],
+    # inputs away from 0 and 1, where the gradient is PyTorch's (x - y) / (x (1 - x))
+    "binary_cross_entropy": [
+        lambda: (lambda x, y: F.binary_cross_entropy(x, y, reduction="none"),
+                 [rand(3, 4, low=0.1, high=0.9, seed=7), rand(3, 4, low=0.0, high=1.0, seed=8)]),
+        lambda: (lambda x: F.binary_cross_entropy(x, rand(5, low=0.0, high=1.0, seed=9)),
+                 [rand(5, low=0.2, high=0.8, seed=10)]),
+    ],
     "batch_norm": [
         lambda: (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [rand(3, 2, 2, 3), rand(2), rand(2)]),
         lambda: (lambda x: F.batch_norm(x, None, None, training=True), [rand(4, 3)]),

@@ -16,7 +16,7 @@ def leaf(a, dtype=np.float64):
 
 
 def close(x, want, **kw):
-    np.testing.assert_allclose(x.numpy(), np.asarray(want), rtol=1e-6, atol=1e-8, **kw)
+    np.testing.assert_allclose(x.detach().numpy(), np.asarray(want), rtol=1e-6, atol=1e-8, **kw)
 
 
 # --- requires_grad, .grad, is_leaf, grad_fn ---------------------------------------------
@@ -247,7 +247,7 @@ def test_register_hook_observes_and_replaces():
     x = leaf([1.0, 2.0])
     seen = []
     y = x * 3
-    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    y.register_hook(lambda g: seen.append(g.detach().numpy().copy()))
     y.register_hook(lambda g: g * 10)
     (y * y).sum().backward()
     np.testing.assert_allclose(seen[0], 2 * 3 * np.array([1, 2]))
@@ -441,7 +441,7 @@ def test_saved_tensors_released_after_backward():
     loss.backward()
     # Only x.grad (n floats) stays, plus slack for small tensors.
     assert in_use() - base <= n * 4 + 64 * 1024
-    close(x.grad[:2], x.grad[:2].numpy())  # readable
+    close(x.grad[:2], x.grad[:2].detach().numpy())  # readable
     # With retain_graph the saved tensors stay until the graph goes.
     x.grad = None
     base = in_use()
@@ -486,7 +486,7 @@ def test_hessian_vector_product_of_mlp():
     def gradient(w1v, w2v):
         w1, w2 = leaf(w1v), leaf(w2v)
         g1, g2 = autograd.grad(loss_fn(w1, w2), [w1, w2])
-        return g1.numpy(), g2.numpy()
+        return g1.detach().numpy(), g2.detach().numpy()
 
     w1, w2 = leaf(W1), leaf(W2)
     g1, g2 = autograd.grad(loss_fn(w1, w2), [w1, w2], create_graph=True)
@@ -495,8 +495,8 @@ def test_hessian_vector_product_of_mlp():
     eps = 1e-5
     p1, p2 = gradient(W1 + eps * V1, W2 + eps * V2)
     m1, m2 = gradient(W1 - eps * V1, W2 - eps * V2)
-    np.testing.assert_allclose(hv1.numpy(), (p1 - m1) / (2 * eps), rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(hv2.numpy(), (p2 - m2) / (2 * eps), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hv1.detach().numpy(), (p1 - m1) / (2 * eps), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hv2.detach().numpy(), (p2 - m2) / (2 * eps), rtol=1e-5, atol=1e-7)
 
 
 def test_deep_graph_frees_and_backprops_without_recursion():

@@ -42,7 +42,7 @@ def np_values(dtype, shape):
 
 
 def as_np(t):
-    return t.numpy()  # bfloat16 comes back as float32, exactly
+    return t.detach().numpy()  # bfloat16 comes back as float32, exactly
 
 
 def roundtrip(tmp_path, pairs, metadata=None):
@@ -153,7 +153,7 @@ def test_safetensors_file_loads_in_tandem(tmp_path):
         assert as_np(t).dtype == arrays[name].dtype
     flat = S.load(p)  # a foreign file loads as a flat dict under the PyTorch face
     assert set(flat) == set(arrays)
-    np.testing.assert_array_equal(flat["layer1.weight"].numpy(), arrays["layer1.weight"])
+    np.testing.assert_array_equal(flat["layer1.weight"].detach().numpy(), arrays["layer1.weight"])
 
 
 # --- validation of corrupt files ---------------------------------------------------------------
@@ -285,7 +285,7 @@ def test_killed_writer_leaves_previous_checkpoint_intact(tmp_path):
     assert target.read_bytes() == before
     out, md = _C.load_safetensors(str(target))
     assert md == {"v": "old"} and out[0][0] == "w"
-    np.testing.assert_array_equal(out[0][1].numpy(), w)
+    np.testing.assert_array_equal(out[0][1].detach().numpy(), w)
     # The partial temporary is what the kill left; it never replaced the checkpoint.
     assert tmp.exists() and tmp.stat().st_size < 200_000_000 + 128
 
@@ -314,12 +314,12 @@ def test_mint_save_load_optimizer_like_state(tmp_path):
     back = S.load(p)
     assert list(back) == list(state)
     assert isinstance(back["model"], OrderedDict) and list(back["model"]) == list(state["model"])
-    np.testing.assert_array_equal(back["model"]["fc.weight"].numpy(), w.numpy())
+    np.testing.assert_array_equal(back["model"]["fc.weight"].detach().numpy(), w.detach().numpy())
     assert back["model"]["bn.num_batches_tracked"].dtype == tandem.int64
     st = back["optimizer"]["state"]
     assert list(st) == [0, 1] and st[1] == {"momentum_buffer": None}
     assert st[0]["exp_avg"] is st[0]["exp_avg_sq"]  # one tensor saved once, shared again
-    np.testing.assert_array_equal(st[0]["exp_avg"].numpy(), np.ones(3))
+    np.testing.assert_array_equal(st[0]["exp_avg"].detach().numpy(), np.ones(3))
     assert st[0]["exp_avg"].dtype == tandem.float64
     assert back["optimizer"]["param_groups"] == state["optimizer"]["param_groups"]
     assert isinstance(back["optimizer"]["param_groups"][0]["betas"], tuple)
@@ -338,14 +338,14 @@ def test_mint_save_load_flat_state_dict_and_single_tensor(tmp_path):
     back = S.load(str(tmp_path / "sd.pt"), map_location="cpu")
     assert list(back) == ["a.weight", "a.bias"]
     for k in sd:
-        np.testing.assert_array_equal(back[k].numpy(), sd[k].numpy())
+        np.testing.assert_array_equal(back[k].detach().numpy(), sd[k].detach().numpy())
     assert [n for n, _ in _C.load_safetensors(str(tmp_path / "sd.pt"))[0]] == list(sd)
     S.save(tandem.arange(5), tmp_path / "t.pt")
-    np.testing.assert_array_equal(S.load(tmp_path / "t.pt").numpy(), np.arange(5))
+    np.testing.assert_array_equal(S.load(tmp_path / "t.pt").detach().numpy(), np.arange(5))
     # Key collisions after flattening still get distinct tensors.
     S.save({"a.b": tandem.ones(1), "a": {"b": tandem.zeros(1)}}, tmp_path / "c.pt")
     c = S.load(tmp_path / "c.pt")
-    assert float(c["a.b"].numpy()[0]) == 1.0 and float(c["a"]["b"].numpy()[0]) == 0.0
+    assert float(c["a.b"].detach().numpy()[0]) == 1.0 and float(c["a"]["b"].detach().numpy()[0]) == 0.0
 
 
 def test_mint_save_load_file_objects_and_parameters(tmp_path):
@@ -357,7 +357,7 @@ def test_mint_save_load_file_objects_and_parameters(tmp_path):
     back = S.load(buf)
     assert isinstance(back["p"], Parameter) and not back["p"].requires_grad
     assert isinstance(back["q"], Parameter) and back["q"].requires_grad
-    np.testing.assert_array_equal(back["p"].numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(back["p"].detach().numpy(), np.ones((2, 2)))
 
 
 def test_mint_save_rejects_unsupported_values(tmp_path):
@@ -408,14 +408,14 @@ def test_save_checkpoint_and_load_param_into_net(tmp_path):
     assert not_loaded == [] and ckpt_not_loaded == ["epoch_num", "lr", "extra", "tag"]
     w_obj = dst.w
     for a, b in [(src.w, dst.w), (src.b, dst.b), (src.steps, dst.steps)]:
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     assert dst.w is w_obj and dst.w.requires_grad  # loaded in place
     # load_checkpoint(net=...) loads too; filter_prefix skips names.
     dst2 = DuckNet(3)
     got = S.load_checkpoint(tmp_path / "net.ckpt", net=dst2, filter_prefix="dense.b")
     assert "dense.bias" not in got
-    np.testing.assert_array_equal(dst2.w.numpy(), src.w.numpy())
-    assert not np.array_equal(dst2.b.numpy(), src.b.numpy())
+    np.testing.assert_array_equal(dst2.w.detach().numpy(), src.w.detach().numpy())
+    assert not np.array_equal(dst2.b.detach().numpy(), src.b.detach().numpy())
 
 
 def test_load_param_into_net_mismatches():
@@ -429,7 +429,7 @@ def test_load_param_into_net_mismatches():
                                                  "other": tandem.ones(1)})
     assert missing == ["dense.weight", "steps"] and extra == ["other"]
     assert net.b.dtype == tandem.float32
-    np.testing.assert_array_equal(net.b.numpy(), np.ones(4, np.float32))
+    np.testing.assert_array_equal(net.b.detach().numpy(), np.ones(4, np.float32))
     with pytest.raises(TypeError, match="parameter_dict"):
         S.load_param_into_net(net, [("a", 1)])
 
@@ -438,7 +438,7 @@ def test_save_checkpoint_list_and_dict_forms(tmp_path):
     items = [{"name": "a", "data": tandem.ones(2)}, {"name": "b", "data": np.arange(3)}]
     S.save_checkpoint(items, str(tmp_path / "l.safetensors"))
     got = S.load_checkpoint(str(tmp_path / "l.safetensors"))
-    np.testing.assert_array_equal(got["b"].numpy(), np.arange(3))
+    np.testing.assert_array_equal(got["b"].detach().numpy(), np.arange(3))
     S.save_checkpoint({"x": tandem.zeros(1), "y": tandem.ones(1)}, tmp_path / "d.ckpt",
                       choice_func=lambda n: n != "y")
     assert list(S.load_checkpoint(tmp_path / "d.ckpt")) == ["x"]
@@ -466,11 +466,11 @@ def test_cell_checkpoint_includes_persistent_buffers(tmp_path):
     S.save_checkpoint(a, tmp_path / "cell.ckpt")
     assert sorted(S.load_checkpoint(tmp_path / "cell.ckpt")) == ["running_mean", "w"]
     S.load_checkpoint(tmp_path / "cell.ckpt", net=b)
-    np.testing.assert_array_equal(b.w.numpy(), np.ones((2, 2)))
-    np.testing.assert_array_equal(b.running_mean.numpy(), np.ones(2))
-    np.testing.assert_array_equal(b.scratch.numpy(), np.full(2, 2.0))
+    np.testing.assert_array_equal(b.w.detach().numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(b.running_mean.detach().numpy(), np.ones(2))
+    np.testing.assert_array_equal(b.scratch.detach().numpy(), np.full(2, 2.0))
     # A PyTorch-style state_dict round trip through mint.save / mint.load.
     c = Net(3)
     S.save(a.state_dict(), tmp_path / "sd.pt")
     c.load_state_dict(S.load(tmp_path / "sd.pt"))
-    np.testing.assert_array_equal(c.w.numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(c.w.detach().numpy(), np.ones((2, 2)))

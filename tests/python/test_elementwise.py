@@ -835,7 +835,7 @@ def test_division_errors_and_float_zero():
     z = mint.tensor([1, 0, 1])
     for f in (mint.floor_divide, mint.remainder, mint.fmod,
               lambda a, b: mint.div(a, b, rounding_mode="trunc")):
-        with pytest.raises(ValueError):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):  # as PyTorch
             f(i, z)
     with pytest.raises(ValueError):
         mint.div(i, i, rounding_mode="round")
@@ -869,10 +869,10 @@ def test_pow_integer_edge_cases():
     base = mint.tensor([2, -2, 1, -1, 0, 3])
     check(base ** mint.tensor([1, 3, 5, 3, 0, 0]), [2, -8, 1, -1, 1, 1], T.int64)
     # PyTorch: "Integers to negative integer powers are not allowed."
-    with pytest.raises(ValueError, match="negative integer powers"):
+    with pytest.raises(RuntimeError, match="negative integer powers"):
         base ** mint.tensor([-1, -1, -5, -3, 0, 0])
     x = mint.tensor([2, 3])
-    with pytest.raises(ValueError, match="negative integer powers"):
+    with pytest.raises(RuntimeError, match="negative integer powers"):
         x **= -1
     check(mint.tensor([3], dtype=T.int8) ** 5, np.array([3], dtype=np.int8) ** 5, T.int8)  # wraps
     with pytest.raises(TypeError):  # no bool pow kernel, as in PyTorch

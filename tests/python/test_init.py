@@ -20,7 +20,7 @@ def empty(shape, dtype=tandem.float32):
 
 
 def stats(t):
-    a = t.numpy().astype(np.float64)
+    a = t.detach().numpy().astype(np.float64)
     return a.mean(), a.std(), a.min(), a.max()
 
 
@@ -60,13 +60,13 @@ def test_calculate_gain():
 def test_constant_zeros_ones_eye():
     t = empty((3, 4))
     assert init.constant_(t, 2.5) is t
-    np.testing.assert_array_equal(t.numpy(), np.full((3, 4), 2.5, np.float32))
-    np.testing.assert_array_equal(init.zeros_(t).numpy(), np.zeros((3, 4)))
-    np.testing.assert_array_equal(init.ones_(t).numpy(), np.ones((3, 4)))
-    np.testing.assert_array_equal(init.eye_(t).numpy(), np.eye(3, 4))
-    np.testing.assert_array_equal(init.eye_(empty((5, 2))).numpy(), np.eye(5, 2))
+    np.testing.assert_array_equal(t.detach().numpy(), np.full((3, 4), 2.5, np.float32))
+    np.testing.assert_array_equal(init.zeros_(t).detach().numpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(init.ones_(t).detach().numpy(), np.ones((3, 4)))
+    np.testing.assert_array_equal(init.eye_(t).detach().numpy(), np.eye(3, 4))
+    np.testing.assert_array_equal(init.eye_(empty((5, 2))).detach().numpy(), np.eye(5, 2))
     i = tandem.zeros((2, 2), dtype=tandem.int32)
-    np.testing.assert_array_equal(init.constant_(i, 7).numpy(), np.full((2, 2), 7))
+    np.testing.assert_array_equal(init.constant_(i, 7).detach().numpy(), np.full((2, 2), 7))
     with pytest.raises(ValueError):
         init.eye_(empty((2, 2, 2)))
 
@@ -80,7 +80,7 @@ def test_dirac(shape, groups):
     for g in range(groups):
         for d in range(min(per, shape[1])):
             ref[(g * per + d, d) + centre] = 1
-    np.testing.assert_array_equal(w.numpy(), ref)
+    np.testing.assert_array_equal(w.detach().numpy(), ref)
     with pytest.raises(ValueError):
         init.dirac_(empty((4, 4)))
 
@@ -144,7 +144,7 @@ def _Phi(x):
 @pytest.mark.parametrize("mean,std,a,b", [(0.0, 1.0, -2.0, 2.0), (1.0, 2.0, 0.0, 3.0),
                                           (0.0, 0.02, -0.04, 0.04), (0.0, 1.0, 1.5, 4.0)])
 def test_trunc_normal_moments_and_cdf(mean, std, a, b):
-    x = init.trunc_normal_(empty(N, tandem.float64), mean, std, a, b).numpy()
+    x = init.trunc_normal_(empty(N, tandem.float64), mean, std, a, b).detach().numpy()
     assert x.min() >= a and x.max() <= b
     al, be = (a - mean) / std, (b - mean) / std
     Z = _Phi(be) - _Phi(al)
@@ -157,7 +157,7 @@ def test_trunc_normal_moments_and_cdf(mean, std, a, b):
 
 
 def test_trunc_normal_float32_and_errors():
-    x = init.trunc_normal_(empty(N), std=0.02, a=-0.04, b=0.04).numpy()
+    x = init.trunc_normal_(empty(N), std=0.02, a=-0.04, b=0.04).detach().numpy()
     assert x.dtype == np.float32 and x.min() >= -0.04 and x.max() <= 0.04
     with pytest.raises(ValueError):
         init.trunc_normal_(empty((3,)), a=1.0, b=-1.0)
@@ -168,7 +168,7 @@ def test_trunc_normal_float32_and_errors():
 @pytest.mark.parametrize("shape", [(6, 10), (10, 6), (7, 7), (8, 3, 2, 2), (1, 5)])
 @pytest.mark.parametrize("gain", [1.0, 3.0])
 def test_orthogonal(shape, gain):
-    w = init.orthogonal_(empty(shape, tandem.float64), gain).numpy().reshape(shape[0], -1)
+    w = init.orthogonal_(empty(shape, tandem.float64), gain).detach().numpy().reshape(shape[0], -1)
     r, c = w.shape
     gram = w @ w.T if r <= c else w.T @ w
     np.testing.assert_allclose(gram, gain ** 2 * np.eye(min(r, c)), atol=1e-12)
@@ -177,9 +177,9 @@ def test_orthogonal(shape, gain):
 def test_orthogonal_matches_numpy_qr_of_the_same_draw():
     for shape in [(5, 9), (9, 5), (6, 6)]:
         tandem.manual_seed(7)
-        a = tandem.randn(*shape, dtype=tandem.float64).numpy()
+        a = tandem.randn(*shape, dtype=tandem.float64).detach().numpy()
         tandem.manual_seed(7)
-        w = init.orthogonal_(empty(shape, tandem.float64)).numpy()
+        w = init.orthogonal_(empty(shape, tandem.float64)).detach().numpy()
         flat = a.T if shape[0] < shape[1] else a
         q, r = np.linalg.qr(flat)
         q = q * np.sign(np.diag(r))  # PyTorch's sign correction
@@ -187,7 +187,7 @@ def test_orthogonal_matches_numpy_qr_of_the_same_draw():
 
 
 def test_orthogonal_float32_large():
-    w = init.orthogonal_(empty((256, 300))).numpy().astype(np.float64)
+    w = init.orthogonal_(empty((256, 300))).detach().numpy().astype(np.float64)
     np.testing.assert_allclose(w @ w.T, np.eye(256), atol=1e-5)
 
 
@@ -196,10 +196,10 @@ def test_seeded_reproducibility():
              init.kaiming_normal_, init.trunc_normal_, init.orthogonal_]
     for fill in fills:
         tandem.manual_seed(42)
-        a = fill(empty((20, 30))).numpy()
-        b = fill(empty((20, 30))).numpy()
+        a = fill(empty((20, 30))).detach().numpy()
+        b = fill(empty((20, 30))).detach().numpy()
         tandem.manual_seed(42)
-        c = fill(empty((20, 30))).numpy()
+        c = fill(empty((20, 30))).detach().numpy()
         np.testing.assert_array_equal(a, c)
         assert not np.array_equal(a, b)
 
@@ -213,17 +213,17 @@ def test_parameter_is_filled_in_place_without_history():
         assert p.requires_grad and p.is_leaf and p.grad_fn is None
     init.normal_(p)
     (p * 2).sum().backward()
-    np.testing.assert_array_equal(p.grad.numpy(), np.full((30, 20), 2, np.float32))
+    np.testing.assert_array_equal(p.grad.detach().numpy(), np.full((30, 20), 2, np.float32))
 
 
 def test_non_contiguous_and_low_precision_targets():
     base = empty((40, 60))
     view = base.T  # (60, 40), non-contiguous
     init.orthogonal_(view)
-    v = base.numpy().T.astype(np.float64)
+    v = base.detach().numpy().T.astype(np.float64)
     np.testing.assert_allclose(v.T @ v, np.eye(40), atol=1e-5)
     h = init.uniform_(empty((1000,), tandem.float16), -1, 1)
-    assert h.dtype == tandem.float16 and abs(h.numpy()).max() <= 1
+    assert h.dtype == tandem.float16 and abs(h.detach().numpy()).max() <= 1
 
 
 def test_errors():
@@ -279,15 +279,15 @@ def test_ms_xavier_and_he():
 
 
 def test_ms_constants_and_inputs():
-    np.testing.assert_array_equal(I.initializer("zeros", [2, 3]).numpy(), np.zeros((2, 3)))
-    np.testing.assert_array_equal(I.initializer("ONES", (2, 3)).numpy(), np.ones((2, 3)))
-    np.testing.assert_array_equal(I.initializer(I.One(), 4).numpy(), np.ones(4))
-    np.testing.assert_array_equal(I.initializer(I.Zero(), (2,)).numpy(), np.zeros(2))
-    np.testing.assert_array_equal(I.initializer(I.Constant(3), (2, 2)).numpy(), np.full((2, 2), 3))
+    np.testing.assert_array_equal(I.initializer("zeros", [2, 3]).detach().numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(I.initializer("ONES", (2, 3)).detach().numpy(), np.ones((2, 3)))
+    np.testing.assert_array_equal(I.initializer(I.One(), 4).detach().numpy(), np.ones(4))
+    np.testing.assert_array_equal(I.initializer(I.Zero(), (2,)).detach().numpy(), np.zeros(2))
+    np.testing.assert_array_equal(I.initializer(I.Constant(3), (2, 2)).detach().numpy(), np.full((2, 2), 3))
     t = I.initializer(5, (2, 3), tandem.int32)
     assert t.dtype == tandem.int32
-    np.testing.assert_array_equal(t.numpy(), np.full((2, 3), 5))
-    np.testing.assert_array_equal(I.initializer("identity", (3, 4)).numpy(), np.eye(3, 4))
+    np.testing.assert_array_equal(t.detach().numpy(), np.full((2, 3), 5))
+    np.testing.assert_array_equal(I.initializer("identity", (3, 4)).detach().numpy(), np.eye(3, 4))
     d = I.initializer("normal", (50, 40), tandem.float64)
     assert d.dtype == tandem.float64
     src = tandem.ones((2, 3))
@@ -305,9 +305,9 @@ def test_ms_constants_and_inputs():
 
 
 def test_ms_orthogonal_dirac_and_variance_scaling():
-    w = I.initializer(I.Orthogonal(gain=2.0), (6, 3, 4), tandem.float64).numpy().reshape(6, 12)
+    w = I.initializer(I.Orthogonal(gain=2.0), (6, 3, 4), tandem.float64).detach().numpy().reshape(6, 12)
     np.testing.assert_allclose(w @ w.T, 4 * np.eye(6), atol=1e-12)
-    d = I.initializer(I.Dirac(groups=2), (6, 4, 3, 3)).numpy()
+    d = I.initializer(I.Dirac(groups=2), (6, 4, 3, 3)).detach().numpy()
     assert d.sum() == 6 and d[0, 0, 1, 1] == 1 and d[3, 0, 1, 1] == 1
     _, s, _, _ = stats(I.initializer(I.VarianceScaling(2.0, "fan_avg", "untruncated_normal"),
                                      (300, 500)))
@@ -324,11 +324,11 @@ def test_ms_initializer_fills_numpy_and_tensors_in_place():
     assert np.abs(arr).max() <= 0.5 and arr.std() > 0.25
     t = tandem.zeros((3, 3), dtype=tandem.int64)
     I.Constant(4)(t)
-    np.testing.assert_array_equal(t.numpy(), np.full((3, 3), 4))
+    np.testing.assert_array_equal(t.detach().numpy(), np.full((3, 3), 4))
     tandem.manual_seed(3)
-    a = I.initializer("he_normal", (20, 30)).numpy()
+    a = I.initializer("he_normal", (20, 30)).detach().numpy()
     tandem.manual_seed(3)
-    b = I.initializer("he_normal", (20, 30)).numpy()
+    b = I.initializer("he_normal", (20, 30)).detach().numpy()
     np.testing.assert_array_equal(a, b)
 
 
@@ -338,9 +338,9 @@ def test_weight_init_truncated_normal_truncates_like_the_class():
     from tandem import nn
     from tandem.common.initializer import TruncatedNormal, initializer
     tandem.manual_seed(3)
-    w = nn.Dense(200, 100, weight_init="truncatedNormal").weight.numpy()
+    w = nn.Dense(200, 100, weight_init="truncatedNormal").weight.detach().numpy()
     assert np.all(np.abs(w) <= 0.02)
     assert np.mean(np.abs(w) >= 0.02 - 1e-7) < 1e-3
     tandem.manual_seed(3)
-    ref = initializer(TruncatedNormal(), (100, 200)).numpy()
+    ref = initializer(TruncatedNormal(), (100, 200)).detach().numpy()
     np.testing.assert_array_equal(w, ref)

@@ -39,7 +39,7 @@ def test_later_calls_do_not_run_python():
 
     x = mint.randn(5)
     for _ in range(3):
-        np.testing.assert_allclose(f(x).numpy(), 3 * x.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(f(x).detach().numpy(), 3 * x.detach().numpy(), rtol=1e-6)
     assert len(calls) == 1
     f(mint.randn(6))  # new shape: retrace
     assert len(calls) == 2
@@ -60,7 +60,7 @@ def test_cse_and_dce_reduce_kernels():
     assert optimized.count("exp") == 1  # CSE merged the two exp(x)
     kernels = int(optimized.split("(")[1].split(" kernels")[0])
     assert kernels <= 2  # DCE dropped x * 100; the muls and the add fuse
-    np.testing.assert_allclose(g(x).numpy(), 4 * np.exp(x.numpy()), rtol=1e-6)
+    np.testing.assert_allclose(g(x).detach().numpy(), 4 * np.exp(x.detach().numpy()), rtol=1e-6)
 
 
 def test_outputs_keep_structure_and_static_args():
@@ -83,7 +83,7 @@ def test_reading_a_value_inside_jit_specializes_on_it():
 
     f = jit(branch)
     for v in (mint.randn(3).abs(), -mint.randn(3).abs(), mint.ones(3)):
-        np.testing.assert_array_equal(f(v).numpy(), branch(v).numpy())
+        np.testing.assert_array_equal(f(v).detach().numpy(), branch(v).detach().numpy())
     assert len(f._cache) == 2  # one path per branch
 
 
@@ -105,7 +105,7 @@ def test_random_ops_draw_fresh_numbers_each_call():
 
     x = mint.zeros(4)
     a, b = noise(x), noise(x)
-    assert not np.allclose(a.numpy(), b.numpy())
+    assert not np.allclose(a.detach().numpy(), b.detach().numpy())
 
 
 def test_captured_parameters_are_read_by_reference():
@@ -143,7 +143,7 @@ def _train(compiled: bool, steps: int = 20):
     if compiled:
         step = jit(step)
     losses = [float(step(X, Y)) for _ in range(steps)]
-    return losses, w1.numpy().copy()
+    return losses, w1.detach().numpy().copy()
 
 
 def test_training_step_matches_eager():
@@ -165,8 +165,8 @@ def test_graph_mode_context_compiles_cells():
             graph2 = net(x)
         finally:
             context.set_context(mode=context.PYNATIVE_MODE)
-    np.testing.assert_allclose(graph.numpy(), eager.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(graph2.numpy(), eager.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(graph.detach().numpy(), eager.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(graph2.detach().numpy(), eager.detach().numpy(), rtol=1e-6)
 
 
 def test_grad_mode_with_parameters_falls_back_to_eager_for_backward():
@@ -196,10 +196,10 @@ def test_in_place_writes_through_views_inside_jit():
     state.zero_()
     g = jit(f)
     got = g(x)
-    np.testing.assert_array_equal(got.numpy(), want.numpy())
-    np.testing.assert_array_equal(state.numpy(), want_state.numpy())
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    np.testing.assert_array_equal(state.detach().numpy(), want_state.detach().numpy())
     got2 = g(x + 1)  # a compiled call
-    np.testing.assert_array_equal(got2.numpy(), f(x + 1).numpy())
+    np.testing.assert_array_equal(got2.detach().numpy(), f(x + 1).detach().numpy())
 
 
 def test_views_see_writes_made_through_their_base_or_other_views():
@@ -214,7 +214,7 @@ def test_views_see_writes_made_through_their_base_or_other_views():
     want = f(x)
     got = jit(f)(x)
     for a, b in zip(got, want):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 def test_x_plus_x_plus_x_becomes_3x():
@@ -227,7 +227,7 @@ def test_x_plus_x_plus_x_becomes_3x():
     assert "traced graph (2 kernels)" in text
     optimized = text.split("optimized graph")[1]
     assert "(1 kernels)" in optimized and "= mul(%0" in optimized  # x + x + x -> x * 3
-    np.testing.assert_allclose(f(x).numpy(), 3 * x.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(f(x).detach().numpy(), 3 * x.detach().numpy(), rtol=1e-6)
 
 
 def test_explain_reports_kernels_passes_bytes_and_peak():
@@ -247,11 +247,11 @@ def test_simplification_rules():
     x = mint.randn(10)
     g = jit(lambda x: -(-(x * 1.0 + 0)) * 2 * 3)
     assert "(1 kernels)" in g.explain(x).split("optimized graph")[1]
-    np.testing.assert_allclose(g(x).numpy(), 6 * x.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g(x).detach().numpy(), 6 * x.detach().numpy(), rtol=1e-6)
     h = jit(lambda x: x.reshape(2, 5).reshape(5, 2) + mint.ones(1) * 2)  # folds ones * 2
     text = h.explain(x).split("optimized graph")[1]
     assert "full" not in text
-    np.testing.assert_allclose(h(x).numpy(), x.numpy().reshape(5, 2) + 2, rtol=1e-6)
+    np.testing.assert_allclose(h(x).detach().numpy(), x.detach().numpy().reshape(5, 2) + 2, rtol=1e-6)
 
 
 def test_unsimplifiable_chain_is_one_fused_kernel():
@@ -262,8 +262,8 @@ def test_unsimplifiable_chain_is_one_fused_kernel():
     x = mint.randn(3000)
     optimized = f.explain(x).split("optimized graph")[1]
     assert "(1 kernels)" in optimized and "fused_elementwise" in optimized
-    xn = x.numpy()
-    np.testing.assert_allclose(f(x).numpy(), np.tanh(xn) * xn + 1 / (1 + np.exp(-xn)), rtol=1e-5)
+    xn = x.detach().numpy()
+    np.testing.assert_allclose(f(x).detach().numpy(), np.tanh(xn) * xn + 1 / (1 + np.exp(-xn)), rtol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", [tandem.float32, tandem.float64])
@@ -276,9 +276,9 @@ def test_fused_chain_with_broadcast_matches_eager(dtype):
     eager = f(x, b)
     compiled = jit(f)
     assert "fused_elementwise" in compiled.explain(x, b)
-    np.testing.assert_allclose(compiled(x, b).numpy(), eager.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(compiled(x, b).detach().numpy(), eager.detach().numpy(), rtol=1e-6, atol=1e-7)
     xt = mint.randn(129, 37, dtype=dtype).t()  # non-contiguous input
-    np.testing.assert_allclose(compiled(xt, b).numpy(), f(xt, b).numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(compiled(xt, b).detach().numpy(), f(xt, b).detach().numpy(), rtol=1e-6, atol=1e-7)
 
 
 def test_lenet_training_step_graph_matches_eager():
@@ -337,13 +337,13 @@ def test_tensor_from_host_data_inside_jit_is_a_constant():
     @tandem.jit
     def f(a):
         r = tandem.tensor(np.asarray([1, 0, 3], dtype=np.int64))
-        assert r.numpy().tolist() == [1, 0, 3]
+        assert r.detach().numpy().tolist() == [1, 0, 3]
         return tandem.mint.repeat_interleave(a, r, dim=0) + tandem.tensor([1.0, 2.0])
 
     a = tandem.tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
-    want = np.repeat(a.numpy(), [1, 0, 3], axis=0) + np.array([1.0, 2.0], np.float32)
+    want = np.repeat(a.detach().numpy(), [1, 0, 3], axis=0) + np.array([1.0, 2.0], np.float32)
     for _ in range(2):  # traced call, then the cached graph
-        np.testing.assert_allclose(f(a).numpy(), want)
+        np.testing.assert_allclose(f(a).detach().numpy(), want)
 
 
 def _train_ms_style(build, compiled: bool, steps: int = 4, train: bool = True,
@@ -372,9 +372,9 @@ def _train_ms_style(build, compiled: bool, steps: int = 4, train: bool = True,
         step = jit(step)
     tandem.manual_seed(2)  # the dropout masks' stream
     losses = [float(step(X, y)) for _ in range(steps)]
-    state = {k: v.numpy().copy() for k, v in net.state_dict().items()}
+    state = {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
     for i, (bufs, scalars) in enumerate(opt._impl.export_state()):
-        state.update({f"opt.{i}.{k}": v.numpy().copy() for k, v in bufs.items()})
+        state.update({f"opt.{i}.{k}": v.detach().numpy().copy() for k, v in bufs.items()})
         state.update({f"opt.{i}.{k}": np.array(v) for k, v in scalars.items()})
     return losses, state, len(runs)
 
@@ -409,7 +409,7 @@ def test_dropout_masks_differ_between_compiled_calls():
     drop = nn.Dropout(0.5)
     f = jit(lambda x: drop(x))
     x = mint.ones(4096)
-    a, b = f(x).numpy(), f(x).numpy()
+    a, b = f(x).detach().numpy(), f(x).detach().numpy()
     assert 0.4 < (a == 0).mean() < 0.6 and not np.array_equal(a, b)
 
 
@@ -487,7 +487,7 @@ def test_dynamic_learning_rates_inside_jit_follow_the_step(kind):
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     assert eager[4] != eager[3]  # the rate really moves the parameters
     for p, q in zip(net_e.trainable_params(), net_g.trainable_params()):
-        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(q.detach().numpy(), p.detach().numpy(), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(np.asarray(opt_g.get_lr(), dtype=np.float64).ravel()[0],
                                np.asarray(opt_e.get_lr(), dtype=np.float64).ravel()[0])
 
@@ -529,7 +529,7 @@ def test_reading_captured_state_as_a_python_value_inside_jit_is_guarded():
     assert [f(mint.ones(2)).tolist() for _ in range(3)] == [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]
     assert float(s) == 3.0
     c = mint.tensor(3.0)
-    for read in (lambda: c.item(), lambda: c.numpy(), lambda: bool(c), lambda: c.tolist(),
+    for read in (lambda: c.item(), lambda: c.detach().numpy(), lambda: bool(c), lambda: c.tolist(),
                  lambda: repr(c)):
         @jit
         def g(x, read=read):
@@ -557,7 +557,7 @@ def test_python_numbers_are_program_constants_not_inputs():
     report = g.explain(x)
     optimized = report.split("optimized graph")[1].split("eager:")[0]
     assert optimized.count("fused_elementwise(%0)") == 1 and "(1 kernels)" in optimized
-    np.testing.assert_array_equal(g(x).numpy(), gelu(x).numpy())
+    np.testing.assert_array_equal(g(x).detach().numpy(), gelu(x).detach().numpy())
 
 
 def test_train_eval_switch_recompiles():
@@ -579,8 +579,8 @@ def test_train_eval_switch_recompiles():
         net.train()
         f(x)
     assert len(traces) == 2
-    np.testing.assert_allclose(b.numpy(), want.numpy(), rtol=1e-6)
-    assert (a.numpy() == 0).any() and not (b.numpy() == 0).any()
+    np.testing.assert_allclose(b.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+    assert (a.detach().numpy() == 0).any() and not (b.detach().numpy() == 0).any()
 
 
 @pytest.mark.parametrize("zero_first", [True, False])
@@ -614,7 +614,7 @@ def test_pytorch_style_training_step_compiles(zero_first):
         for _ in range(7):
             losses.append(float(f(X, y)))
             sched.step()
-        grads = [None if p.grad is None else p.grad.numpy().copy() for p in net.parameters()]
+        grads = [None if p.grad is None else p.grad.detach().numpy().copy() for p in net.parameters()]
         return losses, [p.detach().numpy().copy() for p in net.parameters()], grads, len(traces)
 
     e_loss, e_params, e_grads, _ = run(False)
@@ -649,7 +649,7 @@ def test_reductions_fuse_with_their_elementwise_producers(case):
     optimized = g.explain(a, b).split("optimized graph")[1].split("eager:")[0]
     assert "fused_sum" in optimized and "= sum(" not in optimized and "= mean(" not in optimized
     tol = 1e-12 if dt == tandem.float64 else 1e-5
-    np.testing.assert_allclose(g(a, b).numpy(), f(a, b).numpy(), rtol=tol)
+    np.testing.assert_allclose(g(a, b).detach().numpy(), f(a, b).detach().numpy(), rtol=tol)
 
 
 def test_a_failed_trace_leaves_no_symbolic_grads():
@@ -692,9 +692,9 @@ def test_a_training_step_with_a_data_dependent_update_matches_eager():
     step = jit(lambda x: body(lin_j, opt_j, x))
     xs = [mint.ones(2, 3), -mint.ones(2, 3), mint.ones(2, 3) * 0.5, -mint.ones(2, 3)]
     for x in xs:
-        np.testing.assert_allclose(step(x).numpy(), body(lin_e, opt_e, x).numpy(), rtol=1e-6)
-        np.testing.assert_allclose(lin_j.weight.numpy(), lin_e.weight.numpy(), rtol=1e-6)
-        np.testing.assert_allclose(lin_j.weight.grad.numpy(), lin_e.weight.grad.numpy(),
+        np.testing.assert_allclose(step(x).detach().numpy(), body(lin_e, opt_e, x).detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(lin_j.weight.detach().numpy(), lin_e.weight.detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(lin_j.weight.grad.detach().numpy(), lin_e.weight.grad.detach().numpy(),
                                    rtol=1e-6)
 
 
@@ -717,8 +717,8 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
     a, b = mint.randn(3, 4), mint.randn(3, 4)
     for _ in range(3):
         (x, [y]), (u, v) = f(a, b), g(a, b)
-        np.testing.assert_array_equal(x.numpy(), u.numpy())
-        np.testing.assert_array_equal(y.numpy(), v.numpy())
+        np.testing.assert_array_equal(x.detach().numpy(), u.detach().numpy())
+        np.testing.assert_array_equal(y.detach().numpy(), v.detach().numpy())
     assert len(traces) == 2 and f._cache.num_direct() == 0 and g._cache.num_direct() == 1
     g(mint.randn(2, 4), b[:2])  # a new signature: traced, then served from C++ too
     g(a.requires_grad_(), b)    # requires_grad is part of the key
@@ -737,7 +737,7 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
     h(x)
     assert h._cache.num_direct() == 0  # reads net.training: guarded, so never served blindly
     net.eval()
-    np.testing.assert_allclose(h(x).numpy(), net(x).numpy())
+    np.testing.assert_allclose(h(x).detach().numpy(), net(x).detach().numpy())
 
 
 def test_concurrent_calls_of_one_compiled_function():
@@ -755,7 +755,7 @@ def test_concurrent_calls_of_one_compiled_function():
     def worker(k):
         a, b = mint.full((64,), float(k)), mint.full((64,), 2.0)
         for _ in range(300):
-            if f(a, b).numpy()[0] != 3.0 * k:
+            if f(a, b).detach().numpy()[0] != 3.0 * k:
                 errors.append(k)
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(1, 5)]
     for t in threads:
@@ -774,6 +774,6 @@ def test_constant_chains_fold_only_where_bit_exact():
                      (lambda x: x * 0.5 * 3.3, True),
                      (lambda x: x + x + x, True)):
         g = jit(f)
-        np.testing.assert_array_equal(g(x).numpy(), f(x).numpy())
+        np.testing.assert_array_equal(g(x).detach().numpy(), f(x).detach().numpy())
         optimized = g.explain(x).split("optimized graph")[1].split("eager:")[0]
         assert ("= mul(%0" in optimized) == folds, optimized  # folded: one mul by a constant

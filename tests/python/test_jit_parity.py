@@ -35,7 +35,7 @@ def _check(eager, graph, name, exact_values):
         assert tuple(a.shape) == tuple(b.shape), f"{name}: shape {a.shape} vs {b.shape}"
         assert a.dtype == b.dtype, f"{name}: dtype {a.dtype} vs {b.dtype}"
         if exact_values:
-            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-12, atol=1e-12,
+            np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-12, atol=1e-12,
                                        err_msg=f"{name}: graph value differs from eager")
 
 

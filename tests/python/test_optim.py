@@ -159,7 +159,7 @@ def test_three_updates(cls, ref, kw):
         p.grad = tandem.tensor(g)
         opt.step()
         want = ref(want, g, s, **kw)
-        np.testing.assert_allclose(p.numpy(), want, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(p.detach().numpy(), want, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.RMSprop])
@@ -176,7 +176,7 @@ def test_float32_params(cls):
     assert p.dtype == tandem.float32
     buffers = [t for t in opt.state[p].values() if isinstance(t, tandem.Tensor)]
     assert buffers and all(t.dtype == tandem.float32 for t in buffers)
-    np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(p.detach().numpy(), want, rtol=1e-5, atol=1e-6)
 
 
 def test_params_without_grad_are_skipped():
@@ -184,7 +184,7 @@ def test_params_without_grad_are_skipped():
     opt = optim.Adam([a, b], lr=0.1)
     a.grad = tandem.tensor(GRADS[0])
     opt.step()
-    np.testing.assert_array_equal(b.numpy(), P0)
+    np.testing.assert_array_equal(b.detach().numpy(), P0)
     assert b not in opt.state and a in opt.state and opt.state[a]["step"] == 1
 
 
@@ -193,7 +193,7 @@ def test_zero_grad():
     opt = optim.SGD([p], lr=0.1)
     (p * p).sum().backward()
     opt.zero_grad(set_to_none=False)
-    np.testing.assert_array_equal(p.grad.numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(p.grad.detach().numpy(), np.zeros((2, 3)))
     opt.zero_grad()
     assert p.grad is None
 
@@ -211,7 +211,7 @@ def test_step_with_closure():
     with tandem.no_grad():
         loss = opt.step(closure)
     assert abs(float(loss) - float((P0 * P0).sum())) < 1e-12
-    np.testing.assert_allclose(p.numpy(), P0 - 0.1 * 2 * P0, rtol=1e-12)
+    np.testing.assert_allclose(p.detach().numpy(), P0 - 0.1 * 2 * P0, rtol=1e-12)
 
 
 def test_updates_are_not_recorded():
@@ -238,8 +238,8 @@ def test_param_groups_and_lr_write():
         opt.step()
         want_w = ref_sgd(want_w, g, sw, lr=0.1 if i == 0 else 0.5)
         want_b = ref_sgd(want_b, g[1], sb, lr=0.01, momentum=0.5 if i == 0 else 0.9)
-        np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-12)
-        np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-12)
+        np.testing.assert_allclose(w.detach().numpy(), want_w, rtol=1e-12)
+        np.testing.assert_allclose(b.detach().numpy(), want_b, rtol=1e-12)
 
 
 def test_betas_write_and_add_param_group():
@@ -251,11 +251,11 @@ def test_betas_write_and_add_param_group():
     for g in GRADS:
         a.grad, b.grad = tandem.tensor(g), tandem.tensor(g)
         opt.step()
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     want, s = P0.copy(), {}
     for g in GRADS:
         want = ref_adam(want, g, s, lr=0.05, betas=(0.5, 0.6))
-    np.testing.assert_allclose(a.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(a.detach().numpy(), want, rtol=1e-12)
 
 
 def test_scheduler_drives_lr():
@@ -268,7 +268,7 @@ def test_scheduler_drives_lr():
         opt.step()
         sched.step()
         want = want - 0.5 ** i * g
-    np.testing.assert_allclose(p.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(p.detach().numpy(), want, rtol=1e-12)
 
 
 # --- state_dict round trip --------------------------------------------------------------------
@@ -296,9 +296,9 @@ def test_state_dict_round_trip(cls, kw):
     sd = opt.state_dict()
     assert sd["param_groups"][0]["params"] == [0] and sd["param_groups"][1]["params"] == [1]
     assert sd["param_groups"][0]["lr"] == 0.03
-    saved = {k: {n: (v.numpy().copy() if isinstance(v, tandem.Tensor) else v)
+    saved = {k: {n: (v.detach().numpy().copy() if isinstance(v, tandem.Tensor) else v)
                  for n, v in d.items()} for k, d in sd["state"].items()}
-    (a2, b2), opt2 = make([a.numpy().copy(), b.numpy().copy()])
+    (a2, b2), opt2 = make([a.detach().numpy().copy(), b.detach().numpy().copy()])
     opt2.load_state_dict(sd)
     assert opt2.param_groups[0]["lr"] == 0.03 and opt2.param_groups[1]["lr"] == 0.02
     for i in range(4):
@@ -308,12 +308,12 @@ def test_state_dict_round_trip(cls, kw):
             x.grad, y.grad = tandem.tensor(gx), tandem.tensor(gx)
         opt.step()
         opt2.step()
-        np.testing.assert_array_equal(a.numpy(), a2.numpy())
-        np.testing.assert_array_equal(b.numpy(), b2.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), a2.detach().numpy())
+        np.testing.assert_array_equal(b.detach().numpy(), b2.detach().numpy())
     # The saved dict holds copies: stepping the optimizer did not change it.
     for k, d in sd["state"].items():
         for n, v in d.items():
-            got = v.numpy() if isinstance(v, tandem.Tensor) else v
+            got = v.detach().numpy() if isinstance(v, tandem.Tensor) else v
             np.testing.assert_array_equal(got, saved[k][n])
 
 
@@ -372,8 +372,8 @@ def test_mindspore_three_updates(cls, ref, kw, extra):
         assert opt((tandem.tensor(g), tandem.tensor(g[0]))) is True
         want_w = ref(want_w, g, sw, **rkw)
         want_b = ref(want_b, g[0], sb, **rkw)
-        np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(w.detach().numpy(), want_w, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(b.detach().numpy(), want_b, rtol=1e-12, atol=1e-14)
 
 
 def test_mindspore_decay_filter_and_groups():
@@ -381,8 +381,8 @@ def test_mindspore_decay_filter_and_groups():
     w, gamma = param(P0, "fc.weight"), param(P0[0], "bn.gamma")
     opt = msoptim.Momentum([w, gamma], learning_rate=0.1, momentum=0.9, weight_decay=0.1)
     opt((tandem.tensor(GRADS[0]), tandem.tensor(GRADS[0][0])))
-    np.testing.assert_allclose(w.numpy(), ref_ms_momentum(P0, GRADS[0], {}, f32(0.1), 0.9, 0.1))
-    np.testing.assert_allclose(gamma.numpy(),
+    np.testing.assert_allclose(w.detach().numpy(), ref_ms_momentum(P0, GRADS[0], {}, f32(0.1), 0.9, 0.1))
+    np.testing.assert_allclose(gamma.detach().numpy(),
                                ref_ms_momentum(P0[0], GRADS[0][0], {}, f32(0.1), 0.9))
     # Groups: per-group lr and weight decay (applied to every parameter of the group).
     w, gamma = param(P0, "fc.weight"), param(P0[0], "bn.gamma")
@@ -391,8 +391,8 @@ def test_mindspore_decay_filter_and_groups():
     assert opt.is_group_lr and len(opt.get_lr()) == 2
     assert float(opt.get_lr_parameter(w)) == f32(0.5)
     opt((tandem.tensor(GRADS[0]), tandem.tensor(GRADS[0][0])))
-    np.testing.assert_allclose(w.numpy(), P0 - f32(0.5) * GRADS[0])
-    np.testing.assert_allclose(gamma.numpy(),
+    np.testing.assert_allclose(w.detach().numpy(), P0 - f32(0.5) * GRADS[0])
+    np.testing.assert_allclose(gamma.detach().numpy(),
                                P0[0] - f32(0.1) * (GRADS[0][0] + 0.2 * P0[0]))
 
 
@@ -411,7 +411,7 @@ def test_mindspore_dynamic_lr(lr):
         g = GRADS[i % 3]
         opt([tandem.tensor(g)])
         want = want - f32(values[min(i, 2)]) * g
-        np.testing.assert_allclose(w.numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(w.detach().numpy(), want, rtol=1e-12)
     assert opt.global_step == 4
 
 
@@ -420,7 +420,7 @@ def test_mindspore_learning_rate_parameter_is_live():
     opt = msoptim.SGD([w], learning_rate=0.1)
     opt.learning_rate.set_data(tandem.tensor(0.5, tandem.float32))
     opt([tandem.tensor(GRADS[0])])
-    np.testing.assert_allclose(w.numpy(), P0 - 0.5 * GRADS[0])
+    np.testing.assert_allclose(w.detach().numpy(), P0 - 0.5 * GRADS[0])
 
 
 def test_mindspore_loss_scale():
@@ -433,24 +433,24 @@ def test_mindspore_loss_scale():
         acc = 0.9 * s.get("acc", 0.0) + (4 * g + 0.1 * want) / 4
         s["acc"] = acc
         want = want - f32(0.1) * acc
-        np.testing.assert_allclose(w.numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(w.detach().numpy(), want, rtol=1e-12)
 
 
 def test_mindspore_none_grad_and_state_round_trip():
     w, b = param(P0, "w"), param(P0[0], "b")
     opt = msoptim.Adam([w, b], learning_rate=0.05)
     opt((tandem.tensor(GRADS[0]), None))
-    np.testing.assert_array_equal(b.numpy(), P0[0])
+    np.testing.assert_array_equal(b.detach().numpy(), P0[0])
     sd = opt.state_dict()
-    w2, b2 = param(w.numpy().copy(), "w"), param(b.numpy().copy(), "b")
+    w2, b2 = param(w.detach().numpy().copy(), "w"), param(b.detach().numpy().copy(), "b")
     opt2 = msoptim.Adam([w2, b2], learning_rate=0.05)
     opt2.load_state_dict(sd)
     assert opt2.global_step == 1
     for g in GRADS:
         opt((tandem.tensor(g), tandem.tensor(g[0])))
         opt2((tandem.tensor(g), tandem.tensor(g[0])))
-    np.testing.assert_array_equal(w.numpy(), w2.numpy())
-    np.testing.assert_array_equal(b.numpy(), b2.numpy())
+    np.testing.assert_array_equal(w.detach().numpy(), w2.detach().numpy())
+    np.testing.assert_array_equal(b.detach().numpy(), b2.detach().numpy())
 
 
 # --- convergence on a small two-layer regression -----------------------------------------------
@@ -547,7 +547,7 @@ def test_errors_torch_face():
     opt.param_groups[0]["lr"] = -1.0
     with pytest.raises(ValueError, match="learning rate"):
         opt.step()
-    np.testing.assert_array_equal(p.numpy(), P0)
+    np.testing.assert_array_equal(p.detach().numpy(), P0)
     with pytest.raises(ValueError, match="unknown option"):
         tandem._C.optim.create("SGD", [([p], {"lr": 0.1, "betas": 0.9})])
     with pytest.raises(ValueError, match="unknown optimizer"):
@@ -573,4 +573,4 @@ def test_errors_mindspore_face():
         opt((tandem.tensor(GRADS[0]),))
     with pytest.raises(ValueError, match="shape"):
         opt((tandem.tensor(GRADS[0]), tandem.tensor(GRADS[0])))
-    np.testing.assert_array_equal(w.numpy(), P0)  # nothing was half-applied
+    np.testing.assert_array_equal(w.detach().numpy(), P0)  # nothing was half-applied

@@ -37,6 +37,13 @@ std::string cat(const Args&... args) {
 }
 }  // namespace detail
 
+// A warning (PyTorch's UserWarning): the Python bindings install a handler that issues it
+// through Python's warnings module (which may turn it into an exception, thrown from warn);
+// without a handler it goes to stderr.
+using WarningHandler = void (*)(const std::string& message);
+void set_warning_handler(WarningHandler handler);
+void warn(const std::string& message);
+
 // Throws E with the streamed arguments as message: throw_error<ValueError>("add: ", a, " != ", b).
 template <typename E = Error, typename... Args>
 [[noreturn]] void throw_error(const Args&... args) {

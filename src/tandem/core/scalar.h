@@ -19,7 +19,15 @@ class Scalar {
   Kind kind() const { return kind_; }
   bool is_float() const { return kind_ == Kind::Float; }
   double to_double() const { return kind_ == Kind::Float ? d_ : double(i_); }
-  int64_t to_int() const { return kind_ == Kind::Float ? int64_t(d_) : i_; }
+  // Floats truncate toward zero; out-of-range ones saturate and NaN gives 0 (a plain cast
+  // would be undefined behaviour).
+  int64_t to_int() const {
+    if (kind_ != Kind::Float) return i_;
+    if (d_ != d_) return 0;
+    if (d_ >= 9.223372036854775807e18) return INT64_MAX;
+    if (d_ <= -9.223372036854775807e18) return INT64_MIN;
+    return int64_t(d_);
+  }
   // The dtype PyTorch gives a tensor made from this number: bool, int64 or float32.
   DType default_dtype() const {
     return kind_ == Kind::Bool ? DType::Bool : (kind_ == Kind::Int ? DType::Int64 : DType::Float32);
@@ -32,5 +40,13 @@ class Scalar {
     double d_;
   };
 };
+
+// PyTorch's rule for storing a Python number into a tensor of dtype `t` as a value (fill_,
+// full, masked_fill, clamp bounds, tensor(..., dtype=)): ValueError "op: value v cannot be
+// converted to type t without overflow" when it does not fit. Integers fit a signed type in
+// its range and an unsigned one in [-max, max] (negatives wrap, as in C); floats fit an
+// integer type when finite and in range, and a float type when NaN, infinite or within its
+// finite range. Arithmetic operands are not checked: they wrap (int8 + 300), as in PyTorch.
+void check_scalar_fits(Scalar s, DType t, const char* op);
 
 }  // namespace tandem

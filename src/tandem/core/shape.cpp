@@ -25,6 +25,17 @@ Strides contiguous_strides(const Shape& s) {
   return st;
 }
 
+void check_ndim(const Shape& s, const char* op) {
+  TANDEM_CHECK(s.size() <= kMaxDims, ValueError, op, ": a tensor can have at most ", kMaxDims,
+               " dims (numpy's limit), got ", s.size());
+}
+
+void check_sizes(const Shape& s, const char* op) {
+  check_ndim(s, op);
+  for (int64_t d : s)
+    TANDEM_CHECK(d >= 0, ValueError, op, ": negative dimension ", d, " in size ", shape_str(s));
+}
+
 std::string shape_str(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) {
@@ -50,6 +61,16 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  if (ndim == 0)
+    throw_error<IndexError>(op, ": dimension specified as ", dim,
+                            " but the tensor has no dimensions (it is 0-d)");
+  if (dim < -ndim || dim >= ndim)
+    throw_error<IndexError>(op, ": dimension out of range (expected to be in range of [", -ndim,
+                            ", ", ndim - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + ndim : dim;
+}
+
+int64_t wrap_dim_scalar(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, like PyTorch
   if (dim < -n || dim >= n)
     throw_error<IndexError>(op, ": dimension out of range (expected to be in range of [", -n, ", ",

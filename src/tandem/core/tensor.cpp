@@ -26,6 +26,7 @@ bool Tensor::overlaps(const Tensor& o) const {
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
+  check_ndim(shape, "empty");
   bool has_zero = false;
   for (int64_t d : shape) {
     TANDEM_CHECK(d >= 0, ValueError, "empty: negative dimension in shape ", shape_str(shape));
@@ -45,6 +46,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
 }
 
 Tensor Tensor::make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset) {
+  check_ndim(shape, "view");
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = std::move(shape);
   impl->strides = std::move(strides);

@@ -8,90 +8,143 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/io/path.h"
 #include "tandem/ops/elementwise.h"
 
 namespace tandem::data {
 namespace {
 
-// Reads the whole (possibly gzip-compressed) file; gzread passes raw files through.
-std::vector<unsigned char> read_all(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  TANDEM_CHECK(f, ValueError, "read_idx: cannot open '", path, "': ", std::strerror(errno));
-  std::vector<unsigned char> out;
-  unsigned char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.insert(out.end(), buf, buf + n);
-  int err = 0;
-  const char* msg = gzerror(f, &err);
-  std::string why = (n < 0 || (err != Z_OK && err != Z_STREAM_END)) ? msg : "";
-  gzclose(f);
-  TANDEM_CHECK(why.empty(), ValueError, "read_idx: '", path,
-               "' is corrupt or truncated (gzip error: ", why, ")");
-  return out;
-}
+// A (possibly gzip-compressed) file read in order; gzread passes raw files through.
+class GzReader {
+ public:
+  explicit GzReader(const std::string& path) : path_(path), f_(gzopen(path.c_str(), "rb")) {
+    TANDEM_CHECK(f_, ValueError, "read_idx: cannot open '", path, "': ", std::strerror(errno));
+  }
+  ~GzReader() { gzclose(f_); }
+  GzReader(const GzReader&) = delete;
+  GzReader& operator=(const GzReader&) = delete;
+  // True once something was read and the file turned out not to be gzip-compressed.
+  bool raw() const { return gzdirect(f_) == 1; }
+  // Reads up to n bytes into dst; returns how many (fewer only at the end of the data).
+  size_t read(void* dst, size_t n) {
+    size_t got = 0;
+    auto* p = static_cast<unsigned char*>(dst);
+    while (got < n) {
+      unsigned chunk = unsigned(std::min<size_t>(n - got, size_t(1) << 30));
+      int r = gzread(f_, p + got, chunk);
+      if (r < 0) fail();
+      if (r == 0) {
+        int err = 0;
+        gzerror(f_, &err);
+        if (err != Z_OK && err != Z_STREAM_END) fail();
+        break;
+      }
+      got += size_t(r);
+    }
+    return got;
+  }
+
+ private:
+  [[noreturn]] void fail() {
+    int err = 0;
+    const char* msg = gzerror(f_, &err);
+    throw_error<ValueError>("read_idx: '", path_,
+                            "' is corrupt or truncated (gzip error: ", msg ? msg : "unknown", ")");
+  }
+  std::string path_;
+  gzFile f_;
+};
 
 uint32_t be32(const unsigned char* p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
 
-}  // namespace
-
-Tensor read_idx(const std::string& path) {
-  std::vector<unsigned char> bytes = read_all(path);
-  TANDEM_CHECK(bytes.size() >= 4, ValueError, "read_idx: '", path, "' is too short (", bytes.size(),
-               " bytes) to be an IDX file");
-  TANDEM_CHECK(bytes[0] == 0 && bytes[1] == 0, ValueError, "read_idx: '", path,
-               "' has a bad magic number (not an IDX file)");
-  int type = bytes[2], ndim = bytes[3];
-  DType dt;
+DType idx_dtype(int type, const std::string& path) {
   switch (type) {
     case 0x08:
-      dt = DType::UInt8;
-      break;
+      return DType::UInt8;
     case 0x09:
-      dt = DType::Int8;
-      break;
+      return DType::Int8;
     case 0x0B:
-      dt = DType::Int16;
-      break;
+      return DType::Int16;
     case 0x0C:
-      dt = DType::Int32;
-      break;
+      return DType::Int32;
     case 0x0D:
-      dt = DType::Float32;
-      break;
+      return DType::Float32;
     case 0x0E:
-      dt = DType::Float64;
-      break;
+      return DType::Float64;
     default:
       throw_error<ValueError>("read_idx: '", path, "' has unknown element type 0x", std::hex, type);
   }
+}
+
+}  // namespace
+
+// The header is read and checked first; the data is then read up to the size it declares and
+// no further, so a small compressed file that inflates without end (a gzip bomb) costs at
+// most the declared size, which a file of real data needs anyway.
+Tensor read_idx(const std::string& path) {
+  io::check_path("read_idx", path);
+  GzReader in(path);
+  unsigned char head[4 + 4 * 4];
+  size_t got = in.read(head, 4);
+  TANDEM_CHECK(got == 4, ValueError, "read_idx: '", path, "' is too short (", got,
+               " bytes) to be an IDX file");
+  TANDEM_CHECK(head[0] == 0 && head[1] == 0, ValueError, "read_idx: '", path,
+               "' has a bad magic number (not an IDX file)");
+  DType dt = idx_dtype(head[2], path);
+  int ndim = head[3];
   TANDEM_CHECK(ndim >= 1 && ndim <= 4, ValueError, "read_idx: '", path, "' declares ", ndim,
                " dims (expected 1 to 4)");
-  size_t header = 4 + 4 * size_t(ndim);
-  TANDEM_CHECK(bytes.size() >= header, ValueError, "read_idx: '", path,
-               "' is truncated in its header");
+  TANDEM_CHECK(in.read(head + 4, 4 * size_t(ndim)) == 4 * size_t(ndim), ValueError, "read_idx: '",
+               path, "' is truncated in its header");
   Shape shape;
-  size_t count = 1;
+  const size_t isz = itemsize(dt);
+  uint64_t nbytes = isz;
   for (int d = 0; d < ndim; ++d) {
-    uint32_t v = be32(bytes.data() + 4 + 4 * d);
+    uint32_t v = be32(head + 4 + 4 * d);
     TANDEM_CHECK(v < (1u << 31), ValueError, "read_idx: '", path, "' has an absurd dim ", v);
     shape.push_back(int64_t(v));
-    // Dims whose product exceeds the file can't be right; checking as we go avoids overflow.
-    TANDEM_CHECK(v == 0 || count <= bytes.size() / v, ValueError, "read_idx: '", path,
-                 "' has a header ", shape_str(shape), "... that needs more data than the file's ",
-                 bytes.size(), " bytes (truncated or corrupt file)");
-    count *= v;
+    TANDEM_CHECK(
+        !__builtin_mul_overflow(nbytes, uint64_t(v), &nbytes) && nbytes <= uint64_t(INT64_MAX),
+        ValueError, "read_idx: '", path, "' has a header ", shape_str(shape),
+        "... whose size overflows (corrupt file)");
   }
-  size_t isz = itemsize(dt);
-  TANDEM_CHECK(bytes.size() - header == count * isz, ValueError, "read_idx: '", path, "' holds ",
-               bytes.size() - header, " bytes of data but its header ", shape_str(shape), " needs ",
-               count * isz, " (truncated or corrupt file)");
+  // Deflate expands at most 1032:1, so the file's size bounds what it can hold.
+  std::error_code ec;
+  uint64_t file_size = uint64_t(std::filesystem::file_size(path, ec));
+  if (!ec) {
+    uint64_t header = 4 + 4 * uint64_t(ndim);
+    uint64_t most = in.raw() ? (file_size > header ? file_size - header : 0)
+                             : file_size * 1100 + (uint64_t(1) << 20);
+    TANDEM_CHECK(nbytes <= most, ValueError, "read_idx: '", path, "' declares ", shape_str(shape),
+                 " (", nbytes, " bytes) but a ", in.raw() ? "" : "compressed ", "file of ",
+                 file_size, " bytes cannot hold that much (truncated or corrupt file)");
+  }
+  // Read in bounded chunks into a buffer that grows with the data actually present: a header
+  // that claims terabytes over a short file fails at its end, not at allocation.
+  std::vector<unsigned char> bytes;
+  constexpr size_t kChunk = size_t(1) << 24;
+  while (bytes.size() < nbytes) {
+    size_t want = size_t(std::min<uint64_t>(kChunk, nbytes - bytes.size()));
+    size_t at = bytes.size();
+    bytes.resize(at + want);
+    size_t r = in.read(bytes.data() + at, want);
+    bytes.resize(at + r);
+    if (r < want) break;
+  }
+  TANDEM_CHECK(bytes.size() == nbytes, ValueError, "read_idx: '", path, "' holds ", bytes.size(),
+               " bytes of data but its header ", shape_str(shape), " needs ", nbytes,
+               " (truncated or corrupt file)");
+  unsigned char extra;
+  TANDEM_CHECK(in.read(&extra, 1) == 0, ValueError, "read_idx: '", path, "' has data past the ",
+               nbytes, " bytes its header ", shape_str(shape), " declares (corrupt file)");
   Tensor t = Tensor::empty(shape, dt);
   unsigned char* dst = static_cast<unsigned char*>(t.data_ptr());
-  const unsigned char* src = bytes.data() + header;
+  const unsigned char* src = bytes.data();
+  const size_t count = size_t(nbytes) / isz;
   if (isz == 1) {
-    std::memcpy(dst, src, count);
+    if (count) std::memcpy(dst, src, count);
   } else {  // IDX is big-endian
     for (size_t i = 0; i < count; ++i)
       for (size_t b = 0; b < isz; ++b) dst[i * isz + b] = src[i * isz + (isz - 1 - b)];
@@ -107,6 +160,7 @@ std::string fashion_mnist_dir(const std::string& dir) {
 
 std::pair<Tensor, Tensor> load_mnist_split(const std::string& dir, const std::string& split) {
   namespace fs = std::filesystem;
+  io::check_path("load_mnist", dir);
   TANDEM_CHECK(split == "train" || split == "test", ValueError,
                "load_mnist: usage must be 'train' or 'test', got '", split, "'");
   TANDEM_CHECK(fs::is_directory(dir), ValueError, "load_mnist: dataset directory '", dir,

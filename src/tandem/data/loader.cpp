@@ -3,7 +3,13 @@
 #include <cxxabi.h>
 #include <omp.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
@@ -62,6 +68,25 @@ Tensor stack_samples(const std::vector<Tensor>& samples, const char* what) {
   return out;
 }
 
+struct Loader::Epoch {
+  std::shared_ptr<const Source> source;
+  std::vector<std::vector<TransformPtr>> transforms;
+  LoaderOptions opt;
+  int64_t number = 0;
+  std::vector<int64_t> order;
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t next_batch = 0;  // guarded by mu
+  std::map<int64_t, std::vector<Tensor>> ready;
+  std::map<int64_t, std::exception_ptr> errors;
+  bool stopping = false;
+  std::atomic<int> running{0};
+  int64_t num_batches() const {
+    int64_t n = int64_t(order.size()), b = opt.batch_size;
+    return opt.drop_last ? n / b : (n + b - 1) / b;
+  }
+};
+
 Loader::Loader(std::shared_ptr<const Source> source,
                std::vector<std::vector<TransformPtr>> transforms, LoaderOptions options)
     : source_(std::move(source)), transforms_(std::move(transforms)), opt_(options) {
@@ -78,22 +103,40 @@ Loader::~Loader() {
 }
 
 int64_t Loader::num_batches() const {
-  int64_t n = epoch_ >= 0 ? int64_t(order_.size()) : source_->size(), b = opt_.batch_size;
+  if (cur_) return cur_->num_batches();
+  int64_t n = source_->size(), b = opt_.batch_size;
   return opt_.drop_last ? n / b : (n + b - 1) / b;
 }
 
+bool Loader::busy() const {
+  return cur_ && cur_->running.load() > 0;
+}
+
 void Loader::stop() {
+  std::shared_ptr<Epoch> e = std::move(cur_);
+  if (!e) return;
   {
-    std::lock_guard<std::mutex> g(mu_);
-    stopping_ = true;
+    std::lock_guard<std::mutex> g(e->mu);
+    e->stopping = true;
   }
-  cv_.notify_all();
-  for (auto& t : workers_) t.join();
+  e->cv.notify_all();
+  const std::thread::id self = std::this_thread::get_id();
+  for (auto& t : workers_) {
+    if (t.get_id() == self)
+      t.detach();  // joining itself would throw; the thread holds `e` until it returns
+    else
+      t.join();
+  }
   workers_.clear();
-  std::lock_guard<std::mutex> g(mu_);
-  stopping_ = false;
-  ready_.clear();
-  errors_.clear();
+  // Prefetched batches and captured errors go with the epoch; they may hold Python objects,
+  // so they are released here, on the caller's thread, unless a detached worker still runs.
+  std::map<int64_t, std::vector<Tensor>> ready;
+  std::map<int64_t, std::exception_ptr> errors;
+  {
+    std::lock_guard<std::mutex> g(e->mu);
+    ready.swap(e->ready);
+    errors.swap(e->errors);
+  }
 }
 
 void Loader::start_epoch(std::optional<std::vector<int64_t>> order) {
@@ -105,50 +148,57 @@ void Loader::start_epoch(std::optional<std::vector<int64_t>> order) {
                    " in the epoch order is out of range for ", n, " samples");
   }
   ++epoch_;
-  next_batch_ = 0;
+  auto e = std::make_shared<Epoch>();
+  e->source = source_;
+  e->transforms = transforms_;
+  e->opt = opt_;
+  e->number = epoch_;
   if (order) {
-    order_ = std::move(*order);
+    e->order = std::move(*order);
   } else {
-    order_.resize(size_t(n));
-    std::iota(order_.begin(), order_.end(), 0);
+    e->order.resize(size_t(n));
+    std::iota(e->order.begin(), e->order.end(), 0);
   }
   if (opt_.shuffle && !order) {  // Fisher-Yates driven by Philox(seed, epoch): same order every run
     for (int64_t i = n - 1; i > 0; --i) {
       auto r = philox4x32(uint64_t(i), opt_.seed, uint32_t(epoch_) + 1);
       int64_t j = int64_t(((uint64_t(r[0]) << 32) | r[1]) % uint64_t(i + 1));
-      std::swap(order_[size_t(i)], order_[size_t(j)]);
+      std::swap(e->order[size_t(i)], e->order[size_t(j)]);
     }
   }
-  running_ = opt_.num_workers;
-  for (int w = 0; w < opt_.num_workers; ++w) workers_.emplace_back(&Loader::worker_loop, this, w);
+  e->running = opt_.num_workers;
+  cur_ = e;
+  for (int w = 0; w < opt_.num_workers; ++w) workers_.emplace_back(&Loader::worker_loop, e, w);
 }
 
-std::vector<Tensor> Loader::build(int64_t b) const {
-  int64_t start = b * opt_.batch_size;
-  int64_t end = std::min<int64_t>(start + opt_.batch_size, int64_t(order_.size()));
-  std::vector<int64_t> idx(order_.begin() + start, order_.begin() + end);
-  size_t ncols = size_t(source_->num_columns());
+std::vector<Tensor> Loader::build(const Epoch& e, int64_t b) {
+  const LoaderOptions& opt = e.opt;
+  const Source& source = *e.source;
+  int64_t start = b * opt.batch_size;
+  int64_t end = std::min<int64_t>(start + opt.batch_size, int64_t(e.order.size()));
+  std::vector<int64_t> idx(e.order.begin() + start, e.order.begin() + end);
+  size_t ncols = size_t(source.num_columns());
   std::vector<Tensor> out(ncols);
   // Tensor-backed columns without transforms are gathered in one index_select; the rest
   // go sample by sample (one get() per sample for all of them).
   std::vector<size_t> per_sample;
   for (size_t c = 0; c < ncols; ++c) {
-    if (transforms_[c].empty() && source_->fast_gather())
-      out[c] = source_->gather(int64_t(c), idx);
+    if (e.transforms[c].empty() && source.fast_gather())
+      out[c] = source.gather(int64_t(c), idx);
     else
       per_sample.push_back(c);
   }
   if (per_sample.empty()) return out;
   std::vector<std::vector<Tensor>> cols(ncols);
-  uint64_t rng_seed = opt_.seed ^ (uint64_t(epoch_ + 1) * 0x9E3779B97F4A7C15ULL);
+  uint64_t rng_seed = opt.seed ^ (uint64_t(e.number + 1) * 0x9E3779B97F4A7C15ULL);
   for (size_t k = 0; k < idx.size(); ++k) {
-    std::vector<Tensor> sample = source_->get(idx[k]);
+    std::vector<Tensor> sample = source.get(idx[k]);
     TANDEM_CHECK(sample.size() == ncols, ValueError, "DataLoader: sample ", idx[k], " has ",
                  sample.size(), " fields, expected ", ncols);
     Rng rng(rng_seed, uint64_t(start) + k);
     for (size_t c : per_sample) {
       Tensor v = sample[c];
-      for (auto& t : transforms_[c]) v = t->apply(v, rng);
+      for (auto& t : e.transforms[c]) v = t->apply(v, rng);
       cols[c].push_back(v);
     }
   }
@@ -156,65 +206,73 @@ std::vector<Tensor> Loader::build(int64_t b) const {
   return out;
 }
 
-void Loader::worker_loop(int w) {
+void Loader::worker_loop(std::shared_ptr<Epoch> e, int w) {
   struct Done {
     std::atomic<int>& n;
     ~Done() { --n; }
-  } done{running_};
+  } done{e->running};
   omp_set_num_threads(1);  // workers run in parallel with each other, not inside ops
-  int64_t total = num_batches();
-  int64_t window = int64_t(opt_.num_workers) * opt_.prefetch_per_worker;
-  for (int64_t b = w; b < total; b += opt_.num_workers) {
+  int64_t total = e->num_batches();
+  int64_t window = int64_t(e->opt.num_workers) * e->opt.prefetch_per_worker;
+  for (int64_t b = w; b < total; b += e->opt.num_workers) {
     {
-      std::unique_lock<std::mutex> g(mu_);
-      cv_.wait(g, [&] { return stopping_ || b < next_batch_ + window; });
-      if (stopping_) return;
+      std::unique_lock<std::mutex> g(e->mu);
+      e->cv.wait(g, [&] { return e->stopping || b < e->next_batch + window; });
+      if (e->stopping) return;
     }
     std::vector<Tensor> batch;
     std::exception_ptr err;
     try {
-      batch = build(b);
+      batch = build(*e, b);
     } catch (abi::__forced_unwind&) {  // thread cancellation must keep unwinding
       throw;
     } catch (...) {
       err = std::current_exception();
     }
     {
-      std::lock_guard<std::mutex> g(mu_);
+      // Moved, not copied: the consumer must hold the last reference. A captured Python
+      // exception released here (after the consumer dropped it) would run Python finalizers
+      // on this thread, which may destroy the loader itself.
+      std::lock_guard<std::mutex> g(e->mu);
       if (err)
-        errors_[b] = err;
+        e->errors[b] = std::move(err);
       else
-        ready_[b] = std::move(batch);
+        e->ready[b] = std::move(batch);
     }
-    cv_.notify_all();
+    e->cv.notify_all();
   }
 }
 
 std::vector<Tensor> Loader::next() {
   TANDEM_CHECK(epoch_ >= 0, Error, "DataLoader: next() called before start_epoch()");
-  if (next_batch_ >= num_batches()) return {};
-  int64_t b = next_batch_;
+  if (!cur_) return {};  // stopped
+  // Held for the call: stop() from another thread (or from a finalizer run by a batch
+  // released below) must not free the epoch under us.
+  std::shared_ptr<Epoch> e = cur_;
+  std::unique_lock<std::mutex> g(e->mu);
+  if (e->next_batch >= e->num_batches()) return {};
+  int64_t b = e->next_batch;
   if (workers_.empty()) {
-    ++next_batch_;
-    return build(b);
+    ++e->next_batch;
+    g.unlock();
+    return build(*e, b);
   }
+  e->cv.wait(g, [&] { return e->stopping || e->ready.count(b) || e->errors.count(b); });
   std::vector<Tensor> out;
-  {
-    std::unique_lock<std::mutex> g(mu_);
-    cv_.wait(g, [&] { return ready_.count(b) || errors_.count(b); });
-    if (auto it = errors_.find(b); it != errors_.end()) {
-      std::exception_ptr e = it->second;
-      errors_.erase(it);
-      ++next_batch_;
-      g.unlock();
-      cv_.notify_all();
-      std::rethrow_exception(e);
-    }
-    out = std::move(ready_[b]);
-    ready_.erase(b);
-    ++next_batch_;
+  if (e->stopping) return out;  // another thread ended the epoch
+  if (auto it = e->errors.find(b); it != e->errors.end()) {
+    std::exception_ptr err = std::move(it->second);
+    e->errors.erase(it);
+    ++e->next_batch;
+    g.unlock();
+    e->cv.notify_all();
+    std::rethrow_exception(err);
   }
-  cv_.notify_all();
+  out = std::move(e->ready[b]);
+  e->ready.erase(b);
+  ++e->next_batch;
+  g.unlock();
+  e->cv.notify_all();
   return out;
 }
 

@@ -2,12 +2,7 @@
 // applies per-sample transforms, stacks batches, and prefetches them on C++ worker threads
 // into a bounded window so training never waits on data and memory stays bounded.
 #pragma once
-#include <atomic>
-#include <condition_variable>
-#include <exception>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -78,27 +73,26 @@ class Loader {
   std::vector<Tensor> next();
   int64_t epoch() const { return epoch_; }
   // Ends the current epoch early: stops and joins the workers, drops prefetched batches.
+  // Safe to call from one of the epoch's own workers (a Python object released there can
+  // destroy the loader): that thread is detached instead of joined, and the epoch's state
+  // lives on until it has left.
   void stop();
   // True while worker threads may still read the source (this epoch is not fully built).
-  bool busy() const { return running_.load() > 0; }
+  bool busy() const;
 
  private:
-  std::vector<Tensor> build(int64_t b) const;
-  void worker_loop(int w);
+  // Everything an epoch's workers touch, shared with them so that it outlives the Loader
+  // when the Loader is destroyed on a worker thread.
+  struct Epoch;
+  static std::vector<Tensor> build(const Epoch& e, int64_t b);
+  static void worker_loop(std::shared_ptr<Epoch> e, int w);
 
   std::shared_ptr<const Source> source_;
   std::vector<std::vector<TransformPtr>> transforms_;
   LoaderOptions opt_;
-  std::vector<int64_t> order_;
   int64_t epoch_ = -1;
-  int64_t next_batch_ = 0;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<int64_t, std::vector<Tensor>> ready_;
-  std::map<int64_t, std::exception_ptr> errors_;
-  bool stopping_ = false;
+  std::shared_ptr<Epoch> cur_;
   std::vector<std::thread> workers_;
-  std::atomic<int> running_{0};
 };
 
 }  // namespace tandem::data

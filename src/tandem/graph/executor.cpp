@@ -158,7 +158,9 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
       for (int64_t o : n.outputs) {
         const Value& val = g_.values[size_t(o)];
         int64_t off = plan_.offset[size_t(o)];
-        outs.push_back(off >= 0 ? slice(arena, off, val) : Tensor());
+        // No arena when every planned value is empty (a zero-size input): those get their
+        // own (empty) tensors below.
+        outs.push_back(off >= 0 && arena.defined() ? slice(arena, off, val) : Tensor());
       }
       for (size_t k = 0; k < outs.size(); ++k) {
         int64_t c = into_capture_[size_t(n.outputs[k])];

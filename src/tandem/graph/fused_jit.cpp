@@ -263,12 +263,12 @@ class Generator : public CodeGenerator {
         release(t);
         break;
       }
-      case Op::Relu:  // x > 0 ? x : 0 (NaN -> 0)
-        vcmpps(k2, za, bcast(0.0f), 0x1E);  // _CMP_GT_OQ
+      case Op::Relu:  // x < 0 ? 0 : x (NaN and -0.0 kept, as the eager kernel)
+        vcmpps(k2, za, bcast(0.0f), 0x15);  // _CMP_NLT_UQ
         vmovaps(dst | k2 | T_z, za);
         break;
-      case Op::ReluBackward:  // out > 0 ? grad : 0
-        vcmpps(k2, zb, bcast(0.0f), 0x1E);
+      case Op::ReluBackward:  // out <= 0 ? 0 : grad
+        vcmpps(k2, zb, bcast(0.0f), 0x16);  // _CMP_NLE_UQ
         vmovaps(dst | k2 | T_z, za);
         break;
       case Op::Tanh: tanh(dst, za); break;

@@ -7,6 +7,7 @@
 namespace tandem::graph {
 
 int64_t Graph::add_value(const Shape& shape, DType dtype) {
+  check_ndim(shape, "jit");
   values.push_back({shape, dtype});
   return int64_t(values.size()) - 1;
 }

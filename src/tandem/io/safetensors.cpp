@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "tandem/io/json.h"
+#include "tandem/io/path.h"
 
 namespace tandem::io {
 
@@ -127,6 +128,9 @@ Entry parse_entry(const std::string& name, const json::Value& v, const std::stri
   e.dtype = code->dtype;
 
   if (sh->kind != K::Array) bad_entry(where, name, "has a shape that is not an array");
+  if (sh->items.size() > kMaxDims)
+    bad_entry(where, name, "has ", sh->items.size(), " dims; tandem tensors have at most ",
+              kMaxDims);
   std::vector<uint64_t> dims;
   for (const auto& d : sh->items) {
     auto u = d.as_uint();
@@ -219,7 +223,7 @@ std::string dir_of(const std::string& path) {
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const Metadata& metadata) {
   const char* op = "save_safetensors";
-  TANDEM_CHECK(!path.empty(), ValueError, op, ": empty file name");
+  check_path(op, path);
   std::unordered_set<std::string_view> names;
   std::vector<Tensor> dense;
   dense.reserve(tensors.size());
@@ -284,6 +288,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   TANDEM_CHECK(header.size() <= kMaxHeaderBytes, ValueError, op, ": header of ", header.size(),
                " bytes exceeds the safetensors limit of ", kMaxHeaderBytes);
 
+  // Temporaries of writers killed mid-save would otherwise stay forever.
+  remove_stale_temporaries(path);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) sys_fail(op, "create", tmp);
@@ -314,6 +320,7 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
 
 std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
   const char* op = "load_safetensors";
+  check_path(op, path);
   std::string where = detail::cat(op, ": '", path, "': ");
   Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (fd.fd < 0) sys_fail(op, "open", path);

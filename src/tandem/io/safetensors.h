@@ -33,7 +33,8 @@ class IoError : public Error {
 
 // Writes `tensors` (any strides; names unique, not "__metadata__") and `metadata` to `path`.
 // Crash-safe: the bytes go to "<path>.tmp.<pid>" in the same directory, which is fsynced and
-// renamed over `path`, and the directory is fsynced; a crash leaves the old file intact.
+// renamed over `path`, and the directory is fsynced; a crash leaves the old file intact, and
+// the next save to `path` removes temporaries whose writer process is gone.
 // Bad arguments throw ValueError, failed system calls IoError.
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const Metadata& metadata = {});

@@ -24,18 +24,29 @@ DEFINE_EW(sub, ({EwPolicy::Promote, BIN(Sub, void, TANDEM_ALL_TYPES), {"alpha"},
 DEFINE_EW(mul, ({EwPolicy::Promote, BIN(Mul, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(div, ({EwPolicy::PromoteFloat, BIN(Div, void, TANDEM_FLOAT_TYPES)}))
 // The division family, pow and shifts have no bool kernels (PyTorch rejects bool there too).
-DEFINE_EW(div_trunc, ({EwPolicy::Promote, BIN(TruncDivide, void, TANDEM_NUMERIC_TYPES)}))
-DEFINE_EW(floor_divide, ({EwPolicy::Promote, BIN(FloorDivide, void, TANDEM_NUMERIC_TYPES)}))
-DEFINE_EW(remainder, ({EwPolicy::Promote, BIN(Remainder, void, TANDEM_NUMERIC_TYPES)}))
-DEFINE_EW(fmod, ({EwPolicy::Promote, BIN(Fmod, void, TANDEM_NUMERIC_TYPES)}))
-DEFINE_EW(pow, ({EwPolicy::Promote, [] {
-                   EwFnTable t = BIN(IntPow, void, TANDEM_INT_TYPES);
-                   EwFnTable f = BIN(Pow, void, TANDEM_FLOAT_TYPES);
-                   t.fn[int(DType::Float32)] = f.fn[int(DType::Float32)];
-                   t.fn[int(DType::Float64)] = f.fn[int(DType::Float64)];
-                   t.vec32 = f.vec32;
-                   return t;
-                 }()}))
+DEFINE_EW(div_trunc, ({.policy = EwPolicy::Promote,
+                       .table = BIN(TruncDivide, void, TANDEM_NUMERIC_TYPES),
+                       .check = EwOperandCheck::NonZero}))
+DEFINE_EW(floor_divide, ({.policy = EwPolicy::Promote,
+                          .table = BIN(FloorDivide, void, TANDEM_NUMERIC_TYPES),
+                          .check = EwOperandCheck::NonZero}))
+DEFINE_EW(remainder, ({.policy = EwPolicy::Promote,
+                       .table = BIN(Remainder, void, TANDEM_NUMERIC_TYPES),
+                       .check = EwOperandCheck::NonZero}))
+DEFINE_EW(fmod, ({.policy = EwPolicy::Promote,
+                  .table = BIN(Fmod, void, TANDEM_NUMERIC_TYPES),
+                  .check = EwOperandCheck::NonZero}))
+DEFINE_EW(pow, ({.policy = EwPolicy::Promote,
+                 .table =
+                     [] {
+                       EwFnTable t = BIN(IntPow, void, TANDEM_INT_TYPES);
+                       EwFnTable f = BIN(Pow, void, TANDEM_FLOAT_TYPES);
+                       t.fn[int(DType::Float32)] = f.fn[int(DType::Float32)];
+                       t.fn[int(DType::Float64)] = f.fn[int(DType::Float64)];
+                       t.vec32 = f.vec32;
+                       return t;
+                     }(),
+                 .check = EwOperandCheck::NonNegative}))
 DEFINE_EW(atan2, ({EwPolicy::PromoteFloat, BIN(Atan2, void, TANDEM_FLOAT_TYPES)}))
 DEFINE_EW(hypot, ({EwPolicy::FloatOnly, BIN(Hypot, void, TANDEM_FLOAT_TYPES)}))
 DEFINE_EW(copysign, ({EwPolicy::PromoteFloat, BIN(Copysign, void, TANDEM_FLOAT_TYPES)}))
@@ -70,27 +81,6 @@ DEFINE_EW(where, ({EwPolicy::Promote,
 DEFINE_EW(lerp, ({EwPolicy::FloatOnly, TER(Lerp, void, TANDEM_FLOAT_TYPES)}))
 DEFINE_EW(addcmul, ({EwPolicy::Promote, TER(Addcmul, void, TANDEM_NUMERIC_TYPES), {"value"}}))
 DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYPES), {"value"}}))
-
-// Integer division by zero raises (PyTorch: "ZeroDivisionError"); checked before the kernel
-// so no thread ever traps.
-void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined()) return;  // dispatch reports the missing input
-  if (b.is_symbolic()) return;               // no data while tracing a graph
-  DType t = result_type({a, b});
-  if (is_floating(t)) return;
-  TANDEM_CHECK(!any(eq(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError, op,
-               ": ZeroDivisionError (integer division by zero)");
-}
-
-// PyTorch rejects integer bases raised to negative integer powers (the result is 0 or 1).
-void check_int_pow(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || !is_integral(result_type({a, b})) ||
-      !is_integral(b.dtype()) || !is_signed(b.dtype()) || b.numel() == 0 || b.is_symbolic())
-    return;
-  TANDEM_CHECK(!any(lt(b, scalar_tensor(Scalar(int64_t(0))))).item().to_int(), ValueError,
-               "pow: integers to negative integer powers are not allowed; convert the base to "
-               "float first");
-}
 
 // PyTorch's alpha_check: the kernel would silently truncate a float alpha on integers.
 void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -332,23 +322,17 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
   if (mode.empty() || mode == "true") return dispatch1(div_op, {a, b});
-  if (mode == "trunc") {
-    check_int_divisor("div", a, b);
-    return dispatch1(div_trunc_op, {a, b});
-  }
+  if (mode == "trunc") return dispatch1(div_trunc_op, {a, b});
   if (mode == "floor") return floor_divide(a, b);
   throw_error<ValueError>("div: rounding_mode must be None, 'trunc' or 'floor', got '", mode, "'");
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  check_int_divisor("floor_divide", a, b);
   return dispatch1(floor_divide_op, {a, b});
 }
 Tensor remainder(const Tensor& a, const Tensor& b) {
-  check_int_divisor("remainder", a, b);
   return dispatch1(remainder_op, {a, b});
 }
 Tensor fmod(const Tensor& a, const Tensor& b) {
-  check_int_divisor("fmod", a, b);
   return dispatch1(fmod_op, {a, b});
 }
 
@@ -357,7 +341,6 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
     return dispatch1(name##_op, {a, b});          \
   }
 Tensor pow(const Tensor& a, const Tensor& b) {
-  check_int_pow(a, b);
   return dispatch1(pow_op, {a, b});
 }
 TANDEM_DEFINE_BINARY_FN(relu_backward)
@@ -418,9 +401,6 @@ bool equal(const Tensor& a, const Tensor& b) {
 const Tensor& apply_inplace(const char* op_name, const Tensor& self, const Tensor& other,
                             Scalar alpha) {
   std::string name = op_name;
-  if (name == "floor_divide" || name == "remainder" || name == "fmod")
-    check_int_divisor(op_name, self, other);
-  if (name == "pow") check_int_pow(self, other);
   Attrs attrs;
   if (name == "add" || name == "sub") {
     check_alpha(op_name, self, other, alpha);

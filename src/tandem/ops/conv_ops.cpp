@@ -270,6 +270,29 @@ Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t
                "conv1d: expected a 3-D weight (O, C/groups, K), got shape ",
                shape_str(weight.shape()));
   TANDEM_CHECK(padding.size() == 2, ValueError, "conv1d: padding needs {left, right}");
+  // conv1d runs as a conv2d of height 1: its arguments are checked here, so that errors
+  // speak of conv1d and of the 3-D shapes the caller passed.
+  TANDEM_CHECK(is_floating(x.dtype()) && x.dtype() == weight.dtype(), TypeError,
+               "conv1d: input and weight must have the same floating dtype, got ",
+               dtype_name(x.dtype()), " and ", dtype_name(weight.dtype()));
+  TANDEM_CHECK(stride > 0 && dilation > 0, ValueError,
+               "conv1d: stride and dilation must be positive, got ", stride, " and ", dilation);
+  TANDEM_CHECK(padding[0] >= 0 && padding[1] >= 0, ValueError,
+               "conv1d: negative padding is not supported, got ", padding[0], ", ", padding[1]);
+  TANDEM_CHECK(groups > 0, ValueError, "conv1d: groups must be positive, got ", groups);
+  const Shape& w = weight.shape();
+  int64_t c = x.shape()[size_t(x.dim() - 2)], len = x.shape()[size_t(x.dim() - 1)];
+  TANDEM_CHECK(c == w[1] * groups, ValueError, "conv1d: expected input with ", w[1] * groups,
+               " channels (weight ", shape_str(w), ", groups=", groups, ") but got ", c,
+               " channels (input ", shape_str(x.shape()), ")");
+  TANDEM_CHECK(w[0] % groups == 0, ValueError, "conv1d: out_channels (", w[0],
+               ") must be divisible by groups (", groups, ")");
+  int64_t k = dilation * (w[2] - 1) + 1, padded = len + padding[0] + padding[1];
+  TANDEM_CHECK(k <= padded, ValueError, "conv1d: kernel size ", k,
+               " (dilated) can't be greater than the padded input length ", padded);
+  TANDEM_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == w[0]), ValueError,
+               "conv1d: bias must have shape (", w[0], "), got ",
+               bias.defined() ? shape_str(bias.shape()) : "");
   Conv2dArgs a;
   a.stride = {1, stride};
   a.padding = {0, padding[0], 0, padding[1]};

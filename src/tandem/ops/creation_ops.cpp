@@ -76,15 +76,11 @@ TANDEM_NOT_DIFFERENTIABLE(arange_op)
 TANDEM_NOT_DIFFERENTIABLE(linspace_op)
 TANDEM_NOT_DIFFERENTIABLE(eye_op)
 
-void check_shape(const Shape& s, const char* op) {
-  for (int64_t d : s)
-    TANDEM_CHECK(d >= 0, ValueError, op, ": negative dimension ", d, " in shape ", shape_str(s));
-}
-
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
-  check_shape(shape, "full");
+  check_sizes(shape, "full");
+  check_scalar_fits(value, dtype.value_or(value.default_dtype()), "full");
   Attrs a{{"shape", shape},
           {"dtype", int64_t(dtype.value_or(value.default_dtype()))},
           {"is_float", value.is_float()}};
@@ -101,7 +97,7 @@ Tensor ones(const Shape& shape, DType dtype) {
   return full(shape, Scalar(int64_t(1)), dtype);
 }
 Tensor empty(const Shape& shape, DType dtype) {
-  check_shape(shape, "empty");
+  check_sizes(shape, "empty");
   return Tensor::empty(shape, dtype);
 }
 
@@ -115,9 +111,16 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   TANDEM_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
                "arange: upper bound and larger bound inconsistent with step sign (start=", s,
                ", end=", e, ", step=", st, ")");
-  int64_t n =
-      ints ? (end.to_int() - start.to_int() + step.to_int() - (st > 0 ? 1 : -1)) / step.to_int()
-           : int64_t(std::ceil((e - s) / st));
+  // The count in a wider type: int64 differences and tiny float steps overflow int64.
+  __int128 wide =
+      ints ? (__int128(end.to_int()) - start.to_int() + step.to_int() - (st > 0 ? 1 : -1)) /
+                 step.to_int()
+           : 0;
+  double fcount = ints ? double(wide) : std::ceil((e - s) / st);
+  TANDEM_CHECK(std::isfinite(fcount) && fcount < 9.2e18, ValueError,
+               "arange: invalid size: ", "(end - start) / step = ", fcount, " elements (start=", s,
+               ", end=", e, ", step=", st, "); possible overflow");
+  int64_t n = ints ? int64_t(wide) : int64_t(fcount);
   Attrs a{{"shape", Shape{std::max<int64_t>(n, 0)}},
           {"dtype", int64_t(dt)},
           {"start", s},

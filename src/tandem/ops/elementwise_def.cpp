@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
 namespace {
@@ -52,6 +53,39 @@ std::atomic<DType> g_default_float{DType::Float32};
 
 DType kernel_dtype(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
+}
+
+// Input 1 as the kernel will read it (converted to the compute dtype kt), tested for a
+// value the integer kernel must not see. Runs before the kernel: a trap inside an OpenMP
+// region could not be turned into an exception.
+void check_operand(const OpDef& op, EwOperandCheck check, const Tensor& b, DType kt) {
+  if (b.numel() == 0) return;
+  Tensor v = b;
+  if (b.dtype() != kt) {
+    v = Tensor::empty(b.shape(), kt);
+    copy_into(v, b);
+  } else if (!b.is_contiguous()) {
+    v = b.contiguous();
+  }
+  bool bad = false;
+  const int64_t n = v.numel();
+  TANDEM_DISPATCH_COMPUTE(kt, op.name.c_str(), [&] {
+    const scalar_t* p = v.data<scalar_t>();
+    if (check == EwOperandCheck::NonZero) {
+      for (int64_t i = 0; i < n; ++i) bad |= p[i] == scalar_t(0);
+    } else {
+      for (int64_t i = 0; i < n; ++i) bad |= p[i] < scalar_t(0);
+    }
+  });
+  if (!bad) return;
+  // div(rounding_mode='trunc') is the op users call.
+  const char* name = op.name == "div_trunc" ? "div" : op.name.c_str();
+  if (check == EwOperandCheck::NonZero)
+    throw_error<Error>(name, ": ZeroDivisionError (integer division by zero; a Python int ",
+                       "divisor counts as 0 when it is 0 in the tensor's dtype, e.g. 256 for "
+                       "int8)");
+  throw_error<Error>(name, ": integers to negative integer powers are not allowed; convert ",
+                     "the base to float first");
 }
 
 }  // namespace
@@ -124,6 +158,8 @@ void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<T
   for (int k = 0; k < 3; ++k)
     if (info.params[k]) params[k] = attrs.get_float_or(info.params[k], 1.0);  // absent: alpha = 1
   call.params = params;
+  if (info.check != EwOperandCheck::None && !is_floating(kt) && inputs.size() > 1)
+    check_operand(op, info.check, inputs[1], kt);
   run_elementwise(call, outputs[0], inputs);
 }
 

@@ -16,12 +16,21 @@ enum class EwPolicy : uint8_t {
   Integral,      // integers and bool only (bitwise_and, shifts)
 };
 
+// A check of input 1's values, made by the kernel (so graph mode and wrapped Python numbers
+// get it too) when the op computes in an integer type, before any element is computed.
+enum class EwOperandCheck : uint8_t {
+  None,
+  NonZero,      // integer division: a zero divisor would trap (SIGFPE)
+  NonNegative,  // integer pow: negative exponents are an error in PyTorch
+};
+
 struct EwInfo {
   EwPolicy policy;
   EwFnTable table;
   const char* params[3] = {nullptr, nullptr, nullptr};  // attr names -> EwP.a, .b, .c
   bool no_bool = false;  // reject bool tensors (sub, neg), as PyTorch does
   int promote_from = 0;  // inputs before this index don't take part in promotion (where's cond)
+  EwOperandCheck check = EwOperandCheck::None;
 };
 
 // The dtype Python floats promote as and integer true division returns (float32 unless

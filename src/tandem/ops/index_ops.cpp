@@ -188,7 +188,7 @@ void index_put_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<T
 
 std::vector<TensorMeta> gather_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor &x = in[0], &index = in[1];
-  int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "gather");
+  int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "gather");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "gather: index must be an int64 tensor, got ", dtype_name(index.dtype()));
   TANDEM_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() <= 1), ValueError,
@@ -204,7 +204,7 @@ std::vector<TensorMeta> gather_infer(const OpDef&, const std::vector<Tensor>& in
 void gather_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                 const Attrs& a) {
   Tensor x = in[0].dim() == 0 ? reshape(in[0], {1}) : in[0];
-  int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "gather");
+  int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "gather");
   Tensor idx = to_dtype(in[1], DType::Int64).contiguous();
   if (in[0].dim() == 0) idx = reshape(idx, {std::max<int64_t>(idx.numel(), 1)});
   gather_kernel(x, dim, idx, out[0]);
@@ -213,7 +213,7 @@ void gather_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
 // Inputs: x, index, src; output: x with src scattered along dim.
 std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor &x = in[0], &index = in[1], &src = in[2];
-  int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "scatter");
+  int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "scatter");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "scatter: index must be an int64 tensor, got ", dtype_name(index.dtype()));
   TANDEM_CHECK(index.dim() == x.dim(), ValueError,
@@ -233,7 +233,7 @@ std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& i
 void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& a) {
   const Tensor& x = in[0];
-  int64_t dim = wrap_dim(a.get_int("dim"), x.dim(), "scatter");
+  int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "scatter");
   Tensor idx = to_dtype(in[1], DType::Int64).contiguous();
   DType ct =
       (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32 : x.dtype();
@@ -241,7 +241,13 @@ void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   copy_into(dst, x);
   Tensor src = to_dtype(in[2], ct);
   if (src.dim() == 0) src = expand(src, idx.shape());
-  scatter_kernel(dst, dim, idx, src, int(a.get_int("mode")));
+  if (x.dim() == 0) {  // a 0-d tensor scatters as a 1-element vector (dim 0 or -1)
+    Tensor d1 = reshape(dst, {1});
+    scatter_kernel(d1, 0, reshape(idx, {1}), reshape(src.contiguous(), {1}),
+                   int(a.get_int("mode")));
+  } else {
+    scatter_kernel(dst, dim, idx, src, int(a.get_int("mode")));
+  }
   if (!dst.same(out[0])) copy_into(out[0], dst);
 }
 
@@ -287,7 +293,7 @@ std::vector<Tensor> index_put_vjp(const VjpCtx& c, const std::vector<Tensor>& g)
 std::vector<Tensor> gather_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
   if (x.dim() == 0) return {sum(g[0])};  // every output element reads x itself
-  int64_t dim = wrap_dim(c.attrs.get_int("dim"), x.dim(), "gather");
+  int64_t dim = wrap_dim_scalar(c.attrs.get_int("dim"), x.dim(), "gather");
   return {scatter(zeros(x.shape(), g[0].dtype()), dim, c.inputs[1], g[0], "add")};
 }
 // The gradient read at the scattered positions, zero-padded to src's shape (src may be
@@ -304,7 +310,7 @@ Tensor src_grad(const Tensor& g, int64_t dim, const Tensor& idx, const Tensor& s
 }
 std::vector<Tensor> scatter_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &x = c.inputs[0], &idx = c.inputs[1], &src = c.inputs[2];
-  int64_t dim = wrap_dim(c.attrs.get_int("dim"), x.dim(), "scatter");
+  int64_t dim = wrap_dim_scalar(c.attrs.get_int("dim"), x.dim(), "scatter");
   int64_t mode = c.attrs.get_int("mode");
   static const char* names[] = {"replace", "add", "multiply", "amax", "amin"};
   TANDEM_CHECK(mode == 0 || mode == 1, NotImplementedError,
@@ -381,7 +387,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
                "masked_fill: only supports a 0-dimensional value tensor, got ", value.dim(),
                " dims");
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
-  Tensor v = Tensor::wrap_scalar(value.item(), x.dtype());
+  Scalar s = value.item();
+  check_scalar_fits(s, x.dtype(), "masked_fill");
+  Tensor v = Tensor::wrap_scalar(s, x.dtype());
   return to_dtype(where(mask, v, x), x.dtype());
 }
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
@@ -408,7 +416,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
   TANDEM_CHECK(idx.dim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got ",
                idx.dim(), "-d");
   if (x.dim() == 0) return index(reshape(x, {1}), {0}, {reshape(idx, {-1})});
-  int64_t d = wrap_dim(dim, x.dim(), "index_select");
+  int64_t d = wrap_dim_scalar(dim, x.dim(), "index_select");
   return index(x, {d}, {reshape(idx, {-1})});
 }
 
@@ -447,7 +455,20 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& source,
                  Scalar alpha) {
-  int64_t d = wrap_dim(dim, x.dim(), "index_add");
+  int64_t d = wrap_dim_scalar(dim, x.dim(), "index_add");
+  // Checked here, in index_add's terms, rather than by the index_put it becomes.
+  TANDEM_CHECK(idx.dim() <= 1, IndexError, "index_add: index must be a vector, got shape ",
+               shape_str(idx.shape()));
+  TANDEM_CHECK(idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32, TypeError,
+               "index_add: expected an int32/int64 index, got ", dtype_name(idx.dtype()));
+  int64_t ns = source.dim() == 0 ? 1 : source.shape()[size_t(std::min(d, source.dim() - 1))];
+  TANDEM_CHECK(idx.numel() == ns, ValueError, "index_add: number of indices (", idx.numel(),
+               ") must equal source.size(", d, ") (", ns, ")");
+  Shape want = x.shape();
+  if (x.dim() > 0) want[size_t(d)] = idx.numel();
+  TANDEM_CHECK(source.shape() == want || (x.dim() == 0 && source.numel() == 1), ValueError,
+               "index_add: source of shape ", shape_str(source.shape()), " must have shape ",
+               shape_str(want), " (the input's shape with dim ", d, " of size len(index))");
   Tensor s = alpha.to_double() == 1.0 ? source : mul(source, scalar_tensor(alpha));
   return index_put(x, {d}, {reshape(idx, {-1})}, s, true);
 }

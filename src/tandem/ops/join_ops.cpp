@@ -542,7 +542,7 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& dims) {
   std::vector<bool> seen(size_t(std::max<int64_t>(x.dim(), 1)), false);
   Tensor v = x;
   for (int64_t d : dims) {
-    int64_t w = wrap_dim(d, x.dim(), "flip");
+    int64_t w = wrap_dim_scalar(d, x.dim(), "flip");
     TANDEM_CHECK(!seen[w], ValueError, "flip: dim ", w, " appears multiple times in dims");
     seen[w] = true;
     if (x.dim() > 0) v = slice(v, w, std::nullopt, std::nullopt, -1);
@@ -642,6 +642,7 @@ Tensor diag(const Tensor& x, int64_t diagonal) {
 
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pad, const std::string& mode,
            double value) {
+  if (mode == "constant" && x.defined()) check_scalar_fits(Scalar(value), x.dtype(), "pad");
   return dispatch1(pad_op, {x}, {{"pad", pad}, {"mode", mode}, {"value", value}});
 }
 

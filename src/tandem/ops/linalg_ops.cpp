@@ -19,10 +19,14 @@
 namespace tandem {
 namespace {
 
+// Both operands of one dtype, as PyTorch and MindSpore require: promoting (an int64 or uint8
+// input into a float32 layer) would silently accept data of the wrong type.
 DType matmul_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  DType t = promote_types(a.dtype(), b.dtype());
-  TANDEM_CHECK(t != DType::Bool, TypeError, op, ": not implemented for Bool tensors");
-  return t;
+  TANDEM_CHECK(a.dtype() == b.dtype(), TypeError, op,
+               ": expected both operands to have the same dtype, got ", dtype_name(a.dtype()),
+               " and ", dtype_name(b.dtype()), "; convert one first (e.g. x.float())");
+  TANDEM_CHECK(a.dtype() != DType::Bool, TypeError, op, ": not implemented for Bool tensors");
+  return a.dtype();
 }
 
 std::vector<TensorMeta> matmul_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
@@ -193,6 +197,9 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar b
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   TANDEM_CHECK(weight.dim() == 2 || weight.dim() == 1, ValueError,
                "linear: weight must be 1-D or 2-D, got shape ", shape_str(weight.shape()));
+  TANDEM_CHECK(x.dtype() == weight.dtype(), TypeError, "linear: input (", dtype_name(x.dtype()),
+               ") and weight (", dtype_name(weight.dtype()),
+               ") must have the same dtype; convert the input first (e.g. x.float())");
   Tensor y = matmul(x, weight.dim() == 2 ? t(weight) : weight);
   return bias.defined() ? add(y, bias) : y;
 }

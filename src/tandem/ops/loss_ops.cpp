@@ -3,7 +3,9 @@
 
 #include "tandem/core/error.h"
 #include "tandem/ops/creation.h"
+#include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/elementwise_def.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
@@ -34,9 +36,51 @@ void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
                " must be the same as input size ", shape_str(a.shape()));
 }
 
+// PyTorch's warning for pointwise losses whose target broadcasts against the input: (N, 1)
+// against (N,) silently becomes an (N, N) loss.
+void warn_if_broadcast(const Tensor& input, const Tensor& target, const char* op) {
+  if (input.shape() == target.shape()) return;
+  warn(detail::cat(op, ": using a target size (", shape_str(target.shape()),
+                   ") that is different to the input size (", shape_str(input.shape()),
+                   "); this will likely lead to incorrect results due to broadcasting, so "
+                   "make sure they have the same size"));
+}
+
 Tensor as_float(const Tensor& t, const Tensor& like) {
   return t.dtype() == like.dtype() ? t : to_dtype(t, like.dtype());
 }
+
+// Elementwise binary cross-entropy of probabilities x against targets y, with the logs
+// clamped at -100 as in PyTorch.
+struct BceFn {
+  template <typename T>
+  static T s(T x, T y, const EwP&) {
+    T lx = std::max(T(std::log(x)), T(-100)), l1x = std::max(T(std::log1p(-x)), T(-100));
+    return (y - T(1)) * l1x - y * lx;
+  }
+};
+const EwInfo bce_info{EwPolicy::FloatOnly, make_table<BinaryLoop, BceFn, void, float, double>()};
+const OpDef bce_op = make_ew_op("binary_cross_entropy", &bce_info);
+TANDEM_REGISTER_OP(bce_op)
+
+// PyTorch's gradient: (x - y) / max(x (1 - x), 1e-12). At x = 0 or 1 the derivative of the
+// clamped formula would be 0 * inf = NaN; this is 0 where x equals y and large but finite
+// otherwise. Written with ops, so it differentiates again.
+std::vector<Tensor> bce_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &y = c.inputs[1];
+  Tensor gx, gy;
+  if (c.needs_grad[0]) {
+    Tensor den = clamp(mul(x, sub(num(1.0), x)), Scalar(1e-12), std::nullopt);
+    gx = mul(g[0], div(sub(x, y), den));
+  }
+  if (c.needs_grad[1]) {
+    Tensor lx = clamp(log(x), Scalar(-100.0), std::nullopt);
+    Tensor l1x = clamp(log1p(neg(x)), Scalar(-100.0), std::nullopt);
+    gy = mul(g[0], sub(l1x, lx));
+  }
+  return {gx, gy};
+}
+TANDEM_DEFINE_VJP(bce_op, bce_vjp)
 
 // (N, C, d...) -> (N, d..., C); a 1-D (C) input becomes (1, C).
 Tensor classes_last(const Tensor& x) {
@@ -56,6 +100,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   TANDEM_CHECK(is_integral(target.dtype()), TypeError,
                "nll_loss: target must hold class indices (int64), got ", dtype_name(target.dtype()),
                "; for class probabilities use cross_entropy");
+  TANDEM_CHECK(is_floating(input.dtype()), TypeError,
+               "nll_loss: input must hold floating-point log-probabilities, got ",
+               dtype_name(input.dtype()));
   bool unbatched = input.dim() == 1;
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
   Tensor t = unbatched ? unsqueeze(target, 0) : target;
@@ -105,6 +152,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Shape wshape(size_t(input.dim()), 1);
   wshape[cdim] = C;
   if (is_floating(target.dtype())) {  // class probabilities
+    TANDEM_CHECK(target.dim() != input.dim() - 1, TypeError,
+                 "cross_entropy: expected class indices of an integer dtype (int64), got a ",
+                 dtype_name(target.dtype()), " target of shape ", shape_str(target.shape()),
+                 " (a floating-point target means class probabilities of the input's shape ",
+                 shape_str(input.shape()), "); use target.long()");
     check_same_shape(input, target, "cross_entropy");
     Tensor tp = as_float(target, input);
     if (label_smoothing > 0)
@@ -143,18 +195,21 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
   check_reduction(reduction, "mse_loss");
+  warn_if_broadcast(input, target, "mse_loss");
   Tensor d = sub(input, target);
   return reduce(mul(d, d), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
   check_reduction(reduction, "l1_loss");
+  warn_if_broadcast(input, target, "l1_loss");
   return reduce(abs(sub(input, target)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
   check_reduction(reduction, "smooth_l1_loss");
+  warn_if_broadcast(input, target, "smooth_l1_loss");
   TANDEM_CHECK(beta >= 0, ValueError, "smooth_l1_loss: beta must be non-negative, got ", beta);
   Tensor d = abs(sub(input, target));
   if (beta == 0) return reduce(d, reduction);
@@ -166,6 +221,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
   check_reduction(reduction, "huber_loss");
+  warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
   Tensor d = abs(sub(input, target));
   Tensor quad = mul(mul(d, d), num(0.5));
@@ -183,10 +239,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                  "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
                  "..", hi, "; use binary_cross_entropy_with_logits for logits");
   }
+  TANDEM_CHECK(is_floating(input.dtype()), TypeError,
+               "binary_cross_entropy: expected a floating point input, got ",
+               dtype_name(input.dtype()));
   Tensor t = as_float(target, input);
-  Tensor lx = clamp(log(input), Scalar(-100.0), std::nullopt);
-  Tensor l1x = clamp(log(sub(num(1.0), input)), Scalar(-100.0), std::nullopt);
-  Tensor loss = neg(add(mul(t, lx), mul(sub(num(1.0), t), l1x)));
+  Tensor loss = dispatch1(bce_op, {input, t});
   if (weight.defined()) loss = mul(loss, weight);
   return reduce(loss, reduction);
 }

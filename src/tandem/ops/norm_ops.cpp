@@ -617,15 +617,17 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   const int64_t C = check_nc_input(input, "batch_norm");
   check_per_channel(running_mean, C, input.shape(), "batch_norm", "running_mean");
   check_per_channel(running_var, C, input.shape(), "batch_norm", "running_var");
+  const int64_t count = per_channel_count(input.shape());
   std::vector<Tensor> r =
       batch_norm_forward(input, weight, bias, running_mean, running_var, training, eps);
-  if (training) {
+  // An empty batch has no statistics: the running ones stay as they are (PyTorch).
+  if (training && count > 0) {
     if (running_mean.defined()) update_running(running_mean, r[1], momentum);
     if (running_var.defined()) {
       // The op saves 1 / sqrt(var + eps); recover the biased variance in float64 (clamped at
       // 0 against rounding) and apply Bessel's correction, as PyTorch's running_var uses the
       // unbiased variance.
-      const int64_t m = per_channel_count(input.shape());
+      const int64_t m = count;
       Tensor is = to_dtype(r[2], DType::Float64);
       Tensor var = clamp(sub(reciprocal(mul(is, is)), scalar_tensor(eps)),
                          std::optional<Scalar>(Scalar(0.0)), std::nullopt);

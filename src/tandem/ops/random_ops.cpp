@@ -155,6 +155,7 @@ void set_rng_state(uint64_t seed, uint64_t offset) {
 }
 
 Tensor uniform(double low, double high, const Shape& shape, DType dtype) {
+  check_sizes(shape, "uniform");
   check_float(dtype, "uniform");
   TANDEM_CHECK(low <= high, ValueError, "uniform: expects low <= high, got low=", low,
                " high=", high);
@@ -162,18 +163,22 @@ Tensor uniform(double low, double high, const Shape& shape, DType dtype) {
                    {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", low}, {"b", high}});
 }
 Tensor rand(const Shape& shape, DType dtype) {
+  check_sizes(shape, "rand");
   return uniform(0, 1, shape, dtype);
 }
 Tensor normal(double mean, double std, const Shape& shape, DType dtype) {
+  check_sizes(shape, "normal");
   check_float(dtype, "normal");
   TANDEM_CHECK(std >= 0, ValueError, "normal: expects std >= 0.0, got ", std);
   return dispatch1(normal_op, {},
                    {{"shape", shape}, {"dtype", int64_t(dtype)}, {"a", mean}, {"b", std}});
 }
 Tensor randn(const Shape& shape, DType dtype) {
+  check_sizes(shape, "randn");
   return normal(0, 1, shape, dtype);
 }
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
+  check_sizes(shape, "randint");
   TANDEM_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
                " high=", high);
   return dispatch1(randint_op, {},
@@ -184,6 +189,7 @@ Tensor bernoulli(const Tensor& p) {
   return dispatch1(bernoulli_op, {p});
 }
 Tensor bernoulli(const Shape& shape, double p, DType dtype) {
+  check_sizes(shape, "bernoulli");
   TANDEM_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli: p must be in [0, 1], got ", p);
   return bernoulli(full(shape, Scalar(p), dtype));
 }

@@ -29,7 +29,7 @@ std::vector<int64_t> normalize_dims(const DimList& dims, int64_t ndim, const cha
   }
   std::vector<bool> seen(size_t(std::max<int64_t>(ndim, 1)), false);
   for (int64_t d : *dims) {
-    int64_t w = wrap_dim(d, ndim, op);
+    int64_t w = wrap_dim_scalar(d, ndim, op);
     TANDEM_CHECK(!seen[w], ValueError, op, ": dim ", w,
                  " appears multiple times in the list of dims");
     seen[w] = true;
@@ -265,7 +265,7 @@ std::vector<Tensor> prod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> arg_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
   if (x.dim() == 0) return {g[0]};
-  int64_t d = wrap_dim(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
+  int64_t d = wrap_dim_scalar(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
   bool keep = c.attrs.get_bool("keepdim");
   Tensor idx = keep ? c.outputs[1] : unsqueeze(c.outputs[1], d);
   Tensor gv = keep ? g[0] : unsqueeze(g[0], d);
@@ -283,7 +283,7 @@ TANDEM_NOT_DIFFERENTIABLE(any_op)
 std::vector<TensorMeta> arg_infer(const OpDef& op, const std::vector<Tensor>& in,
                                   const Attrs& attrs) {
   const Tensor& x = in[0];
-  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   int64_t size = x.dim() == 0 ? 1 : x.shape()[d];
   TANDEM_CHECK(size != 0, IndexError, op.name, ": cannot reduce over dimension ", d,
                " of size 0 in shape ", shape_str(x.shape()));
@@ -299,7 +299,7 @@ void arg_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>
       (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) ? DType::Float32 : x.dtype();
   Tensor xin = x.dtype() == ct ? x : to_dtype(x, ct);
   std::vector<int64_t> dims;
-  if (x.dim() > 0) dims.push_back(wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str()));
+  if (x.dim() > 0) dims.push_back(wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str()));
   ReduceGeom g = prepare(xin, dims);
   Tensor vals = ct == x.dtype() ? out[0] : Tensor::empty(out[0].shape(), ct);
   arg_reduce_kernel(is_max, g.x, g.O, g.R, g.I, vals, out[1]);
@@ -422,15 +422,26 @@ Tensor logsumexp(const Tensor& x, DimList dims, bool keepdim) {
   return keepdim ? r : reshape(r, reduced_shape(x.shape(), d, false));
 }
 
+namespace {
+// s ** q, with a zero gradient where s == 0 as PyTorch's norm backward gives: there the where
+// picks a constant and the power sees 1, so no 0 * inf = NaN reaches the gradient. (s NaN
+// is not 0: it stays NaN.)
+Tensor root_or_zero(const Tensor& s, double q) {
+  Tensor nz = ne(s, scalar_tensor(Scalar(0.0)));
+  Tensor safe = where(nz, s, scalar_tensor(Scalar(1.0)));
+  Tensor r = q == 0.5 ? sqrt(safe) : pow(safe, scalar_tensor(Scalar(q)));
+  return where(nz, r, scalar_tensor(Scalar(0.0)));
+}
+}  // namespace
+
 Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
   Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float32);
   Tensor a = abs(xf);
   if (std::isinf(p)) return p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   if (p == 0) return sum(to_dtype(ne(a, scalar_tensor(Scalar(0.0))), xf.dtype()), dims, keepdim);
   if (p == 1) return sum(a, dims, keepdim);
-  if (p == 2) return sqrt(sum(mul(a, a), dims, keepdim));
-  Tensor pt = scalar_tensor(Scalar(p));
-  return pow(sum(pow(a, pt), dims, keepdim), scalar_tensor(Scalar(1.0 / p)));
+  if (p == 2) return root_or_zero(sum(mul(a, a), dims, keepdim), 0.5);
+  return root_or_zero(sum(pow(a, scalar_tensor(Scalar(p))), dims, keepdim), 1.0 / p);
 }
 
 Tensor count_nonzero(const Tensor& x, DimList dims) {

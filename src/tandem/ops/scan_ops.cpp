@@ -37,7 +37,7 @@ ScanKind scan_kind(const OpDef& op) {
 std::vector<TensorMeta> scan_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& attrs) {
   const Tensor& x = in[0];
-  wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   int64_t forced = attrs.get_int_or("dtype", -1);
   DType od = x.dtype();
   if (forced >= 0)
@@ -52,7 +52,7 @@ std::vector<TensorMeta> scan_infer(const OpDef& op, const std::vector<Tensor>& i
 void scan_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
               const Attrs& attrs) {
   const Tensor& x = in[0];
-  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   DType acc = compute_dtype(out[0].dtype());
   Tensor xin = to_dtype(x, acc).contiguous();
   Tensor dst = out[0].dtype() == acc ? out[0] : Tensor::empty(out[0].shape(), acc);
@@ -80,14 +80,14 @@ TANDEM_REGISTER_OP(logcumsumexp_op)
 std::vector<TensorMeta> cum_extreme_infer(const OpDef& op, const std::vector<Tensor>& in,
                                           const Attrs& attrs) {
   const Tensor& x = in[0];
-  wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   return {{x.shape(), x.dtype()}, {x.shape(), DType::Int64}};
 }
 
 void cum_extreme_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                      const Attrs& attrs) {
   const Tensor& x = in[0];
-  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   DType ct = compute_dtype(x.dtype());
   Tensor xin = to_dtype(x, ct).contiguous();
   Tensor vals = ct == x.dtype() ? out[0] : Tensor::empty(out[0].shape(), ct);
@@ -120,7 +120,7 @@ Tensor reverse_logcumsumexp(const Tensor& t, int64_t d) {
   return flip(logcumsumexp(flip(t, {d}), d), {d});
 }
 int64_t scan_dim(const VjpCtx& c) {
-  return wrap_dim(c.attrs.get_int("dim"), c.inputs[0].dim(), c.op.name.c_str());
+  return wrap_dim_scalar(c.attrs.get_int("dim"), c.inputs[0].dim(), c.op.name.c_str());
 }
 Tensor scalar_like(double v, DType t) {
   return Tensor::wrap_scalar(Scalar(v), t);

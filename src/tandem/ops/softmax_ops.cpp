@@ -11,7 +11,7 @@ namespace tandem {
 namespace {
 
 std::vector<TensorMeta> sm_infer(const OpDef& op, const std::vector<Tensor>& in, const Attrs& at) {
-  wrap_dim(at.get_int("dim"), in[0].dim(), op.name.c_str());
+  wrap_dim_scalar(at.get_int("dim"), in[0].dim(), op.name.c_str());
   DType t = in[0].dtype();
   return {{in[0].shape(), is_floating(t) ? t : DType::Float32}};
 }
@@ -19,7 +19,7 @@ std::vector<TensorMeta> sm_infer(const OpDef& op, const std::vector<Tensor>& in,
 void sm_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
   const Tensor& x = in[0];
-  int64_t d = x.dim() == 0 ? 0 : wrap_dim(at.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = x.dim() == 0 ? 0 : wrap_dim_scalar(at.get_int("dim"), x.dim(), op.name.c_str());
   DType kt = out[0].dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
   Tensor xc = (x.dtype() == kt ? x : to_dtype(x, kt)).contiguous();
   Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -50,7 +50,7 @@ std::vector<TensorMeta> smb_infer(const OpDef& op, const std::vector<Tensor>& in
                shape_str(in[0].shape()), " and grad_output ", shape_str(in[1].shape()),
                " must have the same shape");
   TANDEM_CHECK(is_floating(in[0].dtype()), TypeError, op.name, ": expected a floating output");
-  wrap_dim(at.get_int("dim"), in[0].dim(), op.name.c_str());
+  wrap_dim_scalar(at.get_int("dim"), in[0].dim(), op.name.c_str());
   return {{in[0].shape(), in[0].dtype()}};
 }
 
@@ -58,7 +58,7 @@ void smb_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tens
                 const Attrs& at) {
   bool log = op.data != nullptr;
   const Tensor &y = in[0], &gy = in[1];
-  int64_t d = y.dim() == 0 ? 0 : wrap_dim(at.get_int("dim"), y.dim(), op.name.c_str());
+  int64_t d = y.dim() == 0 ? 0 : wrap_dim_scalar(at.get_int("dim"), y.dim(), op.name.c_str());
   DType dt = out[0].dtype();
   if ((dt == DType::Float32 || dt == DType::Float64) && y.dim() > 0 && d == y.dim() - 1 &&
       gy.dtype() == dt) {
@@ -83,7 +83,7 @@ TANDEM_REGISTER_OP(log_softmax_bwd_op)
 
 // --- backward rules ------------------------------------------------------------------------
 std::vector<int64_t> dim_of(const VjpCtx& c, const Tensor& y) {
-  return {y.dim() == 0 ? 0 : wrap_dim(c.attrs.get_int("dim"), y.dim(), c.op.name.c_str())};
+  return {y.dim() == 0 ? 0 : wrap_dim_scalar(c.attrs.get_int("dim"), y.dim(), c.op.name.c_str())};
 }
 
 std::vector<Tensor> softmax_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {

@@ -83,13 +83,13 @@ int64_t dim_size(const Tensor& x, int64_t d) {
 std::vector<TensorMeta> sort_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& attrs) {
   const Tensor& x = in[0];
-  wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   return {{x.shape(), x.dtype()}, {x.shape(), DType::Int64}};
 }
 
 void sort_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
               const Attrs& attrs) {
-  int64_t d = wrap_dim(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
   Rows rows = rows_along(in[0], d);
   RowOut vals(out[0], rows, rows.x.dtype()), idx(out[1], rows, DType::Int64);
   sort_rows_kernel(rows.x, rows.O, rows.R, attrs.get_bool("descending"), vals.buf, idx.buf);
@@ -110,7 +110,7 @@ TANDEM_REGISTER_OP(sort_op)
 std::vector<TensorMeta> topk_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& attrs) {
   const Tensor& x = in[0];
-  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   int64_t k = attrs.get_int("k"), n = dim_size(x, d);
   TANDEM_CHECK(k >= 0 && k <= n, IndexError, "topk: k=", k, " is out of range for dimension ", d,
                " of size ", n, " (shape ", shape_str(x.shape()), "); expected 0 <= k <= ", n);
@@ -121,7 +121,12 @@ std::vector<TensorMeta> topk_infer(const OpDef& op, const std::vector<Tensor>& i
 
 void topk_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
               const Attrs& attrs) {
-  int64_t d = wrap_dim(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
+  if (in[0].dim() == 0) {  // PyTorch returns the element itself for k = 0 and k = 1
+    copy_into(out[0], in[0]);
+    *out[1].data<int64_t>() = 0;
+    return;
+  }
   Rows rows = rows_along(in[0], d);
   RowOut vals(out[0], rows, rows.x.dtype()), idx(out[1], rows, DType::Int64);
   topk_rows_kernel(rows.x, rows.O, rows.R, attrs.get_int("k"), attrs.get_bool("largest"), vals.buf,
@@ -149,7 +154,7 @@ Select select_kind(const OpDef& op) {
 std::vector<TensorMeta> select_infer(const OpDef& op, const std::vector<Tensor>& in,
                                      const Attrs& attrs) {
   const Tensor& x = in[0];
-  int64_t d = wrap_dim(attrs.get_int("dim"), x.dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   int64_t n = dim_size(x, d);
   if (select_kind(op) == Select::Kth) {
     int64_t k = attrs.get_int("k");
@@ -164,7 +169,7 @@ std::vector<TensorMeta> select_infer(const OpDef& op, const std::vector<Tensor>&
 
 void select_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                 const Attrs& attrs) {
-  int64_t d = wrap_dim(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
+  int64_t d = wrap_dim_scalar(attrs.get_int("dim"), in[0].dim(), op.name.c_str());
   Rows rows = rows_along(in[0], d);
   ReducedOut vals(out[0], rows.x.dtype());
   switch (select_kind(op)) {
@@ -206,7 +211,7 @@ std::vector<Tensor> scatter_back(const VjpCtx& c, const Tensor& g, const Tensor&
                                  bool reduced) {
   const Tensor& x = c.inputs[0];
   if (x.dim() == 0) return {g};
-  int64_t d = wrap_dim(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
+  int64_t d = wrap_dim_scalar(c.attrs.get_int("dim"), x.dim(), c.op.name.c_str());
   bool squeezed = reduced && !c.attrs.get_bool("keepdim");
   return {scatter(zeros(x.shape(), g.dtype()), d, squeezed ? unsqueeze(idx, d) : idx,
                   squeezed ? unsqueeze(g, d) : g, "add")};
@@ -365,7 +370,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const char* op, const Tensor& x, 
   } else {
     TANDEM_CHECK(x.dim() > 0, IndexError, op, ": dim=", *dim,
                  " needs a tensor with at least one dimension, got a 0-d tensor");
-    d = wrap_dim(*dim, x.dim(), op);
+    d = wrap_dim_scalar(*dim, x.dim(), op);
     Tensor moved = d == 0 ? x : dim_to_front(x, d);
     int64_t slice = 1;  // explicit, since -1 is ambiguous when the dim has size 0
     for (int64_t k = 0; k < x.dim(); ++k)

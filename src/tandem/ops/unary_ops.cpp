@@ -493,6 +493,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   if (min) target = result_type({x, scalar_tensor(*min)});
   if (max) target = promote_types(target, result_type({x, scalar_tensor(*max)}));
   if (target != x.dtype()) y = to_dtype(x, target);
+  if (min) check_scalar_fits(*min, target, "clamp");
+  if (max) check_scalar_fits(*max, target, "clamp");
   double lo = min ? saturate_bound(min->to_double(), target) : 0.0;
   double hi = max ? saturate_bound(max->to_double(), target) : 0.0;
   if (min && max) return dispatch1(clamp_op, {y}, {{"min", lo}, {"max", hi}});

@@ -130,7 +130,7 @@ Tensor squeeze_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs&
   } else {
     for (int64_t d : a.get_ints("dims")) {
       if (x.dim() == 0) {
-        wrap_dim(d, 0, "squeeze");
+        wrap_dim_scalar(d, 0, "squeeze");
         continue;
       }
       int64_t w = wrap_dim(d, x.dim(), "squeeze");
@@ -334,8 +334,8 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
 }
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   if (x.dim() == 0) {
-    wrap_dim(d0, 0, "transpose");
-    wrap_dim(d1, 0, "transpose");
+    wrap_dim_scalar(d0, 0, "transpose");
+    wrap_dim_scalar(d1, 0, "transpose");
     return x;
   }
   d0 = wrap_dim(d0, x.dim(), "transpose");
@@ -447,7 +447,9 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   TANDEM_CHECK(chunks > 0, ValueError, "chunk: chunks must be positive, got ", chunks);
   TANDEM_CHECK(x.dim() > 0, ValueError, "chunk: expects at least a 1-dimensional tensor");
   int64_t n = x.shape()[wrap_dim(dim, x.dim(), "chunk")];
-  return split(x, n == 0 ? 1 : (n - 1) / chunks + 1, dim);  // ceil(n / chunks), no overflow
+  // An empty dim gives `chunks` empty pieces, as in PyTorch (split would give one).
+  if (n == 0) return split_sizes(x, std::vector<int64_t>(size_t(chunks), 0), dim);
+  return split(x, (n - 1) / chunks + 1, dim);  // ceil(n / chunks), no overflow
 }
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   TANDEM_CHECK(x.dim() > 0, ValueError, "unbind: expects at least a 1-dimensional tensor");

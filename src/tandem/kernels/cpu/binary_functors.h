@@ -76,7 +76,8 @@ TANDEM_BINARY_FN_S(Minimum, T, T((a != a) ? a : ((b != b) ? b : (a < b ? a : b))
 TANDEM_BINARY_FN_S(Fmax, T, T((a != a) ? b : ((b != b) ? a : (a > b ? a : b))))
 // relu's gradient from its output: PyTorch's threshold_backward (a NaN gradient where the
 // output is 0 gives 0, unlike a multiply by a mask).
-TANDEM_BINARY_FN_S(ReluBackward, T, (b > T(0) ? a : T(0)))
+// (out <= 0 ? 0 : grad: a NaN output passes the gradient, as in PyTorch.)
+TANDEM_BINARY_FN_S(ReluBackward, T, (b <= T(0) ? T(0) : a))
 TANDEM_BINARY_FN_S(Fmin, T, T((a != a) ? b : ((b != b) ? a : (a < b ? a : b))))
 
 // Integer division with Python's floor semantics; divisor zero is rejected before the kernel

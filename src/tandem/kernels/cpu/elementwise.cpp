@@ -19,8 +19,8 @@ struct Geometry {
   int nops = 0;
   int nout = 1;
   int ndim = 0;
-  int64_t shape[16];
-  int64_t strides[kMaxOps][16];  // bytes
+  int64_t shape[kMaxDims];
+  int64_t strides[kMaxOps][kMaxDims];  // bytes
   char* base[kMaxOps];
   DType dtype[kMaxOps];     // storage dtype of each operand
   DType fn_dtype[kMaxOps];  // dtype the array function uses for it
@@ -33,10 +33,10 @@ Geometry build_geometry(const EwCall& call, const Tensor* outs, int nout,
   g.nout = nout;
   g.nops = int(ins.size()) + g.nout;
   const Shape& shape = outs[0].shape();
-  TANDEM_CHECK(shape.size() <= 16, ValueError, "tensors with more than 16 dims are not supported");
+  check_ndim(shape, "elementwise");
   // Element strides of every operand broadcast to the output's shape (0 = broadcast).
   const size_t nd = shape.size();
-  int64_t st[kMaxOps][16];
+  int64_t st[kMaxOps][kMaxDims];
   for (int k = 0; k < g.nout; ++k) {
     for (size_t d = 0; d < nd; ++d) st[k][d] = outs[size_t(k)].strides()[d];
     g.base[k] = static_cast<char*>(outs[size_t(k)].data_ptr());
@@ -166,7 +166,7 @@ void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
     return;
   }
   int last = g.ndim - 1;
-  int64_t idx[16];
+  int64_t idx[kMaxDims];
   int64_t rem = begin;
   for (int d = last; d >= 0; --d) {
     idx[d] = rem % g.shape[d];

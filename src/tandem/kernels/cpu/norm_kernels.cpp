@@ -131,10 +131,10 @@ void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean
   }
   const T *sc = scale.data(), *sh = shift.data();
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
-    if (relu)  // relu's own rule (x > 0 ? x : 0), applied before the value leaves registers
+    if (relu)  // relu's own rule (x < 0 ? 0 : x), applied before the value leaves registers
       map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
         T v = (x[i] - mean[c]) * sc[c] + sh[c];
-        y[i] = v > T(0) ? v : T(0);
+        y[i] = v < T(0) ? T(0) : v;
       });
     else
       map_channels(N, C, S, c0, c1,

@@ -42,7 +42,8 @@ TANDEM_UNARY_FN_S(Floor, T(is_fp<T> ? std::floor(x) : x))
 TANDEM_UNARY_FN_S(Ceil, T(is_fp<T> ? std::ceil(x) : x))
 TANDEM_UNARY_FN_S(Trunc, T(is_fp<T> ? std::trunc(x) : x))
 TANDEM_UNARY_FN_S(Frac, T(x - std::trunc(x)))
-TANDEM_UNARY_FN_S(Relu, T(x > T(0) ? x : T(0)))
+// x < 0 ? 0 : x keeps NaN and -0.0 as PyTorch does (x > 0 ? x : 0 mapped NaN to 0).
+TANDEM_UNARY_FN_S(Relu, T(x < T(0) ? T(0) : x))
 TANDEM_UNARY_FN_S(Identity, x)
 // Round half to even, optionally at p.a decimals (PyTorch's round(decimals=)).
 struct Round {
@@ -123,8 +124,9 @@ TANDEM_UNARY_FN(Elu, x > T(0) ? T(p.b) * x : T(p.b) * T(p.a) * std::expm1(x * T(
                        V::set1(T(p.b* p.a)) * vexpm1(x * V::set1(T(p.c)))))
 TANDEM_UNARY_FN(LeakyRelu, x > T(0) ? x : x * T(p.a),
                 select(gt(x, V::set1(T(0))), x, x* V::set1(T(p.a))))
+// The SIMD min/max return their second operand for NaN: the value goes second, so NaN stays.
 TANDEM_UNARY_FN(Hardsigmoid, std::min(std::max(x / T(6) + T(0.5), T(0)), T(1)),
-                vmin(vmax(x / V::set1(T(6)) + V::set1(T(0.5)), V::set1(T(0))), V::set1(T(1))))
+                vmin(V::set1(T(1)), vmax(V::set1(T(0)), x / V::set1(T(6)) + V::set1(T(0.5)))))
 TANDEM_UNARY_FN(Hardswish, x* std::min(std::max(x + T(3), T(0)), T(6)) / T(6),
                 x* vmin(vmax(x + V::set1(T(3)), V::set1(T(0))), V::set1(T(6))) / V::set1(T(6)))
 
