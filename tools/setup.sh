@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libopenblas-dev
-  libsleef-dev libxbyak-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv)
+  libsleef-dev libxbyak-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv
+  clang-14 libclang-rt-14-dev libomp-14-dev)  # clang + libFuzzer: tools/fuzz.sh
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -31,6 +32,13 @@ if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_bui
   echo "setup: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${PIP_PACKAGES[@]}"
+fi
+
+# Test-only: ONNX export is checked with onnx.checker and run in onnxruntime (tandem itself
+# needs neither).
+if ! .venv/bin/python -c "import onnx, onnxruntime" 2>/dev/null; then
+  echo "setup: installing onnx and onnxruntime into .venv (tests only)"
+  .venv/bin/python -m pip install -q onnx onnxruntime
 fi
 
 if [ "${1:-}" = "--install" ]; then

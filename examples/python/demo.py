@@ -7,6 +7,8 @@ loss / train acc / test acc per epoch (like the book's Animator).
     .venv/bin/python examples/python/demo.py [--epochs N] [--limit N] [--plot-dir DIR]
     .venv/bin/python examples/python/demo.py --quick     # a few batches per mode (CI)
     .venv/bin/python examples/python/demo.py --modern    # ReLU + max-pool + BatchNorm
+    .venv/bin/python examples/python/demo.py --modern --only graph --export lenet.tdm
+        # then, with no Python: build/classify_fashion_mnist lenet.tdm
 """
 import argparse
 import os
@@ -64,6 +66,12 @@ def main() -> None:
                     help="ReLU + max-pool + BatchNorm LeNet instead of the book's")
     ap.add_argument("--plot-dir", default=".", help="where lenet_{eager,graph}.png go")
     ap.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    ap.add_argument("--only", choices=("eager", "graph"), default=None,
+                    help="train in one mode only")
+    ap.add_argument("--export", default=None, metavar="PATH",
+                    help="export the trained network to PATH (.tdm, dynamic batch) for the C++ "
+                         "runtime, and its predictions for the first 1000 test images to "
+                         "PATH.check.npy")
     args = ap.parse_args()
     test_limit = 0
     if args.quick:
@@ -87,6 +95,8 @@ def main() -> None:
     name = "modern LeNet (ReLU, max-pool, BatchNorm)" if args.modern else "LeNet"
     results = {}
     for mode, d2l_mode in (("eager", "pynative"), ("graph", "graph")):
+        if args.only and mode != args.only:
+            continue
         print(f"\n== {name} on Fashion-MNIST, {mode} mode ==", flush=True)
         tandem.manual_seed(0)
         train_iter, test_iter = d2l.load_data_fashion_mnist(args.batch_size, None,
@@ -99,12 +109,30 @@ def main() -> None:
         results[mode] = d2l.train(net, train_iter, test_iter, args.epochs, lr, d2l_mode,
                                   "sgd", args=args, name="lenet_modern" if args.modern
                                   else "lenet")
+    if args.export:
+        export_for_cpp(net, args.export)
+    if len(results) < 2:
+        return
     e, g = results["eager"], results["graph"]
     te, tg = e["sec_per_epoch"], g["sec_per_epoch"]
     ae, ag = e["test_acc"][-1], g["test_acc"][-1]
     print(f"\nseconds per epoch: eager {te:.2f}, graph {tg:.2f} (speed-up {te / tg:.2f}x); "
           f"test accuracy: eager {ae:.3f}, graph {ag:.3f}")
     print(f"plots: {e['plot']} and {g['plot']}")
+
+
+def export_for_cpp(net, path: str) -> None:
+    """Train in Python, export, run in C++ with no Python: the deployment path."""
+    import numpy as np
+    tandem.set_context(mode=tandem.PYNATIVE_MODE)
+    net.eval()
+    _, test_iter = d2l.load_data_fashion_mnist(1000, None, None, 1000, num_workers=0)
+    X, _ = next(iter(test_iter))
+    written = tandem.export(net, X[:1], file_name=path, file_format="MINDIR", dynamic=True)
+    with tandem.no_grad():
+        np.save(written + ".check.npy", net(X).argmax(dim=1).numpy().astype(np.int64))
+    print(f"\nexported {written} ({os.path.getsize(written)} bytes); run it with no Python:\n"
+          f"  build/classify_fashion_mnist {written}\n  build/tandem-run {written} --bench 100")
 
 
 if __name__ == "__main__":

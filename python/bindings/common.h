@@ -51,5 +51,6 @@ void bind_init(nb::module_& m);
 // Replaces nanobind's signature dumps on bad arguments by a message naming the op, the
 // argument and the expected type (call last, once every function is defined).
 void install_arg_errors(nb::module_& m);
+void bind_deploy(nb::module_& m);
 
 }  // namespace tandem::py

@@ -67,6 +67,7 @@ NB_MODULE(_C, m) {
   bind_optim(m);
   bind_io(m);
   bind_init(m);
+  bind_deploy(m);
   m.def(
       "set_num_threads",
       [](int n) {

@@ -438,6 +438,11 @@ class JitFunction:
             report += f"print points: {prints} (they print at run time, every call)\n"
         return report
 
+    def export(self, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) -> str:
+        """tandem.export of this function traced at inputs (deployment: tandem/export.py)."""
+        from .export import jit_export
+        return jit_export(self, *inputs, file_name=file_name, file_format=file_format, **kwargs)
+
     def profile(self, *args, reps: int = 10, top: int = 15, **kwargs) -> str:
         """Runs the compiled graph for these arguments `reps` times (after one warm-up) and
         reports the median time of each node, slowest first, plus the time per op kind."""

@@ -18,7 +18,7 @@ def _same(a, b):
         for x, y in zip(a, b):
             _same(x, y)
     elif isinstance(a, tandem.Tensor):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     else:
         assert a == b
 

@@ -11,7 +11,7 @@ from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 
 from collections.abc import Callable, Mapping, Sequence
 import enum
-from typing import Optional
+from typing import Optional, overload
 
 from tandem._C import init as init, optim as optim
 
@@ -1325,6 +1325,91 @@ def load_safetensors(path: str) -> tuple[list[tuple[str, Tensor]], dict[str, str
     """
     Reads a safetensors file: ([(name, tensor), ...] in header order, metadata dict).
     """
+
+class ModelFile:
+    """A model file's contents: graph, weights, versions."""
+
+    def save(self, path: str) -> None:
+        """Writes the model file (crash-safe)."""
+
+    @property
+    def graph_json(self) -> str: ...
+
+    @property
+    def graph_text(self) -> str: ...
+
+    @property
+    def export_log(self) -> str: ...
+
+    @property
+    def producer(self) -> str: ...
+
+    @property
+    def format_version(self) -> int: ...
+
+    @property
+    def opset_version(self) -> int: ...
+
+    @property
+    def batch(self) -> int: ...
+
+    @property
+    def dynamic(self) -> bool: ...
+
+    @property
+    def inputs(self) -> list[Any]: ...
+
+    @property
+    def outputs(self) -> list[Any]: ...
+
+    @property
+    def constants(self) -> list[Any]:
+        """[(name, tensor)] in the graph's constant order."""
+
+def export_model(fn: Callable[..., Any], examples: Sequence[Tensor], dynamic: bool = False, names: Sequence[tuple[Tensor, str]] = [], input_names: Sequence[str] = [], output_names: Sequence[str] = [], producer: str = 'tandem') -> ModelFile:
+    """
+    Traces fn(list of symbolic tensors) -> list of tensors at the examples and returns the optimized inference ModelFile.
+    """
+
+def load_model_file(path: str) -> ModelFile:
+    """Reads and validates a model file."""
+
+def parse_model_file(data: bytes, name: str = '<bytes>') -> ModelFile:
+    """Validates a model file's bytes."""
+
+def model_opset() -> list[str]: ...
+
+model_format_version: int = 1
+
+model_opset_version: int = 1
+
+class RuntimeModel:
+    """A model file loaded by the C++ runtime (no autograd, no tracer)."""
+
+    @overload
+    def __init__(self, path: str, num_threads: int = 0) -> None: ...
+
+    @overload
+    def __init__(self, file: ModelFile, num_threads: int = 0) -> None: ...
+
+    def run(self, inputs: Sequence[Tensor]) -> list[Tensor]: ...
+
+    def explain(self, batch: int = 0) -> str: ...
+
+    def arena_bytes(self, batch: int) -> int: ...
+
+    @property
+    def num_threads(self) -> int: ...
+
+    @num_threads.setter
+    def num_threads(self, arg: int, /) -> None: ...
+
+    @property
+    def file(self) -> ModelFile: ...
+
+def load_npy(path: str) -> Tensor: ...
+
+def save_npy(path: str, tensor: Tensor) -> None: ...
 
 def set_num_threads(n: int) -> None: ...
 

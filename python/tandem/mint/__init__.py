@@ -28,3 +28,6 @@ __all__ = [
     "vmap", "while_loop",
 ]
 __all__ += _ops.__all__
+from ..export import mint_export as export  # noqa: E402,F401  (deployment: tandem/export.py)
+from .. import onnx  # noqa: E402,F401  (mint.onnx.export: tandem/onnx/)
+__all__ += ["export", "onnx"]  # deployment

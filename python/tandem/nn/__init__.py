@@ -82,3 +82,5 @@ __all__ = [
     "inverse_decay_lr", "natural_exp_decay_lr", "optim", "piecewise_constant_lr",
     "polynomial_decay_lr", "utils", "warmup_lr",
 ]
+from .graph_cell import GraphCell  # noqa: E402,F401  (deployment: tandem/export.py)
+__all__ += ["GraphCell"]  # deployment

@@ -1,5 +1,6 @@
 // value_and_grad / grad over C++ callables, and Tensor::backward.
 #include "tandem/autograd/autograd.h"
+#include "tandem/autograd/node.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/creation.h"
 
@@ -78,7 +79,9 @@ std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(DiffFn fn,
   return [vg](const std::vector<Tensor>& args) { return vg(args).second; };
 }
 
-std::vector<Tensor> vjp_via_composite(
+// vjp_via_composite's body (ops/hooks.cpp forwards to it, since backward rules live in the
+// runtime layer and this needs the engine).
+std::vector<Tensor> autograd::composite_vjp(
     const VjpCtx& c, const std::vector<Tensor>& grads,
     const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& composite) {
   std::vector<Tensor> leaves;

@@ -69,6 +69,10 @@ struct ReadProbe {
 void set_read_probe(ReadProbe* probe);
 // Reports an op's inputs to the active probe, if any.
 void note_reads(const std::vector<Tensor>& inputs);
+// vjp_via_composite's implementation (installed in the AutogradHooks, ops/hooks.h).
+std::vector<Tensor> composite_vjp(
+    const VjpCtx& c, const std::vector<Tensor>& grads,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& composite);
 }  // namespace autograd
 
 }  // namespace tandem

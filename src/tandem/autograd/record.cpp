@@ -5,6 +5,7 @@
 #include "tandem/autograd/view_scatter.h"
 #include "tandem/core/error.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/hooks.h"
 #include "tandem/ops/shape_ops.h"
 
 namespace tandem {
@@ -198,4 +199,16 @@ void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& at
 }
 
 }  // namespace autograd
+
+namespace {
+// dispatch (in the runtime layer) reaches the tape through these.
+const AutogradHooks tape_hooks{&autograd::should_record, &autograd::record,
+                               &autograd::prepare_inplace, &autograd::record_inplace,
+                               &autograd::composite_vjp};
+const int tape_hooks_installed = [] {
+  install_autograd_hooks(&tape_hooks);
+  return 0;
+}();
+}  // namespace
+
 }  // namespace tandem

@@ -1,7 +1,8 @@
-// Per-tensor autograd state and grad mode.
+// Per-tensor autograd state and grad mode. Part of libtandem_runtime (ops read these flags);
+// the tape and the engine are not.
 #include "tandem/autograd/node.h"
 #include "tandem/core/error.h"
-#include "tandem/graph/tracer.h"
+#include "tandem/ops/hooks.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -61,7 +62,7 @@ void set_grad(const Tensor& t, const Tensor& g) {
                  dtype_name(g.dtype()), " but the tensor has dtype ", dtype_name(t.dtype()));
   }
   if (!g.defined() && !meta_if(t)) return;
-  if (graph::Tracer* tr = graph::Tracer::active()) tr->note_grad_write(t);
+  if (TraceRecorder* tr = active_trace_recorder()) tr->note_grad_write(t);
   meta_of(t).grad = g;
 }
 

@@ -7,7 +7,6 @@
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/passes.h"
-#include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
@@ -62,6 +61,8 @@ Executable::Executable(Graph g, bool outputs_require_grad)
   if (!pass_enabled("inplace") || guarded) std::fill(into_capture_.begin(), into_capture_.end(), -1);
   if (!pass_enabled("inplace")) std::fill(donor_.begin(), donor_.end(), -1);
   plan_ = plan_memory(g_, donor_, into_capture_);
+  output_slot_.assign(g_.values.size(), -1);
+  for (size_t k = g_.outputs.size(); k-- > 0;) output_slot_[size_t(g_.outputs[k])] = int64_t(k);
   if (!pass_enabled("arena")) plan_ = MemoryPlan{std::vector<int64_t>(g_.values.size(), -1)};
 }
 
@@ -104,6 +105,10 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs) const {
   }
 }
 
+std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, RunBuffers& buffers) const {
+  return run_timed(inputs, nullptr, &buffers);
+}
+
 std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int reps) const {
   TANDEM_CHECK(reps >= 1, ValueError, "jit.profile: reps must be >= 1, got ", reps);
   std::vector<std::vector<double>> t(g_.nodes.size(), std::vector<double>(size_t(reps)));
@@ -121,8 +126,22 @@ std::vector<double> Executable::profile(const std::vector<Tensor>& inputs, int r
   return med;
 }
 
-std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
-                                          double* node_seconds) const {
+namespace {
+// The tensor kept from the last run for this output, when nothing else holds it any more and
+// it has the output's type.
+Tensor reusable(const RunBuffers* b, int64_t slot, const Value& val) {
+  if (!b || slot < 0 || size_t(slot) >= b->outputs.size()) return Tensor();
+  const Tensor& t = b->outputs[size_t(slot)];
+  if (!t.defined() || t.impl_shared().use_count() != 1 || !t.storage() ||
+      t.storage().use_count() != 1 || t.offset() != 0 || t.shape() != val.shape ||
+      t.dtype() != val.dtype || !t.is_contiguous())
+    return Tensor();
+  return t;
+}
+}  // namespace
+
+std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs, double* node_seconds,
+                                          RunBuffers* buffers) const {
   TANDEM_CHECK(inputs.size() == g_.inputs.size(), TypeError, "jit: the compiled function takes ",
                g_.inputs.size(), " tensor arguments, got ", inputs.size());
   std::vector<Tensor> env(g_.values.size());
@@ -139,9 +158,14 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
                "was traced; call the jit function again (it retraces) instead of the graph");
   for (auto& c : g_.captures) env[size_t(c.first)] = Tensor(c.second);
   GradModeGuard no_grad(false);
-  // One allocation for every intermediate (the caching allocator keeps it between runs).
-  Tensor arena =
-      plan_.arena_bytes > 0 ? Tensor::empty({plan_.arena_bytes}, DType::UInt8) : Tensor();
+  // One allocation for every intermediate (the caching allocator keeps it between runs), or
+  // the caller's.
+  Tensor arena;
+  if (buffers && buffers->arena.defined() && buffers->arena.numel() >= plan_.arena_bytes)
+    arena = buffers->arena;
+  else if (plan_.arena_bytes > 0)
+    arena = Tensor::empty({plan_.arena_bytes}, DType::UInt8);
+  if (buffers) buffers->arena = arena;
   std::vector<Tensor> ins;
   for (size_t gi : guards_before_) check_guard(gi, env);
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -172,7 +196,8 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
       for (size_t k = 0; k < outs.size(); ++k)
         if (!outs[k].defined()) {
           const Value& val = g_.values[size_t(n.outputs[k])];
-          outs[k] = Tensor::empty(val.shape, val.dtype);
+          outs[k] = reusable(buffers, output_slot_[size_t(n.outputs[k])], val);
+          if (!outs[k].defined()) outs[k] = Tensor::empty(val.shape, val.dtype);
         }
       n.op->kernel(*n.op, ins, outs, n.attrs);
     }
@@ -184,7 +209,9 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs,
       node_seconds[i] =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  return commit(inputs, env);
+  std::vector<Tensor> out = commit(inputs, env);
+  if (buffers) buffers->outputs = out;
+  return out;
 }
 
 std::vector<Tensor> Executable::commit(const std::vector<Tensor>& inputs,
@@ -210,25 +237,6 @@ std::vector<Tensor> Executable::commit(const std::vector<Tensor>& inputs,
   }
   out.resize(out.size() - g_.num_hidden_outputs);
   return out;
-}
-
-Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
-                   const std::vector<Tensor>& examples, std::string* before,
-                   CostReport* before_cost) {
-  Tracer tracer;
-  std::vector<Tensor> sym = tracer.begin(examples);
-  std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
-  // A step that ran backward() itself returns plain values (its grads are set on the
-  // leaves); other results with history are differentiated by the caller: run eagerly.
-  bool outs_grad = !tracer.wrote_grads() &&
-                   std::any_of(outs.begin(), outs.end(),
-                               [](const Tensor& t) { return t.defined() && requires_grad(t); });
-  Graph g = tracer.finish(outs);
-  if (before) *before = g.str();
-  if (before_cost) *before_cost = estimate_cost(g);
-  // A graph with guards is split at them first and each segment is optimized alone.
-  if (g.guards.empty()) optimize(g);
-  return Executable(std::move(g), outs_grad);
 }
 
 }  // namespace tandem::graph

@@ -25,6 +25,15 @@ class GuardFailed : public Error {
   std::string where;
 };
 
+// Memory a caller keeps from one run to the next (the C++ runtime's Model): the arena, and
+// per graph output the tensor the last run returned, which the next run writes into again
+// once nothing else holds it. Runs with the same buffers allocate no tensor memory after the
+// first.
+struct RunBuffers {
+  Tensor arena;
+  std::vector<Tensor> outputs;
+};
+
 class Executable {
  public:
   // outputs_require_grad: the traced outputs had autograd history (callers that may
@@ -32,6 +41,8 @@ class Executable {
   explicit Executable(Graph g, bool outputs_require_grad = false);
   // Runs the graph on tensors matching the traced inputs' shapes and dtypes.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // The same with caller-kept memory (see RunBuffers).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, RunBuffers& buffers) const;
   // Runs `reps` times and returns the median seconds each node took, in node order (what
   // to optimize next; the graph's write-backs happen as in run()).
   std::vector<double> profile(const std::vector<Tensor>& inputs, int reps) const;
@@ -63,7 +74,8 @@ class Executable {
   std::vector<Tensor> commit(const std::vector<Tensor>& inputs,
                              const std::vector<Tensor>& env) const;
 
-  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds) const;
+  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, double* node_seconds,
+                                RunBuffers* buffers = nullptr) const;
 
   Graph g_;
   bool outputs_require_grad_ = false;
@@ -75,6 +87,7 @@ class Executable {
   // written into its parameter; see inplace_writebacks), else -1.
   std::vector<int64_t> into_capture_;
   MemoryPlan plan_;
+  std::vector<int64_t> output_slot_;  // per value: its first index among the graph outputs, or -1
   // Per node, the guards checked right after it (guards_before_: before the first node).
   std::vector<std::vector<size_t>> guards_after_;
   std::vector<size_t> guards_before_;
@@ -84,7 +97,8 @@ class Executable {
 // (segments.cpp).
 Graph optimize_guarded(Graph g);
 
-// Traces fn on symbolic versions of `examples`, optimizes, and compiles it. `before` and
+// Traces fn on symbolic versions of `examples`, optimizes, and compiles it (graph/compile.cpp:
+// libtandem, not the runtime layer, since it traces). `before` and
 // `before_cost` (if given) receive the traced graph's text and cost before optimization,
 // i.e. what eager mode runs.
 Executable compile(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,

@@ -9,8 +9,9 @@ void eliminate_dead_code(Graph& g);
 // Merges nodes with the same op, attributes and inputs (stateful ops excepted).
 void eliminate_common_subexpressions(Graph& g);
 // Folds nodes whose inputs are all constants and applies the algebraic rules listed in
-// passes/simplify.cpp (x + x -> 2 * x, x * 1 -> x, neg(neg(x)) -> x, ...).
-void simplify_and_fold(Graph& g);
+// passes/simplify.cpp (x + x -> 2 * x, x * 1 -> x, neg(neg(x)) -> x, ...). With `frozen`
+// (exported inference graphs) every captured tensor is a constant, not only Python numbers.
+void simplify_and_fold(Graph& g, bool frozen = false);
 // Folds a relu that alone reads a conv2d's or a batch_norm's output into that op.
 void fold_activation(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.

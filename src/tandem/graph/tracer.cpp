@@ -8,8 +8,6 @@
 
 namespace tandem::graph {
 namespace {
-thread_local Tracer* current = nullptr;
-
 // A dense, storage-less stand-in with t's shape and dtype, for replaying view functions.
 Tensor meta_like(const Tensor& t) {
   auto impl = std::make_shared<TensorImpl>();
@@ -25,20 +23,21 @@ Tracer::~Tracer() {
   if (!active_) return;
   // Abandoned (the traced code raised): leaves must not keep symbolic grads, and reads'
   // evaluation must not have consumed random numbers.
-  current = prev_;
+  set_active_trace_recorder(prev_);
   if (evaluated_ > 0) set_rng_state(rng_at_begin_.first, rng_at_begin_.second);
   for (auto& [leaf, before] : grad_before_) set_grad(Tensor(leaf), before);
 }
 
 Tracer* Tracer::active() {
-  return current;
+  // Tracer is the only TraceRecorder.
+  return static_cast<Tracer*>(active_trace_recorder());
 }
 
-TracePause::TracePause() : saved_(current) {
-  current = nullptr;
+TracePause::TracePause() : saved_(active_trace_recorder()) {
+  set_active_trace_recorder(nullptr);
 }
 TracePause::~TracePause() {
-  current = saved_;
+  set_active_trace_recorder(saved_);
 }
 
 Tensor Tracer::symbolic(int64_t value) {
@@ -68,8 +67,8 @@ std::vector<Tensor> Tracer::begin(const std::vector<Tensor>& examples) {
     out.push_back(symbolic(v));
     arguments_.push_back(out.back().impl_shared());
   }
-  prev_ = current;
-  current = this;
+  prev_ = active_trace_recorder();
+  set_active_trace_recorder(this);
   active_ = true;
   return out;
 }
@@ -292,7 +291,7 @@ Graph Tracer::finish(const std::vector<Tensor>& outputs) {
   }
   // Evaluating nodes for reads drew random numbers: the compiled run draws them again.
   if (evaluated_ > 0) set_rng_state(rng_at_begin_.first, rng_at_begin_.second);
-  current = prev_;
+  set_active_trace_recorder(prev_);
   active_ = false;
   g_.verify();
   return std::move(g_);

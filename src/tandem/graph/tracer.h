@@ -5,13 +5,16 @@
 #include <unordered_set>
 
 #include "tandem/graph/ir.h"
+#include "tandem/ops/hooks.h"
 
 namespace tandem::graph {
 
-class Tracer {
+// dispatch reaches it through the TraceRecorder interface (ops/hooks.h), so the runtime layer
+// does not link the tracer.
+class Tracer : public TraceRecorder {
  public:
   Tracer();
-  ~Tracer();
+  ~Tracer() override;
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
@@ -21,14 +24,14 @@ class Tracer {
   std::vector<Tensor> begin(const std::vector<Tensor>& examples);
   // Records an op call (dispatch calls this instead of running the kernel).
   std::vector<Tensor> record(const OpDef& op, const std::vector<Tensor>& inputs,
-                             const Attrs& attrs);
+                             const Attrs& attrs) override;
   // Records an in-place write into `out` functionally: out now names the new value (or,
   // for a captured tensor, the value is written back after each call).
   void record_inplace(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
-                      const Tensor& out);
+                      const Tensor& out) override;
   // Called before a leaf's .grad is replaced while tracing (backward, zero_grad, p.grad =):
   // remembers the grad it had when the trace began.
-  void note_grad_write(const Tensor& leaf);
+  void note_grad_write(const Tensor& leaf) override;
   // Whether `t` is real data that existed before the trace began (state the compiled
   // function captures, as opposed to constants the traced code made from host data).
   bool captures_state(const Tensor& t) const;
@@ -73,7 +76,7 @@ class Tracer {
   std::vector<std::pair<std::shared_ptr<TensorImpl>, Tensor>> grad_before_;  // leaf, its grad
   std::unordered_map<const TensorImpl*, int64_t> captured_;
   std::unordered_map<int64_t, ViewInfo> views_;  // values produced by view ops
-  Tracer* prev_ = nullptr;
+  TraceRecorder* prev_ = nullptr;
   bool active_ = false;
   uint64_t first_serial_ = 0;  // storages from here on were made during the trace
 };
@@ -88,7 +91,7 @@ class TracePause {
   TracePause& operator=(const TracePause&) = delete;
 
  private:
-  Tracer* saved_;
+  TraceRecorder* saved_;
 };
 
 }  // namespace tandem::graph

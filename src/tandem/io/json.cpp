@@ -257,7 +257,7 @@ class Parser {
       skip_ws();
       expect(':', "after object key");
       skip_ws();
-      v.members.emplace_back(std::move(key), value(depth));
+      v.members.push_back(Member{std::move(key), value(depth)});
       skip_ws();
       if (!at_end() && peek() == ',') {
         ++pos_;

@@ -12,18 +12,26 @@
 
 namespace tandem::io::json {
 
+struct Member;
+
 struct Value {
   enum class Kind : uint8_t { Null, Bool, Number, String, Array, Object };
   Kind kind = Kind::Null;
   bool boolean = false;
   std::string text;  // String: the decoded UTF-8; Number: the literal as written
   std::vector<Value> items;
-  std::vector<std::pair<std::string, Value>> members;  // document order, keys unique
+  std::vector<Member> members;  // document order, keys unique
 
   // The value when it is an integer literal in [0, 2^64); nullopt otherwise.
   std::optional<uint64_t> as_uint() const;
   // The member named `key`, or nullptr.
   const Value* find(std::string_view key) const;
+};
+
+// An object member. (Not a std::pair: clang cannot instantiate one of the incomplete Value.)
+struct Member {
+  std::string key;
+  Value value;
 };
 
 // "object", "string", ... for error messages.

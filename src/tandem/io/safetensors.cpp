@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <unordered_set>
 
@@ -318,23 +319,18 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   if (::fsync(d.fd) != 0 && errno != EINVAL) sys_fail(op, "fsync directory", dir);
 }
 
-std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
-  const char* op = "load_safetensors";
-  check_path(op, path);
-  std::string where = detail::cat(op, ": '", path, "': ");
-  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (fd.fd < 0) sys_fail(op, "open", path);
-  struct stat st;
-  if (::fstat(fd.fd, &st) != 0) sys_fail(op, "stat", path);
-  if (S_ISDIR(st.st_mode)) {
-    errno = EISDIR;
-    sys_fail(op, "read", path);
-  }
-  uint64_t size = uint64_t(st.st_size);
+namespace {
+
+// Reads n bytes at an offset into dst; throws when the source ends early.
+using ReadFn = std::function<void(void* dst, uint64_t n, uint64_t offset)>;
+
+// The reader shared by files and in-memory bytes: `size` bytes readable through `read`.
+std::pair<NamedTensors, Metadata> load_from(uint64_t size, const ReadFn& read,
+                                            const std::string& where) {
   TANDEM_CHECK(size >= 8, ValueError, where, "file is ", size,
                " bytes, too short for the 8-byte header length (not a safetensors file)");
   unsigned char len[8];
-  pread_all(fd.fd, len, 8, 0, path);
+  read(len, 8, 0);
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
   TANDEM_CHECK(n <= kMaxHeaderBytes, ValueError, where, "header length ", n, " is absurd (limit ",
@@ -343,7 +339,7 @@ std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
                " runs past the end of the file (", size, " bytes)");
   TANDEM_CHECK(n > 0, ValueError, where, "header is empty");
   std::string header(size_t(n), '\0');
-  pread_all(fd.fd, header.data(), n, 8, path);
+  read(header.data(), n, 8);
   if (auto bad = json::find_invalid_utf8(header))
     throw_error<ValueError>(where, "header is not valid UTF-8 (bad byte at header offset ", *bad,
                             ")");
@@ -373,7 +369,7 @@ std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
   for (const auto& e : entries) {
     Tensor t = Tensor::empty(e.shape, e.dtype);
     uint64_t nbytes = e.end - e.begin;
-    if (nbytes > 0) pread_all(fd.fd, t.data_ptr(), nbytes, data_start + e.begin, path);
+    if (nbytes > 0) read(t.data_ptr(), nbytes, data_start + e.begin);
     if (e.dtype == DType::Bool) {
       // A byte other than 0/1 read as C++ bool is undefined behaviour; writers differ.
       auto* p = static_cast<unsigned char*>(t.data_ptr());
@@ -382,6 +378,39 @@ std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
     out.emplace_back(e.name, std::move(t));
   }
   return {std::move(out), std::move(metadata)};
+}
+
+}  // namespace
+
+std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path) {
+  const char* op = "load_safetensors";
+  check_path(op, path);
+  std::string where = detail::cat(op, ": '", path, "': ");
+  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (fd.fd < 0) sys_fail(op, "open", path);
+  struct stat st;
+  if (::fstat(fd.fd, &st) != 0) sys_fail(op, "stat", path);
+  if (S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    sys_fail(op, "read", path);
+  }
+  return load_from(
+      uint64_t(st.st_size),
+      [&](void* dst, uint64_t n, uint64_t offset) { pread_all(fd.fd, dst, n, offset, path); },
+      where);
+}
+
+std::pair<NamedTensors, Metadata> load_safetensors_bytes(std::string_view bytes,
+                                                         const std::string& name) {
+  std::string where = detail::cat("load_safetensors: '", name, "': ");
+  return load_from(
+      bytes.size(),
+      [&](void* dst, uint64_t n, uint64_t offset) {
+        TANDEM_CHECK(offset <= bytes.size() && n <= bytes.size() - offset, ValueError, where,
+                     "data ends early");
+        std::memcpy(dst, bytes.data() + offset, size_t(n));
+      },
+      where);
 }
 
 }  // namespace tandem::io

@@ -6,6 +6,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,5 +45,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
 // missing fields, sizes that disagree with shapes, offsets that overlap, leave gaps or run past
 // the end, duplicate names) throws ValueError naming the file and the problem.
 std::pair<NamedTensors, Metadata> load_safetensors(const std::string& path);
+// The same from a file's bytes held in memory (`name` names them in messages).
+std::pair<NamedTensors, Metadata> load_safetensors_bytes(std::string_view bytes,
+                                                         const std::string& name);
 
 }  // namespace tandem::io

@@ -100,6 +100,11 @@ void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   Tensor x = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor b = in.size() > 2 ? dense_as(in[2], kt) : Tensor();
   Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
+  // Set by the runtime's lowering (graph/inference_passes.h) on a frozen model's weights.
+  if (at.get_bool_or("const_weight", false) && w.same(in[1]) && w.storage()) {
+    p.weight_serial = w.storage()->serial();
+    p.weight_offset = w.offset();
+  }
   if (y.numel() > 0)
     conv2d_forward(p, kt, x.data_ptr(), w.data_ptr(), b.defined() ? b.data_ptr() : nullptr,
                    y.data_ptr());

@@ -3,10 +3,9 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
-#include "tandem/graph/tracer.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/hooks.h"
 
 namespace tandem {
 namespace {
@@ -51,11 +50,12 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
-  if (graph::Tracer* tr = graph::Tracer::active())
+  if (TraceRecorder* tr = active_trace_recorder())
     outs = tr->record(op, inputs, attrs);
   else
     outs = execute(op, inputs, attrs);
-  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
+  const AutogradHooks* ag = autograd_hooks();
+  if (ag && ag->should_record(op, inputs)) ag->record(op, inputs, attrs, outs);
   return outs;
 }
 
@@ -77,7 +77,7 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
-  if (graph::Tracer* tr = graph::Tracer::active()) {
+  if (TraceRecorder* tr = active_trace_recorder()) {
     outs = tr->record(op, inputs, attrs);
   } else if (op.view) {
     outs.push_back(op.view(op, inputs, attrs));
@@ -86,7 +86,8 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs
     outs.push_back(Tensor::empty(metas[0].shape, metas[0].dtype));
     op.kernel(op, inputs, outs, attrs);
   }
-  if (autograd::should_record(op, inputs)) autograd::record(op, inputs, attrs, outs);
+  const AutogradHooks* ag = autograd_hooks();
+  if (ag && ag->should_record(op, inputs)) ag->record(op, inputs, attrs, outs);
   return std::move(outs[0]);
 }
 
@@ -104,10 +105,11 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
   TANDEM_CHECK(can_cast(metas[0].dtype, out.dtype()), TypeError, op.name, ": result type ",
                dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
                dtype_name(out.dtype()));
-  Tensor old = autograd::prepare_inplace(op, out, inputs);
-  if (graph::Tracer* tr = graph::Tracer::active()) {
+  const AutogradHooks* ag = autograd_hooks();
+  Tensor old = ag ? ag->prepare_inplace(op, out, inputs) : Tensor();
+  if (TraceRecorder* tr = active_trace_recorder()) {
     tr->record_inplace(op, inputs, attrs, out);
-    if (old.defined()) autograd::record_inplace(op, inputs, attrs, out, old);
+    if (old.defined()) ag->record_inplace(op, inputs, attrs, out, old);
     return;
   }
   if (op.kernel_writes_any_out ||
@@ -120,7 +122,7 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
     copy_into(out, outs[0]);
   }
   if (out.storage()) out.storage()->bump_version();
-  if (old.defined()) autograd::record_inplace(op, inputs, attrs, out, old);
+  if (old.defined()) ag->record_inplace(op, inputs, attrs, out, old);
 }
 
 }  // namespace tandem

@@ -228,7 +228,9 @@ std::vector<TensorMeta> ln_infer(const OpDef&, const std::vector<Tensor>& in, co
 
 void ln_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
-  const auto [M, D] = ln_dims(in[0], at.get_ints("normalized_shape"), "layer_norm");
+  // Plain variables, not a structured binding: the lambda below captures them (clang < 16).
+  const auto dims = ln_dims(in[0], at.get_ints("normalized_shape"), "layer_norm");
+  const int64_t M = dims.first, D = dims.second;
   const DType kt = float_kernel_dtype(out[0].dtype());
   size_t k = 1;
   Tensor x = dense_as(in[0], kt);
@@ -262,7 +264,8 @@ std::vector<TensorMeta> ln_bwd_infer(const OpDef&, const std::vector<Tensor>& in
 
 void ln_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  const auto [M, D] = ln_dims(in[1], at.get_ints("normalized_shape"), "layer_norm_backward");
+  const auto dims = ln_dims(in[1], at.get_ints("normalized_shape"), "layer_norm_backward");
+  const int64_t M = dims.first, D = dims.second;
   const DType kt = float_kernel_dtype(in[1].dtype());
   size_t k = 4;
   Tensor gy = dense_as(in[0], kt), x = dense_as(in[1], kt);

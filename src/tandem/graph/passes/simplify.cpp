@@ -2,7 +2,8 @@
 //
 // Constants are Python numbers captured at trace time (wrapped scalars) and values computed
 // from constants only (folded here, e.g. the ones() that seeds a backward pass). Parameters
-// and other captured tensors are never constants: they are read at each call.
+// and other captured tensors are never constants: they are read at each call, except in a
+// frozen graph (an exported model), where every captured tensor is a constant.
 //
 // Rewrite rules (x any value, c a scalar constant; "1 use" = no other reader):
 //   add(x, x)                 -> mul(x, 2)
@@ -60,12 +61,12 @@ struct Rewriter {
   std::vector<Tensor> const_value;  // by value id, for constants
   std::vector<int64_t> producer;    // node index producing each value, -1 otherwise
 
-  explicit Rewriter(Graph& graph) : g(graph) {
+  Rewriter(Graph& graph, bool frozen) : g(graph) {
     rename.resize(g.values.size());
     for (size_t v = 0; v < rename.size(); ++v) rename[v] = int64_t(v);
     const_value.resize(g.values.size());
     for (auto& c : g.captures)
-      if (c.second->wrapped_number) {
+      if (frozen || c.second->wrapped_number) {
         constant.insert(c.first);
         const_value[size_t(c.first)] = Tensor(c.second);
       }
@@ -282,8 +283,8 @@ bool simplify(Rewriter& r, Node& n) {
 
 }  // namespace
 
-void simplify_and_fold(Graph& g) {
-  Rewriter r(g);
+void simplify_and_fold(Graph& g, bool frozen) {
+  Rewriter r(g, frozen);
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -2,6 +2,7 @@
 // buffers stay plain NCHW / OIHW and are reordered in and out. Primitive descriptors,
 // primitives and reorders are cached per shape so a training loop builds them once.
 #include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -89,11 +90,48 @@ Descs descs_of(const ConvParams& p) {
   return d;
 }
 
-// A buffer in the layout a primitive wants: the user's memory, or a reordered scratch copy.
+// A buffer in the layout a primitive wants, when the user's memory is not: one of a few
+// per-thread buffers grown to the largest size needed and then reused, so calls after the
+// first take no memory from the allocator (its cache would hold the blocks anyway).
 struct Scratch {
   void* ptr = nullptr;
   size_t size = 0;
+  void* get(size_t n) {
+    if (n > size) {
+      cpu_free(ptr, size);
+      ptr = nullptr;
+      size = 0;
+      ptr = cpu_allocate(n);
+      size = n;
+    }
+    return ptr;
+  }
   ~Scratch() { cpu_free(ptr, size); }
+};
+// src / grad in, weights, dst / grad out, bias: one call uses each at most once.
+thread_local Scratch scratch[4];
+
+// Convolutions this small finish faster on one thread than a parallel region costs, and on
+// a busy machine each region can wait a time slice for the other thread (gemm.cpp does the
+// same for small products): they run, and have their primitives made, single-threaded.
+class SmallOnOneThread {
+ public:
+  explicit SmallOnOneThread(const ConvParams& p)
+      : prev_(double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
+                      double(p.KH * p.KW) <
+                  double(1 << 18)
+                  ? omp_get_max_threads()
+                  : 0) {
+    if (prev_ > 1) omp_set_num_threads(1);
+  }
+  ~SmallOnOneThread() {
+    if (prev_ > 1) omp_set_num_threads(prev_);
+  }
+  SmallOnOneThread(const SmallOnOneThread&) = delete;
+  SmallOnOneThread& operator=(const SmallOnOneThread&) = delete;
+
+ private:
+  int prev_;
 };
 
 struct Reorder {
@@ -113,9 +151,7 @@ memory stage_in(const Reorder& r, const memory::desc& user, const memory::desc& 
                 const void* ptr, Scratch& s, dnnl::stream& strm) {
   memory um(user, engine(), const_cast<void*>(ptr));
   if (!r.needed) return um;
-  s.size = want.get_size();
-  s.ptr = cpu_allocate(s.size);
-  memory m(want, engine(), s.ptr);
+  memory m(want, engine(), s.get(want.get_size()));
   r.prim.execute(strm, um, m);
   return m;
 }
@@ -123,9 +159,7 @@ memory stage_in(const Reorder& r, const memory::desc& user, const memory::desc& 
 memory stage_out(const Reorder& r, const memory::desc& user, const memory::desc& have, void* ptr,
                  Scratch& s) {
   if (!r.needed) return memory(user, engine(), ptr);
-  s.size = have.get_size();
-  s.ptr = cpu_allocate(s.size);
-  return memory(have, engine(), s.ptr);
+  return memory(have, engine(), s.get(have.get_size()));
 }
 
 struct Entry {
@@ -145,12 +179,14 @@ struct Entry {
 
 std::mutex cache_mu;
 
-// The cached primitives for a shape (one entry serves with and without bias: bias is
-// always part of the descriptor and a zero buffer is passed when absent).
+// The cached primitives for a shape and thread count (one entry serves with and without
+// bias: bias is always part of the descriptor and a zero buffer is passed when absent).
+// oneDNN fixes a primitive's thread decomposition when it is created, so a primitive made
+// for 1 thread would stay single-threaded after set_num_threads(2), and the reverse.
 Entry& entry_for(const ConvParams& p) {
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
   std::lock_guard<std::mutex> g(cache_mu);
-  auto& slot = (*cache)[p.key()];
+  auto& slot = (*cache)[p.key() + "|t" + std::to_string(omp_get_max_threads())];
   if (slot) return *slot;
   auto e = std::make_unique<Entry>();
   e->d = descs_of(p);
@@ -225,6 +261,47 @@ void guarded(const char* op, F&& f) {
   }
 }
 
+// Constant weights in the layout of a primitive, made once per (primitive, weights) and kept
+// until the least recently used copies exceed kPrepackBytes.
+constexpr size_t kPrepackBytes = size_t(512) << 20;
+struct Prepacked {
+  std::shared_ptr<void> data;
+  size_t bytes = 0;
+  uint64_t last_use = 0;
+};
+std::mutex prepack_mu;
+
+memory prepacked_weights(const Entry& e, const ConvParams& p, const void* w, dnnl::stream& strm) {
+  static auto* cache = new std::unordered_map<std::string, Prepacked>();
+  static uint64_t clock = 0;
+  static size_t total = 0;
+  const memory::desc want = e.fwd_pd.weights_desc();
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(&e)) + ":" +
+                    std::to_string(p.weight_serial) + ":" + std::to_string(p.weight_offset);
+  std::lock_guard<std::mutex> g(prepack_mu);
+  Prepacked& slot = (*cache)[key];
+  if (!slot.data) {
+    const size_t n = want.get_size();
+    slot.data = std::shared_ptr<void>(cpu_allocate(n), [n](void* q) { cpu_free(q, n); });
+    slot.bytes = n;
+    total += n;
+    memory um(e.d.wei, engine(), const_cast<void*>(w));
+    memory m(want, engine(), slot.data.get());
+    e.fwd_wei.prim.execute(strm, um, m);
+    strm.wait();
+    while (total > kPrepackBytes && cache->size() > 1) {
+      auto old = cache->end();
+      for (auto it = cache->begin(); it != cache->end(); ++it)
+        if (it->first != key && (old == cache->end() || it->second.last_use < old->second.last_use))
+          old = it;
+      total -= old->second.bytes;
+      cache->erase(old);
+    }
+  }
+  slot.last_use = ++clock;
+  return memory(want, engine(), (*cache)[key].data.get());
+}
+
 }  // namespace
 
 void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void* w, const void* b,
@@ -233,18 +310,20 @@ void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void*
     return conv_ref::forward(p, dtype, static_cast<const double*>(x), static_cast<const double*>(w),
                              static_cast<const double*>(b), static_cast<double*>(y));
   guarded("conv2d", [&] {
+    SmallOnOneThread threads(p);
     Entry& e = entry_for(p);
     dnnl::stream strm(engine());
-    Scratch s1, s2, s3, zb;
-    memory src = stage_in(e.fwd_src, e.d.src, e.fwd_pd.src_desc(), x, s1, strm);
-    memory wei = stage_in(e.fwd_wei, e.d.wei, e.fwd_pd.weights_desc(), w, s2, strm);
-    memory dst = stage_out(e.fwd_dst, e.d.dst, e.fwd_pd.dst_desc(), y, s3);
+    memory src = stage_in(e.fwd_src, e.d.src, e.fwd_pd.src_desc(), x, scratch[0], strm);
+    memory wei = p.weight_serial && e.fwd_wei.needed
+                     ? prepacked_weights(e, p, w, strm)
+                     : stage_in(e.fwd_wei, e.d.wei, e.fwd_pd.weights_desc(), w, scratch[1], strm);
+    memory dst = stage_out(e.fwd_dst, e.d.dst, e.fwd_pd.dst_desc(), y, scratch[2]);
+    void* zb = nullptr;
     if (!b) {
-      zb.size = size_t(p.O) * 4;
-      zb.ptr = cpu_allocate(zb.size);
-      std::memset(zb.ptr, 0, zb.size);
+      zb = scratch[3].get(size_t(p.O) * 4);
+      std::memset(zb, 0, size_t(p.O) * 4);
     }
-    memory bias(e.d.bias, engine(), const_cast<void*>(b ? b : zb.ptr));
+    memory bias(e.d.bias, engine(), const_cast<void*>(b ? b : zb));
     e.fwd.execute(
         strm,
         {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
@@ -262,13 +341,13 @@ void conv2d_backward_data(const ConvParams& p, DType dtype, const void* gy, cons
     return conv_ref::backward_data(p, dtype, static_cast<const double*>(gy),
                                    static_cast<const double*>(w), static_cast<double*>(gx));
   guarded("conv2d_backward_input", [&] {
+    SmallOnOneThread threads(p);
     Entry& e = entry_for(p);
     ensure_bwd_data(e);
     dnnl::stream strm(engine());
-    Scratch s1, s2, s3;
-    memory dy = stage_in(e.bd_gy, e.d.dst, e.bd_pd.diff_dst_desc(), gy, s1, strm);
-    memory wei = stage_in(e.bd_wei, e.d.wei, e.bd_pd.weights_desc(), w, s2, strm);
-    memory dx = stage_out(e.bd_gx, e.d.src, e.bd_pd.diff_src_desc(), gx, s3);
+    memory dy = stage_in(e.bd_gy, e.d.dst, e.bd_pd.diff_dst_desc(), gy, scratch[0], strm);
+    memory wei = stage_in(e.bd_wei, e.d.wei, e.bd_pd.weights_desc(), w, scratch[1], strm);
+    memory dx = stage_out(e.bd_gx, e.d.src, e.bd_pd.diff_src_desc(), gx, scratch[2]);
     e.bd.execute(strm, {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dx}});
     if (e.bd_gx.needed) {
       memory user(e.d.src, engine(), gx);
@@ -285,18 +364,14 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
                                       static_cast<const double*>(gy), static_cast<double*>(gw),
                                       static_cast<double*>(gb));
   guarded("conv2d_backward_weight", [&] {
+    SmallOnOneThread threads(p);
     Entry& e = entry_for(p);
     ensure_bwd_weights(e);
     dnnl::stream strm(engine());
-    Scratch s1, s2, s3, sb;
-    memory src = stage_in(e.bw_src, e.d.src, e.bw_pd.src_desc(), x, s1, strm);
-    memory dy = stage_in(e.bw_gy, e.d.dst, e.bw_pd.diff_dst_desc(), gy, s2, strm);
-    memory dw = stage_out(e.bw_gw, e.d.wei, e.bw_pd.diff_weights_desc(), gw, s3);
-    if (!gb) {
-      sb.size = size_t(p.O) * 4;
-      sb.ptr = cpu_allocate(sb.size);
-    }
-    memory db(e.d.bias, engine(), gb ? gb : sb.ptr);
+    memory src = stage_in(e.bw_src, e.d.src, e.bw_pd.src_desc(), x, scratch[0], strm);
+    memory dy = stage_in(e.bw_gy, e.d.dst, e.bw_pd.diff_dst_desc(), gy, scratch[1], strm);
+    memory dw = stage_out(e.bw_gw, e.d.wei, e.bw_pd.diff_weights_desc(), gw, scratch[2]);
+    memory db(e.d.bias, engine(), gb ? gb : scratch[3].get(size_t(p.O) * 4));
     e.bw.execute(strm, {{DNNL_ARG_SRC, src},
                         {DNNL_ARG_DIFF_DST, dy},
                         {DNNL_ARG_DIFF_WEIGHTS, dw},

@@ -1,0 +1,25 @@
+# ctest cmake_package_consumer: installs the build tree into a scratch prefix, then configures,
+# builds and runs examples/cpp/consumer (find_package(tandem) -> tandem::runtime) against it.
+# -DBUILD_DIR, -DSOURCE_DIR; -DMODEL: a model file to run (optional).
+set(root ${BUILD_DIR}/package-test)
+file(REMOVE_RECURSE ${root})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${root}/prefix)
+set(launcher)
+find_program(CCACHE ccache)
+if(CCACHE)
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE})
+endif()
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp/consumer -B ${root}/build -G Ninja
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${root}/prefix ${launcher})
+run(${CMAKE_COMMAND} --build ${root}/build)
+if(MODEL)
+  run(${root}/build/run_model ${MODEL})
+endif()
+file(REMOVE_RECURSE ${root})
