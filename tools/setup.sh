@@ -41,6 +41,12 @@ if ! .venv/bin/python -c "import onnx, onnxruntime" 2>/dev/null; then
   .venv/bin/python -m pip install -q onnx onnxruntime
 fi
 
+# Test-only oracle: PyTorch 2.13 CPU (pinned, or pip pulls a CUDA build). tandem never imports it.
+if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+  echo "setup: installing torch==2.13.0 (CPU) into .venv (tests only)"
+  .venv/bin/python -m pip install -q torch==2.13.0 || echo "setup: torch unavailable; oracle tests skip"
+fi
+
 if [ "${1:-}" = "--install" ]; then
   echo "setup: building and installing tandem into .venv (pip install .)"
   export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
