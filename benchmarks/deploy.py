@@ -239,7 +239,7 @@ def latency(models, torch_peer, batches, threads_list, reps, tmp):
                 err = {k: float(np.abs(v - want).max()) / scale for k, v in got.items()}
                 rows.append(dict(model=name, batch=batch, threads=threads, ms=med, rel_err=err))
                 print(json.dumps(rows[-1]), flush=True)
-                del rt, sess
+                rt = sess = None  # release the model and the session before the next
     return rows
 
 

@@ -29,7 +29,6 @@ CONV = [("lenet conv1", 256, 1, 28, 28, 6, 5, 1, 2), ("lenet conv2", 256, 6, 14,
 
 
 def measure(lib: str, quick: bool) -> dict:
-    import numpy as np
     res = {}
     if lib == "torch":
         import torch

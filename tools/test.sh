@@ -7,6 +7,8 @@ bash tools/setup.sh
 bash tools/build.sh
 BUILD=${TANDEM_BUILD_DIR:-build}
 status=0
+echo "== Lint (ruff, clang-format)"
+bash tools/lint.sh || status=1
 echo "== C++ tests (ctest)"
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" || status=1
 echo "== Python tests (pytest)"

@@ -28,14 +28,14 @@
 
 #include <unistd.h>
 
+#include "nn/layers.h"
+#include "nn/module.h"
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/data/idx.h"
 #include "tandem/data/loader.h"
 #include "tandem/graph/jit.h"
 #include "tandem/nn/init.h"
-#include "nn/layers.h"
-#include "nn/module.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/reduce.h"

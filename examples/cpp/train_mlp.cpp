@@ -3,8 +3,8 @@
 // exits non-zero unless the loss fell by 100x.
 #include <cstdio>
 
-#include "tandem/autograd/autograd.h"
 #include "nn/module.h"
+#include "tandem/autograd/autograd.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/linalg.h"

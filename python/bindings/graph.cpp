@@ -148,8 +148,7 @@ class PyJitCache {
       };
       held_.push_back(std::move(guard));
     }
-    cache_.insert(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id),
-                  std::move(e));
+    cache_.insert(JitCache::key(tensor_args(tensors), is_grad_enabled(), static_id), std::move(e));
   }
 
   size_t size() const { return cache_.size(); }
@@ -231,7 +230,8 @@ void bind_graph(nb::module_& m) {
           "guards",
           [](const graph::Executable& e) {
             nb::list out;
-            for (const auto& gd : e.graph().guards) out.append(nb::make_tuple(gd.where, gd.expected));
+            for (const auto& gd : e.graph().guards)
+              out.append(nb::make_tuple(gd.where, gd.expected));
             return out;
           },
           "(where, value read) of each guard the path depends on, in order.")

@@ -151,11 +151,12 @@ void bind_ops(nb::module_& m) {
   m.def(                                                                                   \
       #name, [](const Tensor& x, nb::handle d, bool k) { return name(x, as_dims(d), k); }, \
       arg("input"), arg("dims").none(), arg("keepdim"));
-  REDUCE2(amax)
-  REDUCE2(amin)
-  REDUCE2(all) REDUCE2(any)
+  REDUCE2(amax);
+  REDUCE2(amin);
+  REDUCE2(all);
+  REDUCE2(any);
 #undef REDUCE2
-      m.def("max_dim", &max_dim, arg("input"), arg("dim"), arg("keepdim"));
+  m.def("max_dim", &max_dim, arg("input"), arg("dim"), arg("keepdim"));
   m.def("min_dim", &min_dim, arg("input"), arg("dim"), arg("keepdim"));
   m.def("argmax", &argmax, arg("input"), arg("dim").none(), arg("keepdim"));
   m.def("argmin", &argmin, arg("input"), arg("dim").none(), arg("keepdim"));

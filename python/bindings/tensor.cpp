@@ -41,7 +41,8 @@ std::string user_location() {
     std::string file = nb::cast<std::string>(nb::handle(code->co_filename));
     Py_DECREF(code);
     if (file.find("/tandem/") == std::string::npos || file.find("/tests/") != std::string::npos) {
-      where = file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(PyFrame_GetLineNumber(f));
+      where =
+          file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(PyFrame_GetLineNumber(f));
       Py_DECREF(f);
       break;
     }

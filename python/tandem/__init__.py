@@ -97,7 +97,6 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  #
 from ._functional_grad import grad, value_and_grad, vjp, jvp  # noqa: E402,F401
 from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
-from . import jit as _jit_module  # noqa: E402
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
 from .jit import jit_class, vmap  # noqa: E402,F401
 from . import context  # noqa: E402,F401

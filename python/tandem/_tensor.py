@@ -38,9 +38,9 @@ def _dtype_itemsize(self: "DType") -> int:
 
 
 # Properties of the extension's enum, attached here (the stub declares them).
-setattr(dtype, "is_floating_point", property(_dtype_is_floating_point))
-setattr(dtype, "is_signed", property(_dtype_is_signed))
-setattr(dtype, "itemsize", property(_dtype_itemsize))
+dtype.is_floating_point = property(_dtype_is_floating_point)
+dtype.is_signed = property(_dtype_is_signed)
+dtype.itemsize = property(_dtype_itemsize)
 
 
 def _value_str(t: Tensor) -> str:

@@ -20,8 +20,8 @@ struct Ref {
   std::vector<int64_t> idx;
 };
 
-Ref scan(const std::vector<double>& x, int64_t planes, int64_t H, int64_t W, int64_t OH,
-         int64_t OW, const Pool2dArgs& a) {
+Ref scan(const std::vector<double>& x, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,
+         const Pool2dArgs& a) {
   Ref r{std::vector<double>(size_t(planes * OH * OW)),
         std::vector<int64_t>(size_t(planes * OH * OW))};
   for (int64_t pl = 0; pl < planes; ++pl)
@@ -35,7 +35,8 @@ Ref scan(const std::vector<double>& x, int64_t planes, int64_t H, int64_t W, int
             int64_t iw = ow * a.stride[1] - a.padding[1] + j;
             if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
             double v = x[size_t((pl * H + ih) * W + iw)];
-            if (v > best || bi < 0 || (std::isnan(v) && !std::isnan(best))) best = v, bi = ih * W + iw;
+            if (v > best || bi < 0 || (std::isnan(v) && !std::isnan(best)))
+              best = v, bi = ih * W + iw;
           }
         size_t o = size_t((pl * OH + oh) * OW + ow);
         r.y[o] = best;

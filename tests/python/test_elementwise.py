@@ -735,7 +735,7 @@ def test_function_forms_with_python_scalars(name, dt):
             try:
                 check(fn(*args), exp, res)
             except AssertionError as e:
-                raise AssertionError(f"{name}{tuple(type(v).__name__ for v in args)}: {e}")
+                raise AssertionError(f"{name}{tuple(type(v).__name__ for v in args)}: {e}") from e
 
 
 def test_reflected_operators_syntax():

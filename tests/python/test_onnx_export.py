@@ -1,7 +1,6 @@
 """ONNX export: every D2L zoo model and MindSpore-style Cells export to ONNX files that pass
 onnx.checker (full_check) and run in onnxruntime with tandem's eager outputs within 1e-5
 of their magnitude."""
-import numpy as np
 import pytest
 
 import tandem

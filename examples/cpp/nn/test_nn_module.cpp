@@ -4,12 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tandem/autograd/autograd.h"
-#include "tandem/core/error.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
+#include "nn/lr_scheduler.h"
 #include "nn/module.h"
 #include "nn/rnn.h"
+#include "tandem/autograd/autograd.h"
+#include "tandem/core/error.h"
 #include "tandem/ops/conv.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
@@ -19,7 +20,6 @@
 #include "tandem/ops/nn.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
-#include "nn/lr_scheduler.h"
 #include "tandem/optim/optimizer.h"
 
 using namespace tandem;

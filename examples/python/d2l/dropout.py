@@ -11,7 +11,7 @@ dropout1, dropout2 = 0.2, 0.5
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if type(m) is nn.Linear:
         nn.init.normal_(m.weight, std=0.01)
 
 

@@ -19,7 +19,7 @@ def get_net():
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if type(m) is nn.Linear:
         nn.init.xavier_uniform_(m.weight)
 
 

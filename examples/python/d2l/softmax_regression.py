@@ -8,7 +8,7 @@ from tandem.mint import nn
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if type(m) is nn.Linear:
         nn.init.normal_(m.weight, std=0.01)
 
 

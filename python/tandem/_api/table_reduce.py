@@ -31,12 +31,12 @@ ROWS = [
                     "is given.", dtype=True),
     _reduce("prod", "The product of the elements over dim.", dtype=True),
     Op("amax", f"(input: Tensor, {_DIMS}, *, {_AXIS}) -> Tensor",
-       f"_C.amax(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), "
-       f"keepdim or keepdims)",
+       "_C.amax(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), "
+       "keepdim or keepdims)",
        "The maximum over dim (all dims when None or ()); NaN propagates.", method=True),
     Op("amin", f"(input: Tensor, {_DIMS}, *, {_AXIS}) -> Tensor",
-       f"_C.amin(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), "
-       f"keepdim or keepdims)",
+       "_C.amin(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), "
+       "keepdim or keepdims)",
        "The minimum over dim (all dims when None or ()); NaN propagates.", method=True),
     Op("max", "(input: Tensor, dim: Union[int, Tensor, None] = None, keepdim: bool = False, *, "
        "other: Optional[Tensor] = None, axis: Optional[int] = None, keepdims: bool = False)"

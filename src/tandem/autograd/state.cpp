@@ -2,8 +2,8 @@
 // the tape and the engine are not.
 #include "tandem/autograd/node.h"
 #include "tandem/core/error.h"
-#include "tandem/ops/hooks.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/hooks.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 

@@ -58,7 +58,8 @@ Executable::Executable(Graph g, bool outputs_require_grad)
   donor_ = inplace_donors(g_);
   into_capture_ = inplace_writebacks(g_);
   // With guards, nothing may be written into a captured tensor before the last one holds.
-  if (!pass_enabled("inplace") || guarded) std::fill(into_capture_.begin(), into_capture_.end(), -1);
+  if (!pass_enabled("inplace") || guarded)
+    std::fill(into_capture_.begin(), into_capture_.end(), -1);
   if (!pass_enabled("inplace")) std::fill(donor_.begin(), donor_.end(), -1);
   plan_ = plan_memory(g_, donor_, into_capture_);
   output_slot_.assign(g_.values.size(), -1);

@@ -37,8 +37,7 @@ const FusedProgram& program_of(const Attrs& a) {
 }
 
 // Runs the program on n dense elements, walking them in sub-tiles.
-void run_program_into(int64_t n, void* const* outs, const void* const* in,
-                      const FusedProgram& p) {
+void run_program_into(int64_t n, void* const* outs, const void* const* in, const FusedProgram& p) {
   const int64_t isz = int64_t(itemsize(p.dtype));
   thread_local std::vector<char> scratch;
   const int64_t rs = reg_stride(isz);
@@ -46,7 +45,8 @@ void run_program_into(int64_t n, void* const* outs, const void* const* in,
   if (scratch.size() < need) scratch.resize(need);
   // Sub-tiles start on cache lines: a 64-byte vector store that straddles two lines costs
   // two stores.
-  char* base = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  char* base =
+      reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
   std::vector<const void*> regs(size_t(p.num_regs));
   for (const auto& [r, value] : p.consts) {  // a constant register: kSub copies of the value
     char* dst = base + size_t(r) * size_t(rs);

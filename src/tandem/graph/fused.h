@@ -18,7 +18,7 @@ struct FusedInstr {
   double params[3] = {0, 0, 0};
   int out_reg = 0;
   std::vector<int> in_regs;
-  int out_slot = -1;  // which output of the node this register is, else -1 (scratch)
+  int out_slot = -1;      // which output of the node this register is, else -1 (scratch)
   VecFn32 vec = nullptr;  // float32 SIMD form (ew_loops.h), for generated code to call
 };
 

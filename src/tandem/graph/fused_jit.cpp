@@ -47,7 +47,18 @@ namespace {
 using namespace Xbyak;
 
 enum class Op {
-  Add, Sub, Mul, Div, Neg, Square, Sqrt, Rsqrt, Reciprocal, Relu, ReluBackward, Tanh,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Neg,
+  Square,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Relu,
+  ReluBackward,
+  Tanh,
   Call  // any other op with a float32 SIMD form: a call to it (FusedInstr::vec)
 };
 
@@ -57,11 +68,16 @@ bool op_of(const FusedInstr& i, Op& op) {
   // whose rounding depends on how the eager loop was compiled).
   if (n == "add" && i.params[0] == 1.0) return op = Op::Add, true;
   if (n == "sub" && i.params[0] == 1.0) return op = Op::Sub, true;
-  static const std::pair<const char*, Op> simple[] = {
-      {"mul", Op::Mul},          {"div", Op::Div},        {"neg", Op::Neg},
-      {"square", Op::Square},    {"sqrt", Op::Sqrt},      {"rsqrt", Op::Rsqrt},
-      {"reciprocal", Op::Reciprocal}, {"relu", Op::Relu}, {"relu_backward", Op::ReluBackward},
-      {"tanh", Op::Tanh}};
+  static const std::pair<const char*, Op> simple[] = {{"mul", Op::Mul},
+                                                      {"div", Op::Div},
+                                                      {"neg", Op::Neg},
+                                                      {"square", Op::Square},
+                                                      {"sqrt", Op::Sqrt},
+                                                      {"rsqrt", Op::Rsqrt},
+                                                      {"reciprocal", Op::Reciprocal},
+                                                      {"relu", Op::Relu},
+                                                      {"relu_backward", Op::ReluBackward},
+                                                      {"tanh", Op::Tanh}};
   for (const auto& [name, o] : simple)
     if (n == name) return op = o, true;
   if (i.vec && i.in_regs.size() <= 2) return op = Op::Call, true;
@@ -210,7 +226,9 @@ class Generator : public CodeGenerator {
       const bool simple = ops_[k] != Op::Tanh && ops_[k] != Op::Relu &&
                           ops_[k] != Op::ReluBackward && ops_[k] != Op::Rsqrt &&
                           ops_[k] != Op::Reciprocal && ops_[k] != Op::Call;
-      auto dies = [&](int r) { return last_use_[size_t(r)] == int(k) && const_zmm_[size_t(r)] < 0; };
+      auto dies = [&](int r) {
+        return last_use_[size_t(r)] == int(k) && const_zmm_[size_t(r)] < 0;
+      };
       auto free_operands = [&] {
         for (size_t j = 0; j < ins.in_regs.size(); ++j) {
           int r = ins.in_regs[j];
@@ -243,14 +261,30 @@ class Generator : public CodeGenerator {
   void op(Op o, const Zmm& dst, int a, int b, size_t k) {
     const Zmm za(a), zb(b < 0 ? 0 : b);
     switch (o) {
-      case Op::Call: call_out(dst, za, b < 0 ? nullptr : &zb, k); break;
-      case Op::Add: vaddps(dst, za, zb); break;
-      case Op::Sub: vsubps(dst, za, zb); break;
-      case Op::Mul: vmulps(dst, za, zb); break;
-      case Op::Div: vdivps(dst, za, zb); break;
-      case Op::Square: vmulps(dst, za, za); break;
-      case Op::Sqrt: vsqrtps(dst, za); break;
-      case Op::Neg: vxorps(dst, za, bcast(-0.0f)); break;
+      case Op::Call:
+        call_out(dst, za, b < 0 ? nullptr : &zb, k);
+        break;
+      case Op::Add:
+        vaddps(dst, za, zb);
+        break;
+      case Op::Sub:
+        vsubps(dst, za, zb);
+        break;
+      case Op::Mul:
+        vmulps(dst, za, zb);
+        break;
+      case Op::Div:
+        vdivps(dst, za, zb);
+        break;
+      case Op::Square:
+        vmulps(dst, za, za);
+        break;
+      case Op::Sqrt:
+        vsqrtps(dst, za);
+        break;
+      case Op::Neg:
+        vxorps(dst, za, bcast(-0.0f));
+        break;
       case Op::Reciprocal:  // 1 / x
         vbroadcastss(dst, scalar(1.0f));
         vdivps(dst, dst, za);
@@ -267,11 +301,13 @@ class Generator : public CodeGenerator {
         vcmpps(k2, za, bcast(0.0f), 0x15);  // _CMP_NLT_UQ
         vmovaps(dst | k2 | T_z, za);
         break;
-      case Op::ReluBackward:  // out <= 0 ? 0 : grad
+      case Op::ReluBackward:                // out <= 0 ? 0 : grad
         vcmpps(k2, zb, bcast(0.0f), 0x16);  // _CMP_NLE_UQ
         vmovaps(dst | k2 | T_z, za);
         break;
-      case Op::Tanh: tanh(dst, za); break;
+      case Op::Tanh:
+        tanh(dst, za);
+        break;
     }
   }
 
@@ -326,13 +362,13 @@ class Generator : public CodeGenerator {
   std::vector<int> const_zmm_;
   bool busy_[32] = {};
   bool has_calls_ = false;
-  std::vector<std::pair<float, std::unique_ptr<Label>>> table_;
-  std::vector<std::pair<size_t, std::unique_ptr<Label>>> params_;  // instruction -> its params
+  std::vector<std::pair<float, std::unique_ptr<Label> > > table_;
+  std::vector<std::pair<size_t, std::unique_ptr<Label> > > params_;  // instruction -> its params
 };
 
 std::mutex generated_mu;
-std::vector<std::unique_ptr<Generator>>& generated() {
-  static auto* g = new std::vector<std::unique_ptr<Generator>>();  // lives as long as programs
+std::vector<std::unique_ptr<Generator> >& generated() {
+  static auto* g = new std::vector<std::unique_ptr<Generator> >();  // lives as long as programs
   return *g;
 }
 

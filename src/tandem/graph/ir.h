@@ -62,10 +62,10 @@ struct Graph {
   // computes holds only while the value equals what it was when traced. The executable runs
   // in segments split at the reads and checks each guard between them (graph/segments.h).
   struct Guard {
-    int64_t value = -1;      // the value read (a node output, an argument or a capture)
-    Tensor expected;         // its value at trace time (a dense copy)
-    size_t after_node = 0;   // how many nodes had been recorded when Python read it
-    std::string where;       // "file.py:12, bool()" for explain() and warnings
+    int64_t value = -1;     // the value read (a node output, an argument or a capture)
+    Tensor expected;        // its value at trace time (a dense copy)
+    size_t after_node = 0;  // how many nodes had been recorded when Python read it
+    std::string where;      // "file.py:12, bool()" for explain() and warnings
   };
   std::vector<Guard> guards;
 

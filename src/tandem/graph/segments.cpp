@@ -157,7 +157,8 @@ std::string Executable::text() const {
     size_t eol = graph.find('\n', pos);
     std::string line = graph.substr(pos, eol == std::string::npos ? eol : eol - pos + 1);
     pos = eol == std::string::npos ? graph.size() : eol + 1;
-    bool is_node = line.find(" = ") != std::string::npos && line.find("captured") == std::string::npos;
+    bool is_node =
+        line.find(" = ") != std::string::npos && line.find("captured") == std::string::npos;
     if (line.rfind("  return", 0) == 0) guards_until(g_.nodes.size());
     out += line;
     if (is_node) guards_until(++node);

@@ -69,7 +69,7 @@ class Tracer : public TraceRecorder {
   Graph g_;
   std::vector<std::shared_ptr<TensorImpl>> arguments_;  // the symbolic arguments begin() made
   std::vector<Tensor> examples_;                        // the real arguments
-  std::vector<Tensor> concrete_;     // by value id, once evaluated (see read)
+  std::vector<Tensor> concrete_;                        // by value id, once evaluated (see read)
   std::vector<int64_t> defined_by_;  // by value id: the node that produced it, or -1
   size_t evaluated_ = 0;             // nodes evaluated so far
   std::pair<uint64_t, uint64_t> rng_at_begin_{0, 0};  // evaluation draws; the run redraws

@@ -14,15 +14,16 @@ Tensor scalar_tensor(Scalar s);
 
 // --- unary -------------------------------------------------------------------------------
 #define TANDEM_DECLARE_UNARY(name) Tensor name(const Tensor& x);
-#define TANDEM_UNARY_OPS(X)                                                                  \
-  X(neg)                                                                                     \
-  X(abs)                                                                                     \
-  X(sign) X(square) X(floor) X(ceil) X(trunc) X(frac) X(relu) X(sqrt) X(rsqrt) X(reciprocal) \
-      X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) X(asin)  \
-          X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(erf) X(erfc)  \
-              X(erfinv) X(sigmoid) X(logsigmoid) X(silu) X(mish) X(hardsigmoid) X(hardswish) \
-                  X(selu) X(relu6) X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf)     \
-                      X(signbit) X(logical_not) X(bitwise_not)
+// X-macro lists, laid out by hand: clang-format cannot lay out bare macro calls stably.
+// clang-format off
+#define TANDEM_UNARY_OPS(X) \
+  X(neg) X(abs) X(sign) X(square) X(floor) X(ceil) X(trunc) X(frac) X(relu) X(sqrt) X(rsqrt) \
+  X(reciprocal) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) \
+  X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(erf) X(erfc) \
+  X(erfinv) X(sigmoid) X(logsigmoid) X(silu) X(mish) X(hardsigmoid) X(hardswish) X(selu) \
+  X(relu6) X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf) X(signbit) X(logical_not) \
+  X(bitwise_not)
+// clang-format on
 TANDEM_UNARY_OPS(TANDEM_DECLARE_UNARY)
 #undef TANDEM_DECLARE_UNARY
 
@@ -49,12 +50,13 @@ Tensor mul(const Tensor& a, const Tensor& b);
 // rounding_mode: "" (true division), "trunc" or "floor".
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode = "");
 #define TANDEM_DECLARE_BINARY(name) Tensor name(const Tensor& a, const Tensor& b);
-#define TANDEM_BINARY_OPS(X)                                                                      \
-  X(floor_divide)                                                                                 \
-  X(remainder)                                                                                    \
-  X(fmod) X(pow) X(atan2) X(maximum) X(minimum) X(fmax) X(fmin) X(hypot) X(copysign) X(logaddexp) \
-      X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)             \
-          X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_left_shift) X(bitwise_right_shift)
+// clang-format off
+#define TANDEM_BINARY_OPS(X) \
+  X(floor_divide) X(remainder) X(fmod) X(pow) X(atan2) X(maximum) X(minimum) X(fmax) X(fmin) \
+  X(hypot) X(copysign) X(logaddexp) X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) \
+  X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) \
+  X(bitwise_left_shift) X(bitwise_right_shift)
+// clang-format on
 TANDEM_BINARY_OPS(TANDEM_DECLARE_BINARY)
 #undef TANDEM_DECLARE_BINARY
 // grad where output > 0, else 0: relu's backward in one pass.

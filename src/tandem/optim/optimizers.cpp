@@ -186,10 +186,8 @@ void adam_update(const Tensor& param, const Tensor& grad, ParamState& s, const O
   Tensor numer = flag(o, "nesterov") ? lerp(m, g, num(1.0 - beta1)) : m;
   if ((bias && step.t.defined()) || lr_t.defined()) {
     // Traced (the corrections follow the count) or a rate tensor: tensor arithmetic.
-    Tensor bc1_t = !bias             ? num(1.0)
-                   : step.t.defined() ? one_minus_pow(beta1, step.t)
-                                      : num(bc1);
-    Tensor bc2_sqrt_t = !bias             ? num(1.0)
+    Tensor bc1_t = !bias ? num(1.0) : step.t.defined() ? one_minus_pow(beta1, step.t) : num(bc1);
+    Tensor bc2_sqrt_t = !bias              ? num(1.0)
                         : step.t.defined() ? sqrt(one_minus_pow(beta2, step.t))
                                            : num(bc2_sqrt);
     Tensor step_size_t;
@@ -380,10 +378,9 @@ void Adagrad::update(const Tensor& param, const Tensor& grad, ParamState& s, con
   add_scalar_(std_, o.at("eps"));
   if ((lr_decay != 0.0 && step.t.defined()) || lr_tensor().defined()) {
     // Traced (the decayed rate follows the count) or a rate tensor: tensor arithmetic.
-    Tensor clr_t =
-        div(lr_value(o, lr_tensor()),
-            step.t.defined() ? add(num(1.0), sub(step.t, num(1.0)), lr_decay)
-                             : num(1.0 + (step.value - 1.0) * lr_decay));
+    Tensor clr_t = div(lr_value(o, lr_tensor()),
+                       step.t.defined() ? add(num(1.0), sub(step.t, num(1.0)), lr_decay)
+                                        : num(1.0 + (step.value - 1.0) * lr_decay));
     apply_inplace("sub", param, mul(div(g, std_), clr_t));
     return;
   }

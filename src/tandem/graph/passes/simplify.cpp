@@ -184,8 +184,7 @@ bool simplify(Rewriter& r, Node& n) {
   // and x - (+0.0) are exact (bit for bit, as eager mode computes them).
   if ((r.is(n, "add") || r.is(n, "sub")) && r.scalar(n.inputs[1]) == 0.0 && same_type &&
       r.shape(n.inputs[0]) == r.shape(out) &&
-      (!is_floating(r.dtype(out)) ||
-       std::signbit(*r.scalar(n.inputs[1])) == r.is(n, "add")))
+      (!is_floating(r.dtype(out)) || std::signbit(*r.scalar(n.inputs[1])) == r.is(n, "add")))
     return forward(n.inputs[0]);
   if (r.is(n, "neg") && r.producer[size_t(n.inputs[0])] >= 0) {
     const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];

@@ -1,15 +1,15 @@
 // float32 convolution on oneDNN. oneDNN picks blocked layouts (format_tag::any); user
 // buffers stay plain NCHW / OIHW and are reordered in and out. Primitive descriptors,
 // primitives and reorders are cached per shape so a training loop builds them once.
-#include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <unordered_map>
 
 #include "tandem/core/allocator.h"
@@ -50,9 +50,8 @@ dnnl::algorithm alg_for(const ConvParams& p) {
     const char* e = std::getenv("TANDEM_CONV_ALG");
     return std::string(e ? e : "");
   }();
-  const bool wino = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 &&
-                    p.dw == 1 && p.groups == 1 && p.C >= 32 && p.O >= 32 && p.OH >= 8 &&
-                    p.OW >= 8;
+  const bool wino = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
+                    p.groups == 1 && p.C >= 32 && p.O >= 32 && p.OH >= 8 && p.OW >= 8;
   if (forced == "direct" || (!wino && forced != "winograd"))
     return dnnl::algorithm::convolution_direct;
   return dnnl::algorithm::convolution_winograd;
@@ -118,8 +117,8 @@ class SmallOnOneThread {
  public:
   explicit SmallOnOneThread(const ConvParams& p)
       : prev_(double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
-                      double(p.KH * p.KW) <
-                  double(1 << 18)
+                          double(p.KH * p.KW) <
+                      double(1 << 18)
                   ? omp_get_max_threads()
                   : 0) {
     if (prev_ > 1) omp_set_num_threads(1);
@@ -192,9 +191,9 @@ Entry& entry_for(const ConvParams& p) {
   e->d = descs_of(p);
   const Descs& d = e->d;
   e->alg = alg_for(p);
-  auto fdesc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, e->alg,
-                                               d.src_any, d.wei_any, d.bias_any, d.dst_any,
-                                               d.strides, d.dil, d.pad_l, d.pad_r);
+  auto fdesc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, e->alg, d.src_any,
+                                               d.wei_any, d.bias_any, d.dst_any, d.strides, d.dil,
+                                               d.pad_l, d.pad_r);
   dnnl::primitive_attr attr;
   if (p.act != ConvParams::Act::None) {
     dnnl::post_ops ops;
@@ -226,9 +225,8 @@ void ensure_bwd_data(Entry& e) {
   std::lock_guard<std::mutex> g(cache_mu);
   if (e.has_bwd_data) return;
   const Descs& d = e.d;
-  auto desc = dnnl::convolution_backward_data::desc(e.alg, d.src_any,
-                                                    d.wei_any, d.dst_any, d.strides, d.dil, d.pad_l,
-                                                    d.pad_r);
+  auto desc = dnnl::convolution_backward_data::desc(e.alg, d.src_any, d.wei_any, d.dst_any,
+                                                    d.strides, d.dil, d.pad_l, d.pad_r);
   e.bd_pd = dnnl::convolution_backward_data::primitive_desc(desc, engine(), e.fwd_pd);
   e.bd = dnnl::convolution_backward_data(e.bd_pd);
   e.bd_gy = make_reorder(d.dst, e.bd_pd.diff_dst_desc());
@@ -241,9 +239,8 @@ void ensure_bwd_weights(Entry& e) {
   std::lock_guard<std::mutex> g(cache_mu);
   if (e.has_bwd_w) return;
   const Descs& d = e.d;
-  auto desc = dnnl::convolution_backward_weights::desc(e.alg,
-                                                       d.src_any, d.wei_any, d.bias_any, d.dst_any,
-                                                       d.strides, d.dil, d.pad_l, d.pad_r);
+  auto desc = dnnl::convolution_backward_weights::desc(
+      e.alg, d.src_any, d.wei_any, d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
   e.bw_pd = dnnl::convolution_backward_weights::primitive_desc(desc, engine(), e.fwd_pd);
   e.bw = dnnl::convolution_backward_weights(e.bw_pd);
   e.bw_src = make_reorder(d.src, e.bw_pd.src_desc());

@@ -231,10 +231,9 @@ void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vecto
     for (int k = 0; k < nout; ++k) still |= ins[i].overlaps(outs[k]);
     if (still) {  // already contiguous: force a copy
       Tensor c = Tensor::empty(inputs[i].shape(), inputs[i].dtype());
-      convert_strided(static_cast<const char*>(inputs[i].data_ptr()),
-                      int64_t(inputs[i].itemsize()), inputs[i].dtype(),
-                      static_cast<char*>(c.data_ptr()), int64_t(c.itemsize()), c.dtype(),
-                      c.numel());
+      convert_strided(static_cast<const char*>(inputs[i].data_ptr()), int64_t(inputs[i].itemsize()),
+                      inputs[i].dtype(), static_cast<char*>(c.data_ptr()), int64_t(c.itemsize()),
+                      c.dtype(), c.numel());
       ins[i] = c;
     }
   }

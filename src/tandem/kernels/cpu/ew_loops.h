@@ -103,7 +103,8 @@ EwFnTable make_table() {
   ((t.fn[int(dtype_of<Ts>::value)] =
         &Loop<F, Ts, std::conditional_t<std::is_void_v<Out>, Ts, Out>>::run),
    ...);
-  ((t.vec32 = t.vec32 ? t.vec32 : Loop<F, Ts, std::conditional_t<std::is_void_v<Out>, Ts, Out>>::vec32()),
+  ((t.vec32 =
+        t.vec32 ? t.vec32 : Loop<F, Ts, std::conditional_t<std::is_void_v<Out>, Ts, Out>>::vec32()),
    ...);
   return t;
 }

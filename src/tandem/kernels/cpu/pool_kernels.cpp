@@ -49,8 +49,9 @@ void max_tap<float>(int64_t n, const float* __restrict src, float* __restrict b,
     const __mmask16 m = n - t >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - t)) - 1);
     const __m512 v = _mm512_maskz_loadu_ps(m, src + t), cur = _mm512_maskz_loadu_ps(m, b + t);
     const __m512i kt = _mm512_maskz_loadu_epi32(m, k + t);
-    __mmask16 take = _mm512_cmp_ps_mask(v, cur, _CMP_GT_OQ) | _mm512_cmplt_epi32_mask(kt, zero) |
-                     (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(cur, cur, _CMP_ORD_Q));
+    __mmask16 take =
+        _mm512_cmp_ps_mask(v, cur, _CMP_GT_OQ) | _mm512_cmplt_epi32_mask(kt, zero) |
+        (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(cur, cur, _CMP_ORD_Q));
     take &= m;
     _mm512_mask_storeu_ps(b + t, take, v);
     _mm512_mask_storeu_epi32(k + t, take, vid);
@@ -66,7 +67,8 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
   const T ninf = -std::numeric_limits<T>::infinity();
   std::vector<int64_t> tap_i(size_t(p.kh * p.kw)), tap_j(size_t(p.kh * p.kw));  // no divisions
   for (int64_t i = 0; i < p.kh; ++i)
-    for (int64_t j = 0; j < p.kw; ++j) tap_i[size_t(i * p.kw + j)] = i, tap_j[size_t(i * p.kw + j)] = j;
+    for (int64_t j = 0; j < p.kw; ++j)
+      tap_i[size_t(i * p.kw + j)] = i, tap_j[size_t(i * p.kw + j)] = j;
   int nt = threads_for(p);
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
@@ -130,8 +132,7 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
 
 template <typename T>
 void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
-  if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31))
-    return max_fwd_dense(p, x, y, idx);
+  if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31)) return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t pl = 0; pl < p.planes; ++pl) {

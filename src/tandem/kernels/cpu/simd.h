@@ -88,17 +88,16 @@ inline VF vlog1p(VF a) {
 // and eager tanh agree bit for bit: keep the two in step.
 struct TanhCoef {
   static constexpr float clamp = 7.99881172180175781f, tiny = 0.0004f;
-  static constexpr float num[7] = {-2.76076847742355e-16f, 2.00018790482477e-13f,
-                                   -8.60467152213735e-11f, 5.12229709037114e-08f,
-                                   1.48572235717979e-05f,  6.37261928875436e-04f,
-                                   4.89352455891786e-03f};  // x^13 .. x^1
+  static constexpr float num[7] = {
+      -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
+      1.48572235717979e-05f,  6.37261928875436e-04f, 4.89352455891786e-03f};  // x^13 .. x^1
   static constexpr float den[4] = {1.19825839466702e-06f, 1.18534705686654e-04f,
                                    2.26843463243900e-03f, 4.89352518554385e-03f};  // x^6 .. x^0
 };
 inline VF vtanh(VF a) {
   using C = TanhCoef;
-  const __m512 x = _mm512_min_ps(_mm512_set1_ps(C::clamp),
-                                 _mm512_max_ps(_mm512_set1_ps(-C::clamp), a.v));
+  const __m512 x =
+      _mm512_min_ps(_mm512_set1_ps(C::clamp), _mm512_max_ps(_mm512_set1_ps(-C::clamp), a.v));
   const __m512 x2 = _mm512_mul_ps(x, x);
   __m512 p = _mm512_fmadd_ps(x2, _mm512_set1_ps(C::num[0]), _mm512_set1_ps(C::num[1]));
   for (int k = 2; k < 7; ++k) p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(C::num[k]));
