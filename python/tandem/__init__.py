@@ -94,7 +94,7 @@ def memory_stats() -> "dict[str, _builtins.int]":
 
 from . import autograd  # noqa: E402,F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
-from ._functional_grad import grad, value_and_grad, vjp, jvp  # noqa: E402,F401
+from ._functional_grad import grad, value_and_grad, vjp, jvp, get_grad  # noqa: E402,F401
 from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
@@ -116,7 +116,7 @@ __all__ = [
     "float32", "float64", "half", "float", "double", "short", "int", "long", "bool",
     "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
     "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
+    "is_grad_enabled", "grad", "value_and_grad", "get_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
     "jit", "jit_class", "vmap", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",

@@ -151,48 +151,153 @@ def _differentiate(fn, args, grad_position, weights, has_aux):
     return value, result, aux
 
 
-def grad(fn: Callable, grad_position: Union[int, Sequence[int], None] = 0, weights=None,
-         has_aux: bool = False, return_ids: bool = False) -> Callable:
+def grad(fn: Callable, grad_position: Union[int, Sequence[int], None] = 0,
+         weights: Union[Tensor, Sequence[Tensor], None] = None, has_aux: bool = False,
+         return_ids: bool = False) -> Callable:
     """A function computing the gradients of fn (MindSpore's mindspore.grad).
 
-    With has_aux=True it returns ``(gradients, aux)`` where aux is the tuple of fn's
-    outputs after the first."""
-    if return_ids:
-        raise NotImplementedError("grad: return_ids=True is not supported")
+    Args:
+        fn (Callable): the function to differentiate; it returns a tensor or a tuple of tensors
+            (several outputs are summed, as MindSpore does, unless has_aux is set).
+        grad_position (Union[int, Sequence[int], None]): the positional arguments to
+            differentiate with respect to; None when only `weights` are wanted. Default: 0.
+        weights (Union[Parameter, Sequence[Parameter], None]): parameters to differentiate
+            with respect to, e.g. ``net.trainable_params()``. Default: None.
+        has_aux (bool): only fn's first output is differentiated; the others are returned as
+            auxiliary values, without gradients. Default: False.
+        return_ids (bool): each gradient is returned as a ``(id, gradient)`` pair: the
+            argument's position for inputs, the parameter's name for weights. Default: False.
+
+    Returns:
+        Callable, taking fn's arguments and returning the gradients: one tensor for an int
+        `grad_position`, a tuple for a sequence, ``(input_grads, weight_grads)`` when both are
+        given; with has_aux, ``(gradients, aux)``.
+
+    Raises:
+        ValueError: `grad_position` and `weights` are both None, or a position is out of range.
+    """
     if grad_position is None and weights is None:
         raise ValueError("grad: grad_position and weights cannot both be None")
 
     def wrapped(*args):
         _, g, aux = _differentiate(fn, args, grad_position, weights, has_aux)
+        if return_ids:
+            g = _with_ids(g, grad_position, weights, len(args))
         return (g, aux) if has_aux else g
 
     return wrapped
 
 
 def value_and_grad(fn: Callable, grad_position: Union[int, Sequence[int], None] = 0,
-                   weights=None, has_aux: bool = False) -> Callable:
+                   weights: Union[Tensor, Sequence[Tensor], None] = None,
+                   has_aux: bool = False, return_ids: bool = False) -> Callable:
     """A function returning (fn's output, its gradients) (MindSpore's value_and_grad).
 
-    The output is fn's full output (a tuple when fn returns several); with has_aux=True
-    only the first output is differentiated."""
+    Args:
+        fn (Callable): the function to differentiate (a loss function or a Cell).
+        grad_position (Union[int, Sequence[int], None]): the positional arguments to
+            differentiate with respect to; None when only `weights` are wanted. Default: 0.
+        weights (Union[Parameter, Sequence[Parameter], None]): parameters to differentiate
+            with respect to, e.g. ``optimizer.parameters``. Default: None.
+        has_aux (bool): only fn's first output is differentiated. Default: False.
+        return_ids (bool): gradients come as ``(id, gradient)`` pairs, as in ``grad``.
+            Default: False.
+
+    Returns:
+        Callable, taking fn's arguments and returning ``(value, gradients)``: value is fn's
+        full output (a tuple when fn returns several), gradients are shaped as in ``grad``.
+
+    Raises:
+        ValueError: `grad_position` and `weights` are both None.
+    """
     if grad_position is None and weights is None:
         raise ValueError("value_and_grad: grad_position and weights cannot both be None")
 
     def wrapped(*args):
         value, g, _ = _differentiate(fn, args, grad_position, weights, has_aux)
-        return value, g
+        return value, (_with_ids(g, grad_position, weights, len(args)) if return_ids else g)
 
     return wrapped
+
+
+def _with_ids(g, grad_position, weights, nargs):
+    """grad(return_ids=True): each gradient paired with its argument position or its
+    parameter's name, nested as the gradients are."""
+    pos = _positions(grad_position, nargs) if grad_position is not None else []
+    names = [getattr(w, "name", None) for w in _weights_list(weights)]
+    if grad_position is None:
+        return tuple(zip(names, g))
+    ig, wg = (g, None) if weights is None else g
+    if isinstance(grad_position, int):
+        ig = (pos[0], ig)
+    else:
+        ig = tuple(zip(pos, ig))
+    return ig if weights is None else (ig, tuple(zip(names, wg)))
+
+
+def get_grad(gradients: tuple, identifier: Union[int, Tensor]) -> Tensor:
+    """The gradient of one input or parameter out of ``grad(..., return_ids=True)``'s result
+    (MindSpore's mindspore.get_grad).
+
+    Args:
+        gradients (tuple): what ``grad`` returned (or ``value_and_grad``'s second output) with
+            ``return_ids=True``.
+        identifier (Union[int, Parameter]): an input position or a parameter given as weights.
+
+    Returns:
+        Tensor, that gradient.
+
+    Raises:
+        RuntimeError: no gradient has that identifier.
+        TypeError: `identifier` is neither an int nor a Parameter.
+    """
+    if isinstance(identifier, bool) or not isinstance(identifier, (int, Tensor)):
+        raise TypeError(f"get_grad: identifier must be an input position (int) or a Parameter, "
+                        f"got {type(identifier).__name__}")
+    key = identifier if isinstance(identifier, int) else getattr(identifier, "name", None)
+
+    def find(g):
+        if (isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], Tensor)
+                and isinstance(g[0], (int, str)) and not isinstance(g[0], bool)):
+            return g[1] if (g[0] == key and type(g[0]) is type(key)) else None
+        if isinstance(g, tuple):
+            for item in g:
+                hit = find(item)
+                if hit is not None:
+                    return hit
+        return None
+
+    hit = find(gradients)
+    if hit is None:
+        raise RuntimeError(f"get_grad: no gradient for identifier {key!r}; was grad called "
+                           "with return_ids=True and this position or parameter?")
+    return hit
 
 
 def _aux_value(aux):
     return aux[0] if len(aux) == 1 else aux
 
 
-def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
-    """``(fn(*inputs), vjp_fn)`` (plus aux with has_aux) where ``vjp_fn(v)`` returns the
-    tuple of vector-Jacobian products, one per input (``(input_grads, weight_grads)`` when
-    weights are given). vjp_fn can be called several times."""
+def vjp(fn: Callable, *inputs: Tensor,
+        weights: Union[Tensor, Sequence[Tensor], None] = None,
+        has_aux: bool = False) -> tuple:
+    """Vector-Jacobian products of fn at `inputs` (MindSpore's mindspore.vjp).
+
+    Args:
+        fn (Callable): the function; it returns a tensor or a tuple of tensors.
+        inputs (Tensor): the point at which fn is differentiated.
+        weights (Union[Parameter, Sequence[Parameter], None]): parameters to differentiate
+            with respect to as well. Default: None.
+        has_aux (bool): fn's outputs after the first are auxiliary values. Default: False.
+
+    Returns:
+        tuple, ``(fn(*inputs), vjp_fn)`` (plus aux with has_aux), where ``vjp_fn(v)`` returns the
+        tuple of vector-Jacobian products, one per input (``(input_grads, weight_grads)`` when
+        weights are given). vjp_fn can be called several times.
+
+    Raises:
+        TypeError: an input is not a Tensor.
+    """
     _check_has_aux(has_aux)
     for i, x in enumerate(inputs):
         if not isinstance(x, Tensor):
@@ -234,9 +339,24 @@ def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     return primal, vjp_fn
 
 
-def jvp(fn: Callable, inputs, v, has_aux: bool = False):
-    """``(fn(inputs), J v)`` (plus aux with has_aux) by forward-over-reverse: the vjp of the
-    vjp (double backward). inputs and v are a tensor or matching tuples of tensors."""
+def jvp(fn: Callable, inputs: Union[Tensor, Sequence[Tensor]],
+        v: Union[Tensor, Sequence[Tensor]], has_aux: bool = False) -> tuple:
+    """Jacobian-vector product of fn at `inputs` along `v` (MindSpore's mindspore.jvp),
+    computed forward-over-reverse: the vjp of the vjp (double backward).
+
+    Args:
+        fn (Callable): the function; it returns a tensor or a tuple of tensors.
+        inputs (Union[Tensor, Sequence[Tensor]]): the point at which fn is differentiated.
+        v (Union[Tensor, Sequence[Tensor]]): tangent vectors, one per input, of the inputs'
+            shapes.
+        has_aux (bool): fn's outputs after the first are auxiliary values. Default: False.
+
+    Returns:
+        tuple, ``(fn(inputs), J v)`` (plus aux with has_aux).
+
+    Raises:
+        ValueError: `v` does not match `inputs` in number or shape.
+    """
     _check_has_aux(has_aux)
     single = isinstance(inputs, Tensor)
     xs = [inputs] if single else list(inputs)

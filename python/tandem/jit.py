@@ -29,8 +29,18 @@ GRAPH_MODE = 0
 _context = {"mode": PYNATIVE_MODE}
 
 
-def set_context(**kwargs) -> None:
-    """Sets execution options: mode=GRAPH_MODE or PYNATIVE_MODE (device_target='CPU')."""
+def set_context(**kwargs: Any) -> None:
+    """Sets execution options (MindSpore's mindspore.set_context).
+
+    Args:
+        kwargs (Any): ``mode=GRAPH_MODE`` (Cells compile their construct on the first call per
+            input signature) or ``mode=PYNATIVE_MODE`` (eager, the default);
+            ``device_target='CPU'`` (the only target); any other key is stored and returned
+            by ``get_context``.
+
+    Raises:
+        ValueError: an unknown mode or an unavailable device target.
+    """
     for k, v in kwargs.items():
         if k == "mode":
             if v not in (GRAPH_MODE, PYNATIVE_MODE):
@@ -45,7 +55,15 @@ def set_context(**kwargs) -> None:
             _context[k] = v
 
 
-def get_context(key: str):
+def get_context(key: str) -> Any:
+    """The value of an execution option set by ``set_context`` (MindSpore's get_context).
+
+    Args:
+        key (str): the option, e.g. ``'mode'``.
+
+    Returns:
+        Any, its value, or None when it was never set.
+    """
     return _context.get(key)
 
 
@@ -493,12 +511,28 @@ def _diff(old, new):
     return "the number of arguments"
 
 
-def jit(fn: Callable = None, *, static_argnums=(), static_argnames=(), max_paths: int = 8):
+def jit(fn: Optional[Callable] = None, *, static_argnums: Union[int, Sequence[int]] = (),
+        static_argnames: Union[str, Sequence[str]] = (),
+        max_paths: int = 8) -> Union[JitFunction, Callable[[Callable], JitFunction]]:
     """Compiles fn into a graph on its first call for each input signature.
 
-    Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``. Where fn's Python code reads
-    tensor values (a data-dependent ``if``), each combination of values read compiles its own
-    path; at most ``max_paths`` per signature, then such calls run eagerly with a warning."""
+    Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``, on functions and on methods
+    (each instance gets its own cache). Where fn's Python code reads tensor values (a
+    data-dependent ``if``), each combination of values read compiles its own path.
+
+    Args:
+        fn (Callable, optional): the function to compile; omitted when used as ``@jit(...)``.
+        static_argnums (Union[int, Sequence[int]]): positional arguments that are Python values
+            baked into the graph (each distinct value compiles its own graph). Default: ().
+        static_argnames (Union[str, Sequence[str]]): keyword arguments treated the same way.
+            Default: ().
+        max_paths (int): compiled paths kept per input signature; past it, calls that take a
+            new path run eagerly with a warning. Default: 8.
+
+    Returns:
+        JitFunction, callable like fn (with ``explain(*args)`` and ``export(...)``), or a
+        decorator making one when fn is omitted.
+    """
     if fn is None:
         return lambda f: JitFunction(f, static_argnums, static_argnames, max_paths)
     return JitFunction(fn, static_argnums, static_argnames, max_paths)

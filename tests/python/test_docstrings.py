@@ -31,17 +31,7 @@ PYTORCH_FACES = {"tandem.mint", "tandem.mint.nn", "tandem.mint.nn.functional",
                  "tandem.vision.transforms", "tandem.vision.datasets", "tandem.autograd"}
 
 # Names that cannot carry the sections or annotations here, and why.
-EXEMPT = {
-    # tandem.jit and tandem._functional_grad are being rewritten in a parallel change; their
-    # signatures and docstrings are settled there, not in this module's checks.
-    "jit": "defined in tandem/jit.py, rewritten in a parallel change",
-    "set_context": "defined in tandem/jit.py, rewritten in a parallel change",
-    "get_context": "defined in tandem/jit.py, rewritten in a parallel change",
-    "grad": "tandem.grad is defined in tandem/_functional_grad.py, rewritten in a parallel change",
-    "value_and_grad": "defined in tandem/_functional_grad.py, rewritten in a parallel change",
-    "vjp": "defined in tandem/_functional_grad.py, rewritten in a parallel change",
-    "jvp": "defined in tandem/_functional_grad.py, rewritten in a parallel change",
-}
+EXEMPT: dict = {}
 EXEMPT_OBJECTS = {id(getattr(tandem, n)) for n in EXEMPT}
 # Parameters never documented: the receiver of a method.
 RECEIVERS = {"self", "cls"}

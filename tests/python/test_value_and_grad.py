@@ -278,3 +278,35 @@ def test_jvp_forms():
     close(jv[1], np.zeros(3))
     with pytest.raises(ValueError, match="shape"):
         tandem.jvp(lambda a: a, t(xv), t([1.0]))
+
+
+def test_return_ids_pairs_gradients_with_positions_and_parameter_names():
+    x = tandem.Tensor(np.array([1.0, 2.0], np.float32))
+    y = tandem.Tensor(np.array([-2.0, 3.0], np.float32))
+    z = tandem.Tensor(np.array([0.0, 3.0], np.float32))
+    f = lambda x, y, z: x * y * z
+    out = tandem.grad(f, grad_position=(1, 2), return_ids=True)(x, y, z)
+    assert [i for i, _ in out] == [1, 2]
+    np.testing.assert_allclose(tandem.get_grad(out, 1).numpy(), [0.0, 6.0])
+    np.testing.assert_allclose(tandem.get_grad(out, 2).numpy(), [-2.0, 6.0])
+    single = tandem.grad(f, grad_position=0, return_ids=True)(x, y, z)
+    assert single[0] == 0
+    np.testing.assert_allclose(tandem.get_grad(single, 0).numpy(), [0.0, 9.0])
+    with pytest.raises(RuntimeError, match="no gradient for identifier 0"):
+        tandem.get_grad(out, 0)
+    with pytest.raises(TypeError, match="identifier must be"):
+        tandem.get_grad(out, "y")
+
+
+def test_return_ids_with_weights_uses_parameter_names():
+    net = tandem.nn.Dense(3, 2)
+    x = tandem.mint.ones(4, 3)
+    fn = lambda x: net(x).sum()
+    params = net.trainable_params()
+    (ig, wg) = tandem.grad(fn, grad_position=0, weights=params, return_ids=True)(x)
+    assert ig[0] == 0 and [n for n, _ in wg] == [p.name for p in params]
+    plain = tandem.grad(fn, grad_position=0, weights=params)(x)
+    for p, g in zip(params, plain[1]):
+        np.testing.assert_array_equal(tandem.get_grad((ig, wg), p).numpy(), g.numpy())
+    value, gs = tandem.value_and_grad(fn, None, params, return_ids=True)(x)
+    assert [n for n, _ in gs] == [p.name for p in params]
