@@ -22,6 +22,8 @@ WORKLOADS = [
     ("overhead", "per-op overhead: add of 1-element tensors", "s"),
     ("triple", "y = x + x + x, 16 M float32", "s"),
     ("gelu", "6-op elementwise chain (tanh-GELU), 16 M float32", "s"),
+    ("add2d", "add, [1024, 256] float32, contiguous", "s"),
+    ("add_t", "add of transposed views: a.T + b.T, a, b [256, 1024] float32", "s"),
     ("sum", "sum, 16 M float32", "s"),
     ("softmax", "softmax(dim=-1), 4096x4096 float32", "s"),
     ("gemm1024", "GEMM 1024^3 fp32", "s"),
@@ -112,6 +114,9 @@ def add_op_rows(impls: dict, sz: dict, wrap, timed, randn, ns, total, softmax) -
 
     def matmul(a, b):
         return a @ b
+
+    def add_t(a, b):  # both operands strided: the elementwise driver's tiled path
+        return a.T + b.T
     made = {}  # inputs are made on first use: the peak-memory process must not hold them
 
     def inp(name, *shape):
@@ -123,6 +128,8 @@ def add_op_rows(impls: dict, sz: dict, wrap, timed, randn, ns, total, softmax) -
     triple, gelu = chain_fns(ns)
     impls["triple"] = lambda: timed(wrap(triple), inp("x", sz["n"]))
     impls["gelu"] = lambda: timed(wrap(gelu), inp("x", sz["n"]))
+    impls["add2d"] = lambda: timed(wrap(add), inp("c1", 1024, 256), inp("c2", 1024, 256))
+    impls["add_t"] = lambda: timed(wrap(add_t), inp("t1", 256, 1024), inp("t2", 256, 1024))
     impls["sum"] = lambda: timed(wrap(total), inp("x", sz["n"]))
     impls["softmax"] = lambda: timed(wrap(softmax), inp("z", *sz["softmax"]))
     for key in ("gemm1024", "gemm2048"):

@@ -1,5 +1,6 @@
 #include "tandem/kernels/cpu/elementwise.h"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -89,6 +90,34 @@ struct Scratch {
   int64_t filled[kMaxOps];           // how many elements of it are filled
 };
 
+// buf[0, n) = the element at src converted to fn's dtype: one conversion, then a typed fill
+// the compiler vectorizes (a strided copy with stride 0 would move one element per cycle).
+void fill_converted(const char* src, DType dt, char* buf, DType fdt, size_t fsz, int64_t n) {
+  convert_strided(src, 0, dt, buf, int64_t(fsz), fdt, 1);
+  switch (fsz) {
+    case 1:
+      std::memset(buf, buf[0], size_t(n));
+      break;
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, buf, 2);
+      std::fill_n(reinterpret_cast<uint16_t*>(buf), n, v);
+      break;
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, buf, 4);
+      std::fill_n(reinterpret_cast<uint32_t*>(buf), n, v);
+      break;
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, buf, 8);
+      std::fill_n(reinterpret_cast<uint64_t*>(buf), n, v);
+    }
+  }
+}
+
 // Calls fn with the output pointers in the form it expects (one pointer, or an array).
 inline void call_fn(const EwCall& call, int nout, int64_t n, char* const* out,
                     const void* const* in) {
@@ -127,7 +156,7 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
       } else if (stride == 0) {  // broadcast scalar along this dim: fill once, reuse
         // Fill only what this tile needs: short segments must not pay for a whole tile.
         if (s.filled_from[k] != src || s.filled[k] < n) {
-          convert_strided(src, 0, g.dtype[k], s.buf[k], int64_t(g.fn_size[k]), g.fn_dtype[k], n);
+          fill_converted(src, g.dtype[k], s.buf[k], g.fn_dtype[k], g.fn_size[k], n);
           s.filled_from[k] = src;
           s.filled[k] = n;
         }
@@ -191,6 +220,174 @@ void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
   }
 }
 
+// --- 2-D tiles for transposed operands ---------------------------------------------------
+// An operand whose innermost stride is not unit but whose next dim is (a transposed view)
+// would be read one element per cache line (and, for rows of 4 KiB, one page per element)
+// if walked row by row. Such geometries run in tiles of the two innermost
+// dims instead: transposed operands are copied block-wise through L1 (reading along their
+// unit-stride dim), the others row by row, and fn runs once per tile on contiguous buffers.
+// A tile is kTileLong elements along the buffer's contiguous dim by kTileWide across: long
+// lines keep the per-line copies few, 16 four-byte lanes across fill whole cache lines.
+constexpr int64_t kTileLong = 64, kTileWide = 16, kTileDim = 16;
+static_assert(kTileLong * kTileWide <= kTile, "a tile must fit the scratch buffers");
+
+struct TileShape {
+  bool colmajor;   // buffers are [nc][nr] (most operands are transposed) or [nr][nc]
+  int64_t tr, tc;  // tile extent along dim last-1 (rows) and last (columns)
+};
+
+TileShape tile_shape(const Geometry& g);
+
+bool is_transposed(const Geometry& g, int k) {
+  int last = g.ndim - 1;
+  int64_t unit = int64_t(itemsize(g.dtype[k]));
+  return g.strides[k][last] != 0 && g.strides[k][last] != unit && g.strides[k][last - 1] == unit;
+}
+
+bool wants_tiles(const Geometry& g) {
+  if (g.ndim < 2 || g.shape[g.ndim - 1] < kTileDim || g.shape[g.ndim - 2] < kTileDim) return false;
+  for (int k = 0; k < g.nops; ++k)
+    if (is_transposed(g, k)) return true;
+  return false;
+}
+
+// dst[c][r] = src[r][c] for a rows x cols block of T (row strides in bytes).
+template <typename T>
+void transpose_scalar(const char* src, int64_t ss, char* dst, int64_t ds, int64_t rows,
+                      int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* srow = reinterpret_cast<const T*>(src + r * ss);
+    for (int64_t c = 0; c < cols; ++c)
+      *reinterpret_cast<T*>(dst + c * ds + r * sizeof(T)) = srow[c];
+  }
+}
+
+#if defined(__AVX__)
+// In-register 8x8 transpose of 32-bit lanes (unpack, shuffle, cross-lane permute).
+inline void transpose8x8(const char* src, int64_t ss, char* dst, int64_t ds) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + i * ss));
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(reinterpret_cast<float*>(dst + i * ds),
+                     _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(dst + (i + 4) * ds),
+                     _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+  }
+}
+#endif
+
+// dst[c][r] = src[r][c] for 4- or 8-byte elements; 8x8 register blocks where they fit.
+void transpose_block(size_t size, const char* src, int64_t ss, char* dst, int64_t ds, int64_t rows,
+                     int64_t cols) {
+  if (size == 8) return transpose_scalar<uint64_t>(src, ss, dst, ds, rows, cols);
+  int64_t r8 = 0, c8 = 0;
+#if defined(__AVX__)
+  r8 = rows / 8 * 8, c8 = cols / 8 * 8;
+  for (int64_t r = 0; r < r8; r += 8)
+    for (int64_t c = 0; c < c8; c += 8)
+      transpose8x8(src + r * ss + c * 4, ss, dst + c * ds + r * 4, ds);
+#endif
+  if (c8 < cols) transpose_scalar<uint32_t>(src + c8 * 4, ss, dst + c8 * ds, ds, r8, cols - c8);
+  if (r8 < rows) transpose_scalar<uint32_t>(src + r8 * ss, ss, dst + r8 * 4, ds, rows - r8, cols);
+}
+
+// Moves one tile of operand k between its storage at p (rows at stride sr, columns at sc)
+// and a contiguous buffer of fn's dtype, row-major [nr][nc] or column-major [nc][nr]; the
+// tile's layout follows the majority of its operands, so a transposed add of transposed
+// views copies instead of transposing. `load` chooses the direction.
+void move_tile(const Geometry& g, int k, char* p, char* buf, int64_t nr, int64_t nc, bool colmajor,
+               bool load) {
+  int last = g.ndim - 1;
+  int64_t sr = g.strides[k][last - 1], sc = g.strides[k][last];
+  int64_t fsz = int64_t(g.fn_size[k]);
+  DType dt = g.dtype[k], fdt = g.fn_dtype[k];
+  // The operand's contiguous dim is across the buffer's: a register transpose.
+  int64_t across = colmajor ? sc : sr;
+  if (dt == fdt && (fsz == 4 || fsz == 8) && across == fsz && (colmajor ? sr : sc) != fsz) {
+    if (colmajor) {  // storage rows (contiguous along c) -> buffer columns
+      if (load)
+        transpose_block(size_t(fsz), p, sr, buf, nr * fsz, nr, nc);
+      else
+        transpose_block(size_t(fsz), buf, nr * fsz, p, sr, nc, nr);
+    } else {  // storage columns (contiguous along r) -> buffer rows
+      if (load)
+        transpose_block(size_t(fsz), p, sc, buf, nc * fsz, nc, nr);
+      else
+        transpose_block(size_t(fsz), buf, nc * fsz, p, sc, nr, nc);
+    }
+    return;
+  }
+  int64_t lines = colmajor ? nc : nr, len = colmajor ? nr : nc;
+  int64_t step = colmajor ? sc : sr, along = colmajor ? sr : sc;
+  if (dt == fdt && along == fsz) {  // contiguous lines of the same dtype: plain copies
+    for (int64_t i = 0; i < lines; ++i) {
+      if (load)
+        std::memcpy(buf + i * len * fsz, p + i * step, size_t(len * fsz));
+      else
+        std::memcpy(p + i * step, buf + i * len * fsz, size_t(len * fsz));
+    }
+    return;
+  }
+  for (int64_t i = 0; i < lines; ++i) {
+    if (load)
+      convert_strided(p + i * step, along, dt, buf + i * len * fsz, fsz, fdt, len);
+    else
+      convert_strided(buf + i * len * fsz, fsz, fdt, p + i * step, along, dt, len);
+  }
+}
+
+TileShape tile_shape(const Geometry& g) {
+  int transposed = 0;
+  for (int k = 0; k < g.nops; ++k) transposed += is_transposed(g, k) ? 1 : -1;
+  bool colmajor = transposed > 0;
+  return colmajor ? TileShape{true, kTileLong, kTileWide} : TileShape{false, kTileWide, kTileLong};
+}
+
+// Runs tiles [begin, end) of the tiled index space (outer dims x row blocks x column blocks).
+void run_tiles(const EwCall& call, const Geometry& g, int64_t begin, int64_t end) {
+  static thread_local std::unique_ptr<Scratch> scratch;
+  if (!scratch) scratch.reset(new Scratch());
+  Scratch& s = *scratch;
+  const int last = g.ndim - 1, no = g.nout;
+  const int64_t R = g.shape[last - 1], C = g.shape[last];
+  const TileShape ts = tile_shape(g);
+  const bool colmajor = ts.colmajor;
+  const int64_t rb = (R + ts.tr - 1) / ts.tr, cb = (C + ts.tc - 1) / ts.tc;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t bj = t % cb, bi = (t / cb) % rb, outer = t / (cb * rb);
+    int64_t nr = std::min(ts.tr, R - bi * ts.tr), nc = std::min(ts.tc, C - bj * ts.tc);
+    char* p[kMaxOps];
+    for (int k = 0; k < g.nops; ++k) {
+      char* q = g.base[k] + bi * ts.tr * g.strides[k][last - 1] + bj * ts.tc * g.strides[k][last];
+      int64_t rem = outer;
+      for (int d = last - 2; d >= 0; --d) {
+        q += (rem % g.shape[d]) * g.strides[k][d];
+        rem /= g.shape[d];
+      }
+      p[k] = q;
+    }
+    const void* in[kMaxEwInputs];
+    char* out[kMaxEwOutputs];
+    for (int k = no; k < g.nops; ++k) {
+      move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, true);
+      in[k - no] = s.buf[k];
+    }
+    for (int k = 0; k < no; ++k) out[k] = s.buf[k];
+    call_fn(call, no, nr * nc, out, in);
+    for (int k = 0; k < no; ++k) move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, false);
+  }
+}
+
 bool same_view(const Tensor& a, const Tensor& b) {
   return a.data_ptr() == b.data_ptr() && a.shape() == b.shape() && a.strides() == b.strides() &&
          a.dtype() == b.dtype();
@@ -239,6 +436,26 @@ void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vecto
   }
   Geometry g = build_geometry(call, outs, nout, *use);
   int nt = parallel_threads(n);
+  if (wants_tiles(g)) {
+    int64_t tiles = 1;
+    for (int d = 0; d < g.ndim - 2; ++d) tiles *= g.shape[d];
+    TileShape ts = tile_shape(g);
+    tiles *=
+        ((g.shape[g.ndim - 2] + ts.tr - 1) / ts.tr) * ((g.shape[g.ndim - 1] + ts.tc - 1) / ts.tc);
+    if (nt == 1 || tiles < 2) {
+      run_tiles(call, g, 0, tiles);
+      return;
+    }
+    nt = int(std::min<int64_t>(nt, tiles));
+#pragma omp parallel num_threads(nt)
+    {
+      int t = omp_get_thread_num();
+      int64_t chunk = (tiles + nt - 1) / nt;
+      int64_t b = std::min(tiles, t * chunk), e = std::min(tiles, b + chunk);
+      if (b < e) run_tiles(call, g, b, e);
+    }
+    return;
+  }
   if (nt == 1) {
     run_range(call, g, 0, n);
     return;
