@@ -2,6 +2,8 @@
 // builtin exceptions.
 #include <omp.h>
 
+#include "tandem/core/threads.h"
+
 #include "common.h"
 
 namespace tandem::py {
@@ -72,10 +74,14 @@ NB_MODULE(_C, m) {
       "set_num_threads",
       [](int n) {
         TANDEM_CHECK(n > 0, tandem::ValueError, "set_num_threads: n must be positive, got ", n);
-        omp_set_num_threads(n);
+        tandem::threads::set_requested(n);
       },
       nb::arg("n"));
-  m.def("get_num_threads", [] { return omp_get_max_threads(); });
+  m.def("get_num_threads", [] { return tandem::threads::requested(); });
+  m.def("threads_contended", &tandem::threads::contended);
+  m.def("threads_report", &tandem::threads::report, nb::arg("threads"), nb::arg("span_ns"),
+        nb::arg("skew_ns"));
+  m.def("threads_reset", &tandem::threads::reset);
   m.def("from_numpy", &from_numpy, nb::arg("array"), nb::arg("copy") = false);
   install_arg_errors(m);
 }

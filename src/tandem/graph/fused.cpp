@@ -140,7 +140,10 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
     const ArrayFn fn = p.native && fused_codegen_enabled() ? p.native : run_program;
     const int64_t chunks = (n + kChunk - 1) / kChunk;
     const int nt = parallel_threads(n);
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(+ : total)
+    // Per-chunk sums added in chunk order: the result does not depend on the thread count
+    // (which threads.h may lower under load between an eager and a compiled run).
+    std::vector<double> partial(size_t(chunks), 0.0);
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
       // Per thread: the chunk's result and a kChunk-long copy of each single-element input.
       std::vector<char> buf(size_t(kChunk * isz));
@@ -160,10 +163,12 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
                                            (in[i].numel() == 1 ? 0 : s * isz)
                                      : filled[i].data();
         (fn)(m, buf.data(), ptr.data(), reinterpret_cast<const double*>(&p));
-        total += p.dtype == DType::Float64 ? sum_chunk(reinterpret_cast<double*>(buf.data()), m)
-                                           : sum_chunk(reinterpret_cast<float*>(buf.data()), m);
+        partial[size_t(c)] = p.dtype == DType::Float64
+                                 ? sum_chunk(reinterpret_cast<double*>(buf.data()), m)
+                                 : sum_chunk(reinterpret_cast<float*>(buf.data()), m);
       }
     }
+    for (double v : partial) total += v;
   }
   double r = total * scale;
   if (p.dtype == DType::Float64)

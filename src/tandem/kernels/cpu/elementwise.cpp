@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 
 namespace tandem {
 namespace {
@@ -397,10 +398,29 @@ bool same_view(const Tensor& a, const Tensor& b) {
 
 int parallel_threads(int64_t n, int64_t grain) {
   int64_t t = n / grain;
-  int maxt = omp_get_max_threads();
   if (t <= 1 || omp_in_parallel()) return 1;
-  return int(std::min<int64_t>(t, maxt));
+  return int(std::min<int64_t>(t, threads::available()));
 }
+
+namespace {
+// body(thread, nt) on nt threads, reporting how unevenly they finished (threads.h).
+template <typename Body>
+void measured_region(int nt, const Body& body) {
+  constexpr int kMaxTracked = 256;
+  int64_t finish[kMaxTracked];
+  nt = std::min(nt, kMaxTracked);
+  int64_t start = threads::now_ns();
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num();
+    body(t, omp_get_num_threads());
+    finish[t] = threads::now_ns();
+  }
+  int64_t lo = finish[0], hi = finish[0];
+  for (int t = 1; t < nt; ++t) lo = std::min(lo, finish[t]), hi = std::max(hi, finish[t]);
+  threads::report(nt, threads::now_ns() - start, hi - lo);
+}
+}  // namespace
 
 namespace {
 
@@ -447,27 +467,23 @@ void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vecto
       return;
     }
     nt = int(std::min<int64_t>(nt, tiles));
-#pragma omp parallel num_threads(nt)
-    {
-      int t = omp_get_thread_num();
-      int64_t chunk = (tiles + nt - 1) / nt;
+    measured_region(nt, [&](int t, int nthreads) {
+      int64_t chunk = (tiles + nthreads - 1) / nthreads;
       int64_t b = std::min(tiles, t * chunk), e = std::min(tiles, b + chunk);
       if (b < e) run_tiles(call, g, b, e);
-    }
+    });
     return;
   }
   if (nt == 1) {
     run_range(call, g, 0, n);
     return;
   }
-#pragma omp parallel num_threads(nt)
-  {
-    int t = omp_get_thread_num();
-    int64_t chunk = (n + nt - 1) / nt;
+  measured_region(nt, [&](int t, int nthreads) {
+    int64_t chunk = (n + nthreads - 1) / nthreads;
     chunk = (chunk + 63) / 64 * 64;  // keep thread boundaries on cache lines
     int64_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
     if (b < e) run_range(call, g, b, e);
-  }
+  });
 }
 
 }  // namespace

@@ -104,29 +104,30 @@ template <typename T, ReduceKind K>
 void reduce_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
   using Opk = Op<T, K>;
   if (I == 1) {
-    if (O >= omp_get_max_threads() * 4 || O * R < kParallelGrain) {
+    if (O >= 8 || O * R < kParallelGrain) {
       int nt = parallel_threads(O * R);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
       for (int64_t o = 0; o < O; ++o) out[o] = reduce_row<T, K>(x + o * R, R);
       return;
     }
-    // Few long rows: split each row across threads and combine the partial results.
+    // Few long rows: split each row into parts, reduce the parts in parallel and combine
+    // them in order. The parts depend on R only, so the result does not depend on the thread
+    // count (threads.h may lower it under load between two runs of the same computation).
     int nt = parallel_threads(R);
+    const int64_t parts = std::clamp<int64_t>(R / kParallelGrain, 1, 64);
     // Not std::vector<T>: for T = bool it packs bits, and threads writing neighbouring
     // partials would race on the same word.
-    std::unique_ptr<T[]> part(new T[size_t(nt)]);
+    std::unique_ptr<T[]> part(new T[size_t(parts)]);
     for (int64_t o = 0; o < O; ++o) {
-      std::fill(part.get(), part.get() + nt, Opk::init());
       const T* row = x + o * R;
-#pragma omp parallel num_threads(nt)
-      {
-        int t = omp_get_thread_num();
-        int64_t chunk = (R + nt - 1) / nt;
-        int64_t b = std::min<int64_t>(R, t * chunk), e = std::min<int64_t>(R, b + chunk);
-        if (b < e) part[t] = reduce_row<T, K>(row + b, e - b);
+      const int64_t chunk = (R + parts - 1) / parts;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+      for (int64_t q = 0; q < parts; ++q) {
+        int64_t b = std::min<int64_t>(R, q * chunk), e = std::min<int64_t>(R, b + chunk);
+        part[q] = b < e ? reduce_row<T, K>(row + b, e - b) : Opk::init();
       }
       T acc = part[0];
-      for (int t = 1; t < nt; ++t) acc = Opk::step(acc, part[t]);
+      for (int64_t q = 1; q < parts; ++q) acc = Opk::step(acc, part[q]);
       out[o] = acc;
     }
     return;

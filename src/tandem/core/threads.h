@@ -1,0 +1,38 @@
+#pragma once
+// Thread-count policy shared by every parallel region (tandem's own and, through OpenMP's
+// ICV, oneDNN's and the GEMM's): the count the user asked for, dropped to one thread while
+// the machine is oversubscribed.
+//
+// Why: an OpenMP region on N threads finishes when its slowest thread does. When another
+// process holds a core, one of tandem's threads waits for a scheduler time slice (ms) in
+// every region, and a step of a hundred regions runs several times slower than on one
+// thread. Regions report how unevenly their threads finished; a few badly skewed regions in
+// a row switch to one thread, and a probe after a back-off period switches back.
+// TANDEM_ADAPTIVE_THREADS=0 turns this off.
+#include <cstdint>
+
+namespace tandem::threads {
+
+// What the user asked for (set_num_threads); 0 before any call means OpenMP's default.
+void set_requested(int n);
+int requested();
+
+// The threads a parallel region should use now (omp_get_max_threads() while uncontended).
+// Call from the thread that opens regions; cheap (a clock read at most every probe).
+int available();
+
+// After a region on `threads` threads: `span_ns` from its start to its end, `skew_ns` between
+// its first and last thread to finish. Skew of a large fraction of the span, repeatedly,
+// marks the machine oversubscribed.
+void report(int threads, int64_t span_ns, int64_t skew_ns);
+
+// Monotonic nanoseconds (steady_clock), for timing regions.
+int64_t now_ns();
+
+// True while regions run on one thread because of contention (for tests and explain()).
+bool contended();
+
+// Tests: forget the contention state and the back-off.
+void reset();
+
+}  // namespace tandem::threads
