@@ -721,11 +721,11 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
         np.testing.assert_array_equal(y.detach().numpy(), v.detach().numpy())
     assert len(traces) == 2 and f._cache.num_direct() == 0 and g._cache.num_direct() == 1
     g(mint.randn(2, 4), b[:2])  # a new signature: traced, then served from C++ too
-    g(a.requires_grad_(), b)    # requires_grad is part of the key
-    assert len(traces) == 4
+    g(a.requires_grad_(), b)    # requires_grad is part of the key: traced, and since the
+    assert len(traces) == 5     # result carries history, run eagerly (the caller may need it)
     with tandem.no_grad():
         g(a, b)                 # so is grad mode
-    assert len(traces) == 5
+    assert len(traces) == 6
     assert isinstance(g(a.detach(), b), tuple)
 
     net = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
@@ -777,3 +777,34 @@ def test_constant_chains_fold_only_where_bit_exact():
         np.testing.assert_array_equal(g(x).detach().numpy(), f(x).detach().numpy())
         optimized = g.explain(x).split("optimized graph")[1].split("eager:")[0]
         assert ("= mul(%0" in optimized) == folds, optimized  # folded: one mul by a constant
+
+
+def test_arguments_requiring_grad_keep_their_history_through_jit():
+    # Regression: the traced symbols did not require grad, so the compiled result had no
+    # history and gradients through a jit function (or a GRAPH_MODE cell fed by another
+    # layer's output) were silently zero.
+    h = mint.randn(5).requires_grad_()
+    f = jit(lambda v: mint.relu(v) * 2 + v.exp())
+    y = f(h)
+    assert y.requires_grad
+    y.sum().backward()
+    want = (h.detach() > 0).float() * 2 + h.detach().exp()
+    np.testing.assert_allclose(h.grad.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_graph_mode_cells_differentiate_like_pynative():
+    from tandem import nn
+    x = mint.randn(16, 8)
+    grads = {}
+    for mode in (tandem.PYNATIVE_MODE, tandem.GRAPH_MODE):
+        tandem.set_context(mode=mode)
+        try:
+            tandem.manual_seed(0)
+            net = nn.SequentialCell(nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 3))
+            g = tandem.grad(lambda a: net(a).sum(), None, net.trainable_params())(x)
+            grads[mode] = [t.numpy() for t in g]
+        finally:
+            tandem.set_context(mode=tandem.PYNATIVE_MODE)
+    for a, b in zip(grads[tandem.PYNATIVE_MODE], grads[tandem.GRAPH_MODE]):
+        assert np.abs(a).sum() > 0
+        np.testing.assert_allclose(a, b, rtol=1e-6)
