@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "tandem/core/threads.h"
+#include "tandem/ops/autocast.h"
 
 #include "common.h"
 
@@ -78,6 +79,23 @@ NB_MODULE(_C, m) {
       },
       nb::arg("n"));
   m.def("get_num_threads", [] { return tandem::threads::requested(); });
+  m.def(
+      "autocast_state",
+      [] {
+        tandem::AutocastState st = tandem::autocast_state();
+        return nb::make_tuple(int(st.mode), st.dtype);
+      },
+      "(mode, dtype) of this thread's autocast: mode 0 off, 1 op lists, 2 cast all.");
+  m.def(
+      "set_autocast_state",
+      [](int mode, tandem::DType dtype) {
+        TANDEM_CHECK(mode >= 0 && mode <= 2, tandem::ValueError,
+                     "set_autocast_state: mode must be 0, 1 or 2, got ", mode);
+        TANDEM_CHECK(tandem::is_floating(dtype), tandem::ValueError,
+                     "autocast: dtype must be a floating type, got ", tandem::dtype_name(dtype));
+        tandem::set_autocast_state({tandem::AutocastMode(mode), dtype});
+      },
+      nb::arg("mode"), nb::arg("dtype"));
   m.def("threads_contended", &tandem::threads::contended);
   m.def("threads_report", &tandem::threads::report, nb::arg("threads"), nb::arg("span_ns"),
         nb::arg("skew_ns"));

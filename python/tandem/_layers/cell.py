@@ -186,11 +186,46 @@ class Cell(CellTree):
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
-        out = self._run_in_mode(*args, **kwargs)
+        amp = self.__dict__.get("_amp_dtype")
+        if amp is None:
+            out = self._run_in_mode(*args, **kwargs)
+        else:
+            out = self._run_to_float(amp, args, kwargs)
         for post in list(self._post_hooks.values()):
             r = post(self, args, out)
             if r is not None:
                 out = r
+        return out
+
+    def to_float(self, dst_type: Any) -> "Cell":
+        """Runs this cell and its children in `dst_type` (MindSpore's ``Cell.to_float``):
+        floating inputs, parameters and intermediate tensors are cast to it where ops use
+        them. Parameters themselves stay as they are (float32 master weights); the casts
+        are ops, so gradients reach them in their own dtype.
+
+        Args:
+            dst_type (dtype): float16, bfloat16 or float32 (float32 inside a low-precision
+                network keeps a cell, e.g. a batch norm, in full precision).
+
+        Returns:
+            Cell, this cell.
+
+        Raises:
+            ValueError: dst_type is not one of those.
+        """
+        ok = (_C.dtype.float16, _C.dtype.bfloat16, _C.dtype.float32)
+        if dst_type not in ok:
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, "
+                             f"bfloat16 or float32, got {dst_type}")
+        object.__setattr__(self, "_amp_dtype", dst_type)
+        return self
+
+    def _run_to_float(self, dtype: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+        from .. import _amp
+        with _amp.AutocastScope(_amp.ALL, dtype):
+            out = self._run_in_mode(*_amp.cast_tree(args, dtype), **_amp.cast_tree(kwargs, dtype))
+        if self.__dict__.get("_amp_out_fp32"):
+            out = _amp.cast_tree(out, _C.dtype.float32)
         return out
 
     def _run_in_mode(self, *args: Any, **kwargs: Any) -> Any:

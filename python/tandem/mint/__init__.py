@@ -31,3 +31,38 @@ __all__ += _ops.__all__
 from ..export import mint_export as export  # noqa: E402,F401  (deployment: tandem/export.py)
 from .. import onnx  # noqa: E402,F401  (mint.onnx.export: tandem/onnx/)
 __all__ += ["export", "onnx"]  # deployment
+import builtins as _builtins  # noqa: E402
+
+_py_bool = _builtins.bool
+from . import amp  # noqa: E402  (mixed precision: tandem/_amp.py)
+from .amp import autocast  # noqa: E402,F401
+
+
+def is_autocast_enabled(device_type: str = "cpu") -> _py_bool:
+    """Whether an autocast region is active on this thread (``torch.is_autocast_enabled``).
+
+    Args:
+        device_type (str): 'cpu' (autocast is never enabled for other devices here).
+
+    Returns:
+        bool, True inside an enabled ``mint.autocast`` region.
+    """
+    from .. import _amp as _amp_core
+    return device_type == "cpu" and _amp_core.state()[0] == _amp_core.LISTS
+
+
+def get_autocast_dtype(device_type: str = "cpu") -> dtype:
+    """The low-precision dtype autocast uses (``torch.get_autocast_dtype``).
+
+    Args:
+        device_type (str): 'cpu'.
+
+    Returns:
+        dtype, the active region's dtype, or bfloat16 (the CPU default) outside one.
+    """
+    from .. import _amp as _amp_core
+    mode, dt = _amp_core.state()
+    return dt if mode == _amp_core.LISTS else bfloat16
+
+
+__all__ += ["amp", "autocast", "is_autocast_enabled", "get_autocast_dtype"]

@@ -9,6 +9,7 @@
 #include "tandem/autograd/node.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/tracer.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/shape_ops.h"
@@ -112,6 +113,8 @@ struct Run {
 
 void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads,
                 bool retain_graph, bool create_graph, bool accumulate_leaves, Run* run) {
+  // Backward runs in the dtypes the forward chose: autocast is off inside vjps (PyTorch).
+  AutocastGuard no_autocast({AutocastMode::Off, DType::BFloat16});
   GradModeGuard mode(create_graph);
   std::vector<std::shared_ptr<Node>> nodes;  // everything reachable from the roots
   std::unordered_set<const Node*> seen;

@@ -6,6 +6,7 @@
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/graph/cost.h"
+#include "tandem/ops/autocast.h"
 
 namespace tandem {
 namespace {
@@ -23,6 +24,10 @@ std::string JitCache::key(const std::vector<Tensor>& tensors, bool grad_enabled,
   std::string k;
   k.reserve(16 + tensors.size() * 24);
   k.push_back(char(grad_enabled));
+  // Autocast inserts casts while tracing: a graph traced under one state is another program.
+  const AutocastState ac = autocast_state();
+  k.push_back(char(ac.mode));
+  k.push_back(char(ac.mode == AutocastMode::Off ? 0 : int(ac.dtype)));
   k.append(reinterpret_cast<const char*>(&static_id), sizeof(static_id));
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];

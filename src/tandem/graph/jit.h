@@ -42,8 +42,8 @@ struct JitEntry {
 class JitCache {
  public:
   // The cache key of a call: the tensor arguments' dtypes, shapes and requires_grad, which
-  // of them share memory (aliases), the grad mode, and `static_id`, which names the
-  // caller's other (static) arguments.
+  // of them share memory (aliases), the grad mode, the autocast state, and `static_id`, which names
+  // the caller's other (static) arguments.
   static std::string key(const std::vector<Tensor>& tensors, bool grad_enabled,
                          int64_t static_id = 0);
   // Per tensor: -1 when it shares memory with no earlier argument; j when it is the same

@@ -5,6 +5,7 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/conv.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/conv.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
@@ -254,7 +255,9 @@ std::vector<int64_t> same_padding(const std::vector<int64_t>& kernel,
   return lo;
 }
 
-Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& a) {
+Tensor conv2d(const Tensor& x_, const Tensor& weight_, const Tensor& bias_, const Conv2dArgs& a) {
+  const Tensor x = autocast_lower(x_), weight = autocast_lower(weight_);
+  const Tensor bias = autocast_lower(bias_);
   TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError,
                "conv2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape ",
                shape_str(x.shape()));
@@ -322,12 +325,14 @@ std::vector<Tensor> conv2d_backward_weight(const Tensor& x, const Tensor& grad_o
   return dispatch(conv2d_bwd_weight_op, {x, grad_out}, at);
 }
 
-Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+Tensor conv_transpose2d(const Tensor& x_, const Tensor& weight_, const Tensor& bias_,
                         std::vector<int64_t> stride, std::vector<int64_t> padding,
                         std::vector<int64_t> output_padding, int64_t groups,
                         std::vector<int64_t> dilation) {
-  TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError,
-               "conv_transpose2d: expected a 3-D or 4-D input, got shape ", shape_str(x.shape()));
+  TANDEM_CHECK(x_.dim() == 3 || x_.dim() == 4, ValueError,
+               "conv_transpose2d: expected a 3-D or 4-D input, got shape ", shape_str(x_.shape()));
+  const Tensor x = autocast_lower(x_), weight = autocast_lower(weight_);
+  const Tensor bias = autocast_lower(bias_);
   TANDEM_CHECK(weight.dim() == 4, ValueError,
                "conv_transpose2d: expected a 4-D weight (C_in, C_out/groups, KH, KW), got ",
                shape_str(weight.shape()));

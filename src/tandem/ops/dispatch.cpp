@@ -1,10 +1,12 @@
 #include "tandem/ops/dispatch.h"
 
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/hooks.h"
 
 namespace tandem {
@@ -45,8 +47,10 @@ std::vector<const OpDef*> all_ops() {
   return out;
 }
 
-std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
+std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& given,
                              const Attrs& attrs) {
+  std::vector<Tensor> cast;
+  const std::vector<Tensor>& inputs = autocast_all(op, given, cast) ? cast : given;
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
@@ -61,6 +65,10 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
 
 std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
                             const Attrs& attrs) {
+  // Ops a kernel calls are its implementation, not user calls: they never autocast.
+  std::optional<AutocastGuard> no_autocast;
+  if (autocast_state().mode != AutocastMode::Off)
+    no_autocast.emplace(AutocastState{AutocastMode::Off, DType::BFloat16});
   std::vector<Tensor> outs;
   if (op.view) {
     outs.push_back(op.view(op, inputs, attrs));
@@ -73,18 +81,25 @@ std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
   return outs;
 }
 
-Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs& attrs) {
+  std::vector<Tensor> cast;
+  const std::vector<Tensor>& inputs = autocast_all(op, given, cast) ? cast : given;
   for (size_t i = 0; i < inputs.size(); ++i)
     TANDEM_CHECK(inputs[i].defined(), ValueError, op.name, ": input ", i, " is None");
   std::vector<Tensor> outs;
   if (TraceRecorder* tr = active_trace_recorder()) {
     outs = tr->record(op, inputs, attrs);
-  } else if (op.view) {
-    outs.push_back(op.view(op, inputs, attrs));
   } else {
-    std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
-    outs.push_back(Tensor::empty(metas[0].shape, metas[0].dtype));
-    op.kernel(op, inputs, outs, attrs);
+    std::optional<AutocastGuard> no_autocast;  // as in execute()
+    if (autocast_state().mode != AutocastMode::Off)
+      no_autocast.emplace(AutocastState{AutocastMode::Off, DType::BFloat16});
+    if (op.view) {
+      outs.push_back(op.view(op, inputs, attrs));
+    } else {
+      std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
+      outs.push_back(Tensor::empty(metas[0].shape, metas[0].dtype));
+      op.kernel(op, inputs, outs, attrs);
+    }
   }
   const AutogradHooks* ag = autograd_hooks();
   if (ag && ag->should_record(op, inputs)) ag->record(op, inputs, attrs, outs);
@@ -112,6 +127,9 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
     if (old.defined()) ag->record_inplace(op, inputs, attrs, out, old);
     return;
   }
+  std::optional<AutocastGuard> no_autocast;  // as in execute()
+  if (autocast_state().mode != AutocastMode::Off)
+    no_autocast.emplace(AutocastState{AutocastMode::Off, DType::BFloat16});
   if (op.kernel_writes_any_out ||
       (out.dtype() == metas[0].dtype && out.is_contiguous() && !aliases_any(out, inputs))) {
     std::vector<Tensor> outs{out};

@@ -8,6 +8,7 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
@@ -130,7 +131,18 @@ TANDEM_DEFINE_VJP(matmul_op, matmul_vjp)
 
 }  // namespace
 
+namespace {
+Tensor matmul_nocast(const Tensor& a, const Tensor& b);
+}  // namespace
+
+// matmul, mm and bmm are on autocast's lower-precision list; mv and dot are not (PyTorch's
+// CPU lists), so they call the uncast form.
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  return matmul_nocast(autocast_lower(a), autocast_lower(b));
+}
+
+namespace {
+Tensor matmul_nocast(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() > 0 && b.dim() > 0, ValueError,
                "matmul: both arguments need at least 1 dimension, got ", a.dim(), "-d and ",
                b.dim(), "-d");
@@ -157,6 +169,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (b.dim() == 1) r = squeeze(r, std::vector<int64_t>{-1});
   return r;
 }
+}  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "mm: expects 2-D tensors, got ", a.dim(),
@@ -174,12 +187,12 @@ Tensor mv(const Tensor& a, const Tensor& v) {
   TANDEM_CHECK(a.dim() == 2 && v.dim() == 1, ValueError,
                "mv: expects a 2-D matrix and a 1-D vector, got ", a.dim(), "-d and ", v.dim(),
                "-d");
-  return matmul(a, v);
+  return matmul_nocast(a, v);
 }
 Tensor dot(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "dot: expects 1-D tensors, got ", a.dim(),
                "-d and ", b.dim(), "-d");
-  return matmul(a, b);
+  return matmul_nocast(a, b);
 }
 Tensor outer(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "outer: expects 1-D tensors, got ",
@@ -188,13 +201,15 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, Scalar beta, Scalar alpha) {
-  return add_scaled_product(input, mm(m1, m2), beta, alpha);
+  return add_scaled_product(autocast_lower(input), mm(m1, m2), beta, alpha);
 }
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
-  return add_scaled_product(input, bmm(b1, b2), beta, alpha);
+  return add_scaled_product(autocast_lower(input), bmm(b1, b2), beta, alpha);
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& x_, const Tensor& weight_, const Tensor& bias_) {
+  const Tensor x = autocast_lower(x_), weight = autocast_lower(weight_);
+  const Tensor bias = autocast_lower(bias_);
   TANDEM_CHECK(weight.dim() == 2 || weight.dim() == 1, ValueError,
                "linear: weight must be 1-D or 2-D, got shape ", shape_str(weight.shape()));
   TANDEM_CHECK(x.dtype() == weight.dtype(), TypeError, "linear: input (", dtype_name(x.dtype()),
@@ -241,7 +256,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& d
   return reshape(matmul(am, bm), out);
 }
 
-Tensor trace(const Tensor& x) {
+Tensor trace(const Tensor& x_) {
+  const Tensor x = autocast_fp32(x_);
   TANDEM_CHECK(x.dim() == 2, ValueError, "trace: expects a 2-D matrix, got ", x.dim(), "-d");
   return sum(diagonal(x, 0, 0, 1));
 }
@@ -263,7 +279,8 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
   return out;
 }
 
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
+Tensor cdist(const Tensor& x1_, const Tensor& x2_, double p) {
+  const Tensor x1 = autocast_fp32(x1_), x2 = autocast_fp32(x2_);
   TANDEM_CHECK(x1.dim() >= 2 && x2.dim() >= 2, ValueError, "cdist: expects at least 2-D inputs");
   TANDEM_CHECK(x1.shape().back() == x2.shape().back(), ValueError,
                "cdist: X1 and X2 must have the same number of columns: ", x1.shape().back(), " vs ",
@@ -347,7 +364,7 @@ TANDEM_DEFINE_VJP(inv_op, inv_vjp)
 }  // namespace
 
 Tensor inv(const Tensor& x) {
-  return dispatch1(inv_op, {x});
+  return dispatch1(inv_op, {autocast_fp32(x)});
 }
 
 }  // namespace tandem

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "tandem/core/error.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
@@ -93,8 +94,11 @@ Tensor classes_last(const Tensor& x) {
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+Tensor nll_loss(const Tensor& input_, const Tensor& target_, const Tensor& weight_,
                 int64_t ignore_index, const std::string& reduction) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_),
+               weight = autocast_fp32(weight_);
   check_reduction(reduction, "nll_loss");
   TANDEM_CHECK(input.dim() >= 1, ValueError, "nll_loss: input must have at least 1 dim");
   TANDEM_CHECK(is_integral(target.dtype()), TypeError,
@@ -136,8 +140,11 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   return div(sum(loss), sum(w));  // nan when every target is ignored, as in PyTorch
 }
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+Tensor cross_entropy(const Tensor& input_, const Tensor& target_, const Tensor& weight_,
                      int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_),
+               weight = autocast_fp32(weight_);
   check_reduction(reduction, "cross_entropy");
   TANDEM_CHECK(label_smoothing >= 0 && label_smoothing <= 1, ValueError,
                "cross_entropy: label_smoothing must be in [0, 1], got ", label_smoothing);
@@ -193,21 +200,27 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   return add(mul(nll, num(1 - label_smoothing)), mul(s, num(label_smoothing / double(C))));
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+Tensor mse_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "mse_loss");
   warn_if_broadcast(input, target, "mse_loss");
   Tensor d = sub(input, target);
   return reduce(mul(d, d), reduction);
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+Tensor l1_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "l1_loss");
   warn_if_broadcast(input, target, "l1_loss");
   return reduce(abs(sub(input, target)), reduction);
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+Tensor smooth_l1_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction,
                       double beta) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "smooth_l1_loss");
   warn_if_broadcast(input, target, "smooth_l1_loss");
   TANDEM_CHECK(beta >= 0, ValueError, "smooth_l1_loss: beta must be non-negative, got ", beta);
@@ -218,8 +231,10 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
   return reduce(where(lt(d, num(beta)), quad, lin), reduction);
 }
 
-Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+Tensor huber_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction,
                   double delta) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "huber_loss");
   warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
@@ -229,8 +244,11 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
   return reduce(where(lt(d, num(delta)), quad, lin), reduction);
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+Tensor binary_cross_entropy(const Tensor& input_, const Tensor& target_, const Tensor& weight_,
                             const std::string& reduction) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_),
+               weight = autocast_fp32(weight_);
   check_reduction(reduction, "binary_cross_entropy");
   check_same_shape(input, target, "binary_cross_entropy");
   if (input.numel() > 0 && !input.is_symbolic()) {
@@ -248,9 +266,12 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   return reduce(loss, reduction);
 }
 
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
-                                        const Tensor& weight, const Tensor& pos_weight,
+Tensor binary_cross_entropy_with_logits(const Tensor& input_, const Tensor& target_,
+                                        const Tensor& weight_, const Tensor& pos_weight_,
                                         const std::string& reduction) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_),
+               weight = autocast_fp32(weight_), pos_weight = autocast_fp32(pos_weight_);
   check_reduction(reduction, "binary_cross_entropy_with_logits");
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
   Tensor t = as_float(target, input);
@@ -268,8 +289,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   return reduce(loss, reduction);
 }
 
-Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
+Tensor kl_div(const Tensor& input_, const Tensor& target_, const std::string& reduction,
               bool log_target) {
+  // On autocast's float32 list: low-precision floating inputs are computed in float32.
+  const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "kl_div", true);
   Tensor loss = log_target ? mul(exp(target), sub(target, input))
                            : where(gt(target, num(0.0)), mul(target, sub(log(target), input)),

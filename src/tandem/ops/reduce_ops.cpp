@@ -10,6 +10,7 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/reduce.h"
+#include "tandem/ops/autocast.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
@@ -336,7 +337,8 @@ Tensor sum(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dty
 Tensor mean(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dtype) {
   return dispatch1(mean_op, {x}, reduce_attrs(x, dims, keepdim, dtype, "mean"));
 }
-Tensor prod(const Tensor& x, DimList dims, bool keepdim, std::optional<DType> dtype) {
+Tensor prod(const Tensor& x_, DimList dims, bool keepdim, std::optional<DType> dtype) {
+  const Tensor x = autocast_fp32(x_);  // on autocast's float32 list
   return dispatch1(prod_op, {x}, reduce_attrs(x, dims, keepdim, dtype, "prod"));
 }
 Tensor amax(const Tensor& x, DimList dims, bool keepdim) {
