@@ -335,3 +335,24 @@ def test_bf16_lenet_trains_like_float32():
         acc[low] = float((pred == Y).float().mean().item())
     assert acc[False] > 0.6
     assert abs(acc[True] - acc[False]) < 0.03, acc
+
+
+@pytest.mark.parametrize("sa,sb,ta,tb", [((64, 48), (48, 80), False, False),
+                                         ((48, 64), (48, 80), True, False),
+                                         ((64, 48), (80, 48), False, True),
+                                         ((3, 17, 9), (9, 5), False, False),
+                                         ((2, 1, 7, 9), (3, 9, 4), False, False),
+                                         ((9,), (9, 6), False, False),
+                                         ((0, 9), (9, 6), False, False),
+                                         ((5, 0), (0, 6), False, False)])
+def test_bf16_matmul_kernel(sa, sb, ta, tb):
+    rng = np.random.default_rng(0)
+    a = mint.tensor(rng.standard_normal(sa).astype(np.float32)).bfloat16()
+    b = mint.tensor(rng.standard_normal(sb).astype(np.float32)).bfloat16()
+    a = a.transpose(-1, -2) if ta else a
+    b = b.transpose(-1, -2) if tb else b
+    got = a @ b
+    assert got.dtype == mint.bfloat16
+    # float32 accumulation of the bf16 inputs, rounded once to bf16
+    want = (a.float() @ b.float()).bfloat16().float().numpy()
+    np.testing.assert_allclose(got.float().numpy(), want, rtol=1e-2, atol=1e-2)

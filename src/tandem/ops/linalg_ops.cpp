@@ -66,10 +66,47 @@ Panel panel_of(const Tensor& x) {
   return {c, false, cols};
 }
 
+// bf16 x bf16 -> bf16 on oneDNN (autocast's matmul): per batch matrix, on the operands'
+// own panels. False when oneDNN has no fast kernel for a shape (then: the float32 path).
+bool matmul_bf16(const Tensor& a0, const Tensor& b0, const Tensor& c) {
+  if (!c.is_contiguous()) return false;
+  int64_t M = a0.shape()[a0.dim() - 2], K = a0.shape().back(), N = b0.shape().back();
+  Shape batch(c.shape().begin(), c.shape().end() - 2);
+  Shape sa = batch, sb = batch;
+  sa.insert(sa.end(), {M, K});
+  sb.insert(sb.end(), {K, N});
+  Tensor a = expand(a0, sa), b = expand(b0, sb);
+  Panel pa = panel_of(a), pb = panel_of(b);
+  int64_t nb = numel_of(batch);
+  std::vector<int64_t> idx(batch.size(), 0);
+  for (int64_t i = 0; i < nb; ++i) {
+    int64_t oa = 0, ob = 0;
+    for (size_t d = 0; d < batch.size(); ++d) {
+      oa += idx[d] * pa.t.strides()[d];
+      ob += idx[d] * pb.t.strides()[d];
+    }
+    const char* ap = static_cast<const char*>(pa.t.data_ptr()) + oa * 2;
+    const char* bp = static_cast<const char*>(pb.t.data_ptr()) + ob * 2;
+    char* cp = static_cast<char*>(c.data_ptr()) + i * M * N * 2;
+    if (!gemm_bf16(pa.trans, pb.trans, M, N, K, ap, pa.ld, bp, pb.ld, cp, N)) {
+      TANDEM_CHECK(i == 0, Error, "internal: bf16 matmul changed kernels within a batch");
+      return false;
+    }
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return true;
+}
+
 void matmul_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs&) {
   Tensor out0 = out[0];
   DType dt = out0.dtype();
+  if (dt == DType::BFloat16 && in[0].dtype() == dt && in[1].dtype() == dt &&
+      matmul_bf16(in[0], in[1], out0))
+    return;
   DType kt = (dt == DType::Float16 || dt == DType::BFloat16) ? DType::Float32 : dt;
   Tensor a = in[0].dtype() == kt ? in[0] : to_dtype(in[0], kt);
   Tensor b = in[1].dtype() == kt ? in[1] : to_dtype(in[1], kt);

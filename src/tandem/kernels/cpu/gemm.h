@@ -13,4 +13,10 @@ void gemm(DType dtype, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
           const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
           int64_t ldc);
 
+// C = op(A) @ op(B) for bfloat16 A, B and C (float32 accumulation) on oneDNN's matmul
+// primitive. Returns false, computing nothing, where oneDNN has no fast kernel for it (the
+// caller then converts to float32).
+bool gemm_bf16(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const void* A,
+               int64_t lda, const void* B, int64_t ldb, void* C, int64_t ldc);
+
 }  // namespace tandem
