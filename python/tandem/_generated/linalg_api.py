@@ -24,6 +24,8 @@ def inv(A: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('inv', 'A', A)
     return _C.inv(A)
 
 
@@ -46,6 +48,8 @@ def norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('norm', 'A', A)
     return _impl.linalg.norm(A, ord, dim, keepdim)
 
 
@@ -74,6 +78,8 @@ def vector_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(x, Tensor):
+        _impl.args.not_a_tensor('vector_norm', 'x', x)
     return _impl.linalg.vector_norm(x, ord, dim, keepdim, dtype)
 
 
@@ -95,6 +101,8 @@ def matrix_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('matrix_norm', 'A', A)
     return _impl.linalg.matrix_norm(A, ord, dim, keepdim)
 
 

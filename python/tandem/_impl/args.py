@@ -67,6 +67,12 @@ def varargs(args: Tuple[Any, ...], op: str, what: str) -> List[int]:
     return ints(args, op, what)
 
 
+def not_a_tensor(op: str, name: str, value: Any) -> None:
+    """Raises the TypeError for a non-Tensor passed where the op table declares a Tensor
+    (the generated functions check before any helper reads ``.shape`` or ``.ndim`` of it)."""
+    raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(value).__name__}")
+
+
 def tensor_list(tensors: Any, op: str) -> List[Tensor]:
     """A list of Tensors from a list / tuple (PyTorch rejects a bare Tensor here too)."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
