@@ -191,6 +191,8 @@ def batch_norm(
         _impl.args.not_a_tensor('batch_norm', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
         _impl.args.not_a_tensor('batch_norm', 'bias', bias)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('batch_norm', 'training', training)
     return _C.batch_norm(input, running_mean, running_var, weight, bias, bool(training), float(momentum), float(eps))
 
 
@@ -293,6 +295,8 @@ def instance_norm(
         _impl.args.not_a_tensor('instance_norm', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
         _impl.args.not_a_tensor('instance_norm', 'bias', bias)
+    if not isinstance(use_input_stats, bool):
+        _impl.args.not_a_bool('instance_norm', 'use_input_stats', use_input_stats)
     return _C.instance_norm(input, running_mean, running_var, weight, bias, bool(use_input_stats), float(momentum), float(eps))
 
 
@@ -308,6 +312,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('relu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('relu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.relu(input), inplace)
 
 
@@ -323,6 +329,8 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('relu6', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('relu6', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.relu6(input), inplace)
 
 
@@ -338,6 +346,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('silu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('silu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.silu(input), inplace)
 
 
@@ -353,6 +363,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('mish', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('mish', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.mish(input), inplace)
 
 
@@ -368,6 +380,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('selu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('selu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.selu(input), inplace)
 
 
@@ -383,6 +397,8 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('hardsigmoid', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardsigmoid', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardsigmoid(input), inplace)
 
 
@@ -398,6 +414,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('hardswish', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardswish', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardswish(input), inplace)
 
 
@@ -414,6 +432,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('leaky_relu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('leaky_relu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.leaky_relu(input, negative_slope), inplace)
 
 
@@ -430,6 +450,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('elu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('elu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.elu(input, alpha), inplace)
 
 
@@ -446,6 +468,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('celu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('celu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.celu(input, alpha), inplace)
 
 
@@ -468,6 +492,8 @@ def hardtanh(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('hardtanh', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardtanh', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardtanh(input, min_val, max_val), inplace)
 
 
@@ -499,6 +525,10 @@ def max_pool2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('max_pool2d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('max_pool2d', 'ceil_mode', ceil_mode)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('max_pool2d', 'return_indices', return_indices)
     return _impl.nn.max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -530,6 +560,10 @@ def max_pool1d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('max_pool1d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('max_pool1d', 'ceil_mode', ceil_mode)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('max_pool1d', 'return_indices', return_indices)
     return _impl.nn.max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -562,6 +596,10 @@ def avg_pool2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('avg_pool2d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'ceil_mode', ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'count_include_pad', count_include_pad)
     return _impl.nn.avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -591,6 +629,10 @@ def avg_pool1d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('avg_pool1d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('avg_pool1d', 'ceil_mode', ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        _impl.args.not_a_bool('avg_pool1d', 'count_include_pad', count_include_pad)
     return _impl.nn.avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
 
 
@@ -644,6 +686,8 @@ def adaptive_max_pool2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('adaptive_max_pool2d', 'input', input)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('adaptive_max_pool2d', 'return_indices', return_indices)
     return _impl.nn.adaptive_max_pool2d(input, output_size, return_indices)
 
 
@@ -667,6 +711,10 @@ def dropout2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('dropout2d', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout2d', 'training', training)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('dropout2d', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), inplace and training)
 
 
@@ -697,6 +745,10 @@ def embedding(
         _impl.args.not_a_tensor('embedding', 'input', input)
     if not isinstance(weight, Tensor):
         _impl.args.not_a_tensor('embedding', 'weight', weight)
+    if not isinstance(scale_grad_by_freq, bool):
+        _impl.args.not_a_bool('embedding', 'scale_grad_by_freq', scale_grad_by_freq)
+    if not isinstance(sparse, bool):
+        _impl.args.not_a_bool('embedding', 'sparse', sparse)
     return _impl.nn.embedding(input, weight, padding_idx, max_norm, scale_grad_by_freq, sparse)
 
 
@@ -988,6 +1040,8 @@ def kl_div(
         _impl.args.not_a_tensor('kl_div', 'input', input)
     if not isinstance(target, Tensor):
         _impl.args.not_a_tensor('kl_div', 'target', target)
+    if not isinstance(log_target, bool):
+        _impl.args.not_a_bool('kl_div', 'log_target', log_target)
     return _C.kl_div(input, target, _impl.nn.reduction(size_average, reduce, reduction), log_target)
 
 
@@ -1019,6 +1073,8 @@ def interpolate(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('interpolate', 'input', input)
+    if not isinstance(antialias, bool):
+        _impl.args.not_a_bool('interpolate', 'antialias', antialias)
     return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 

@@ -50,6 +50,8 @@ def norm(
     """
     if not isinstance(A, Tensor):
         _impl.args.not_a_tensor('norm', 'A', A)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('norm', 'keepdim', keepdim)
     return _impl.linalg.norm(A, ord, dim, keepdim)
 
 
@@ -80,6 +82,10 @@ def vector_norm(
     """
     if not isinstance(x, Tensor):
         _impl.args.not_a_tensor('vector_norm', 'x', x)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('vector_norm', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('vector_norm', 'dtype', dtype)
     return _impl.linalg.vector_norm(x, ord, dim, keepdim, dtype)
 
 
@@ -103,6 +109,8 @@ def matrix_norm(
     """
     if not isinstance(A, Tensor):
         _impl.args.not_a_tensor('matrix_norm', 'A', A)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('matrix_norm', 'keepdim', keepdim)
     return _impl.linalg.matrix_norm(A, ord, dim, keepdim)
 
 

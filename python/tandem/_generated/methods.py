@@ -898,6 +898,8 @@ def index_put_(
     Returns:
         Tensor: self, holding the result.
     """
+    if not isinstance(accumulate, bool):
+        _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return self.copy_(_impl.index.index_put(self, indices, values, accumulate))
 
 

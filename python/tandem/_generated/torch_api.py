@@ -1410,6 +1410,8 @@ def isclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('isclose', 'input', input)
+    if not isinstance(equal_nan, bool):
+        _impl.args.not_a_bool('isclose', 'equal_nan', equal_nan)
     return _C.isclose(input, other, rtol, atol, equal_nan)
 
 
@@ -1435,6 +1437,8 @@ def allclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('allclose', 'input', input)
+    if not isinstance(equal_nan, bool):
+        _impl.args.not_a_bool('allclose', 'equal_nan', equal_nan)
     return _C.allclose(input, other, rtol, atol, equal_nan)
 
 
@@ -1512,6 +1516,12 @@ def sum(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('sum', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('sum', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('sum', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('sum', 'keepdims', keepdims)
     return _C.sum(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1545,6 +1555,12 @@ def mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('mean', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('mean', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('mean', 'keepdims', keepdims)
     return _C.mean(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1578,6 +1594,12 @@ def prod(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('prod', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('prod', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('prod', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('prod', 'keepdims', keepdims)
     return _C.prod(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1608,6 +1630,10 @@ def amax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('amax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('amax', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('amax', 'keepdims', keepdims)
     return _C.amax(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
 
 
@@ -1638,6 +1664,10 @@ def amin(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('amin', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('amin', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('amin', 'keepdims', keepdims)
     return _C.amin(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
 
 
@@ -1671,8 +1701,12 @@ def max(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('max', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('max', 'keepdim', keepdim)
     if other is not None and not isinstance(other, Tensor):
         _impl.args.not_a_tensor('max', 'other', other)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('max', 'keepdims', keepdims)
     return _impl.reduce.max_min('max', input, dim, keepdim or keepdims, other, axis)
 
 
@@ -1706,8 +1740,12 @@ def min(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('min', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('min', 'keepdim', keepdim)
     if other is not None and not isinstance(other, Tensor):
         _impl.args.not_a_tensor('min', 'other', other)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('min', 'keepdims', keepdims)
     return _impl.reduce.max_min('min', input, dim, keepdim or keepdims, other, axis)
 
 
@@ -1737,6 +1775,10 @@ def argmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argmax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('argmax', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('argmax', 'keepdims', keepdims)
     return _C.argmax(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1766,6 +1808,10 @@ def argmin(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argmin', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('argmin', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('argmin', 'keepdims', keepdims)
     return _C.argmin(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1796,6 +1842,10 @@ def all(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('all', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('all', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('all', 'keepdims', keepdims)
     return _C.all(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1826,6 +1876,10 @@ def any(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('any', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('any', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('any', 'keepdims', keepdims)
     return _C.any(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1864,6 +1918,10 @@ def var(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('var', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('var', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('var', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof, True)
 
 
@@ -1902,6 +1960,10 @@ def std(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('std', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('std', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('std', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof)
 
 
@@ -1938,6 +2000,10 @@ def var_mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('var_mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('var_mean', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('var_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
 
 
@@ -1974,6 +2040,10 @@ def std_mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('std_mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('std_mean', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('std_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
 
 
@@ -2004,6 +2074,10 @@ def logsumexp(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('logsumexp', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('logsumexp', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('logsumexp', 'keepdims', keepdims)
     return _C.logsumexp(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -2032,6 +2106,10 @@ def norm(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('norm', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('norm', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('norm', 'dtype', dtype)
     return _impl.reduce.norm(input, p, dim, keepdim, dtype)
 
 
@@ -2077,6 +2155,8 @@ def aminmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('aminmax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('aminmax', 'keepdim', keepdim)
     return _impl.reduce.aminmax(input, dim, keepdim)
 
 
@@ -2257,6 +2337,9 @@ def broadcast_tensors(*tensors: Tensor) -> List[Tensor]:
     Returns:
         sequence of Tensor: the result.
     """
+    for _t in tensors:
+        if not isinstance(_t, Tensor):
+            _impl.args.not_a_tensor('broadcast_tensors', 'tensors', _t)
     return _impl.shape.broadcast_tensors(tensors)
 
 
@@ -2748,6 +2831,10 @@ def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool =
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('tensor', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('tensor', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.Tensor(data, dtype), requires_grad)
 
 
@@ -2762,6 +2849,8 @@ def as_tensor(data: object, dtype: Optional[DType] = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('as_tensor', 'dtype', dtype)
     return _impl.creation.as_tensor(data, dtype)
 
 
@@ -2793,6 +2882,10 @@ def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('zeros', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('zeros', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(_impl.args.size(size), 0, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2812,6 +2905,10 @@ def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('ones', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('ones', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(_impl.args.size(size), 1, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2831,6 +2928,10 @@ def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('empty', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('empty', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.empty(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2858,6 +2959,10 @@ def full(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('full', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('full', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.full(size, fill_value, dtype), requires_grad)
 
 
@@ -2883,6 +2988,10 @@ def zeros_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('zeros_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('zeros_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('zeros_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, 0, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2908,6 +3017,10 @@ def ones_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('ones_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('ones_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('ones_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, 1, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2933,6 +3046,10 @@ def empty_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('empty_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('empty_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('empty_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.empty(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2960,6 +3077,10 @@ def full_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('full_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('full_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('full_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, fill_value, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2985,6 +3106,10 @@ def rand_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('rand_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('rand_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('rand_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.rand(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3010,6 +3135,10 @@ def randn_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('randn_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randn_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('randn_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.randn(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3036,6 +3165,8 @@ def randint_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('randint_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randint_like', 'dtype', dtype)
     return _impl.creation.randint_like(input, low, high, dtype)
 
 
@@ -3064,6 +3195,10 @@ def arange(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('arange', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('arange', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), requires_grad)
 
 
@@ -3091,6 +3226,10 @@ def linspace(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('linspace', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('linspace', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.linspace(float(start), float(end), int(steps), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3120,6 +3259,10 @@ def logspace(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('logspace', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('logspace', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.logspace(start, end, steps, base, dtype), requires_grad)
 
 
@@ -3145,6 +3288,10 @@ def eye(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('eye', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('eye', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.eye(n, m, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3227,6 +3374,10 @@ def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('rand', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('rand', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.rand(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3246,6 +3397,10 @@ def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randn', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('randn', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.randn(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3271,6 +3426,8 @@ def randint(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randint', 'dtype', dtype)
     return _impl.creation.randint(low, high, size, dtype)
 
 
@@ -3300,6 +3457,10 @@ def normal(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('normal', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('normal', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.normal(mean, std, size, dtype), requires_grad)
 
 
@@ -3327,6 +3488,10 @@ def uniform(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('uniform', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('uniform', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.uniform(float(low), float(high), _impl.args.size_or_scalar(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3358,6 +3523,8 @@ def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randperm', 'dtype', dtype)
     return _C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)
 
 
@@ -3374,6 +3541,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False) -> T
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('multinomial', 'input', input)
+    if not isinstance(replacement, bool):
+        _impl.args.not_a_bool('multinomial', 'replacement', replacement)
     return _C.multinomial(input, num_samples, replacement)
 
 
@@ -3496,6 +3665,8 @@ def scatter_reduce(
         _impl.args.not_a_tensor('scatter_reduce', 'index', index)
     if not isinstance(src, Tensor):
         _impl.args.not_a_tensor('scatter_reduce', 'src', src)
+    if not isinstance(include_self, bool):
+        _impl.args.not_a_bool('scatter_reduce', 'include_self', include_self)
     return _impl.index.scatter_reduce(input, dim, index, src, reduce, include_self)
 
 
@@ -3596,6 +3767,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Union[Tensor, Tuple[Ten
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('nonzero', 'input', input)
+    if not isinstance(as_tuple, bool):
+        _impl.args.not_a_bool('nonzero', 'as_tuple', as_tuple)
     return _impl.index.nonzero(input, as_tuple)
 
 
@@ -3650,6 +3823,8 @@ def index_put(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('index_put', 'input', input)
+    if not isinstance(accumulate, bool):
+        _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return _impl.index.index_put(input, indices, values, accumulate)
 
 
@@ -3955,6 +4130,8 @@ def cumsum(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cumsum', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('cumsum', 'dtype', dtype)
     return _C.cumsum(input, _impl.sort.required_dim('cumsum', dim, axis), dtype)
 
 
@@ -3981,6 +4158,8 @@ def cumprod(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cumprod', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('cumprod', 'dtype', dtype)
     return _C.cumprod(input, _impl.sort.required_dim('cumprod', dim, axis), dtype)
 
 
@@ -4079,6 +4258,10 @@ def sort(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('sort', 'input', input)
+    if not isinstance(descending, bool):
+        _impl.args.not_a_bool('sort', 'descending', descending)
+    if not isinstance(stable, bool):
+        _impl.args.not_a_bool('sort', 'stable', stable)
     return _impl.sort.values_indices(*_C.sort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable)))
 
 
@@ -4107,6 +4290,10 @@ def argsort(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argsort', 'input', input)
+    if not isinstance(descending, bool):
+        _impl.args.not_a_bool('argsort', 'descending', descending)
+    if not isinstance(stable, bool):
+        _impl.args.not_a_bool('argsort', 'stable', stable)
     return _C.argsort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable))
 
 
@@ -4151,6 +4338,10 @@ def topk(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('topk', 'input', input)
+    if not isinstance(largest, bool):
+        _impl.args.not_a_bool('topk', 'largest', largest)
+    if not isinstance(sorted, bool):
+        _impl.args.not_a_bool('topk', 'sorted', sorted)
     return _impl.sort.values_indices(*_C.topk(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(largest), bool(sorted)))
 
 
@@ -4181,6 +4372,10 @@ def kthvalue(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('kthvalue', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('kthvalue', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('kthvalue', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.kthvalue(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
 
 
@@ -4210,6 +4405,10 @@ def median(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('median', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('median', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('median', 'keepdims', keepdims)
     return _impl.sort.median('median', input, dim, keepdim or keepdims, axis)
 
 
@@ -4238,6 +4437,10 @@ def nanmedian(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('nanmedian', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('nanmedian', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('nanmedian', 'keepdims', keepdims)
     return _impl.sort.median('nanmedian', input, dim, keepdim or keepdims, axis)
 
 
@@ -4267,6 +4470,10 @@ def mode(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('mode', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('mode', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('mode', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.mode(input, _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
 
 
@@ -4294,6 +4501,12 @@ def unique(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('unique', 'input', input)
+    if not isinstance(sorted, bool):
+        _impl.args.not_a_bool('unique', 'sorted', sorted)
+    if not isinstance(return_inverse, bool):
+        _impl.args.not_a_bool('unique', 'return_inverse', return_inverse)
+    if not isinstance(return_counts, bool):
+        _impl.args.not_a_bool('unique', 'return_counts', return_counts)
     return _impl.sort.unique_result(_C.unique(input, bool(sorted), bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -4317,6 +4530,10 @@ def unique_consecutive(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('unique_consecutive', 'input', input)
+    if not isinstance(return_inverse, bool):
+        _impl.args.not_a_bool('unique_consecutive', 'return_inverse', return_inverse)
+    if not isinstance(return_counts, bool):
+        _impl.args.not_a_bool('unique_consecutive', 'return_counts', return_counts)
     return _impl.sort.unique_result(_C.unique_consecutive(input, bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -4384,6 +4601,10 @@ def searchsorted(
     """
     if not isinstance(sorted_sequence, Tensor):
         _impl.args.not_a_tensor('searchsorted', 'sorted_sequence', sorted_sequence)
+    if not isinstance(out_int32, bool):
+        _impl.args.not_a_bool('searchsorted', 'out_int32', out_int32)
+    if not isinstance(right, bool):
+        _impl.args.not_a_bool('searchsorted', 'right', right)
     if sorter is not None and not isinstance(sorter, Tensor):
         _impl.args.not_a_tensor('searchsorted', 'sorter', sorter)
     return _C.searchsorted(sorted_sequence, input, bool(out_int32), bool(right), side, sorter)
@@ -4413,6 +4634,8 @@ def softmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('softmax', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('softmax', 'dtype', dtype)
     return _C.softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
 
 
@@ -4440,6 +4663,8 @@ def log_softmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('log_softmax', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('log_softmax', 'dtype', dtype)
     return _C.log_softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
 
 
@@ -4458,6 +4683,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('dropout', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout', 'training', training)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('dropout', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training)
 
 
