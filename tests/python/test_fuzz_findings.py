@@ -123,3 +123,24 @@ def test_norm_of_an_integer_tensor_raises():
     with pytest.raises(TypeError, match="floating point"):
         mint.norm(mint.tensor([3, 4]))
     assert mint.linalg.vector_norm(mint.tensor([3, 4]), dtype=mint.float32).item() == 5.0
+
+
+def test_long_elementwise_chain_compiles_in_near_linear_time():
+    # Fusion groups are capped (fuse_elementwise.cpp): an unbounded group made each join
+    # re-describe the whole chain, O(n^2) (10k ops: ~20 s; now ~0.5 s, see
+    # benchmarks/jit_compile_long.py). The values stay bit-identical to eager.
+    import time
+
+    def chain(x):
+        for i in range(6000):
+            x = x * 0.999 if i % 3 == 0 else (x + 0.5 if i % 3 == 1 else x.tanh())
+        return x
+
+    x = mint.randn(16)
+    f = tandem.jit(chain)
+    t0 = time.perf_counter()
+    got = f(x)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 4.0, f"compiling a 6000-op chain took {elapsed:.1f} s"
+    np.testing.assert_array_equal(got.numpy(), chain(x).numpy())
+    np.testing.assert_array_equal(f(x).numpy(), chain(x).numpy())
