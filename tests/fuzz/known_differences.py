@@ -39,11 +39,12 @@ NO_JIT = {name: "random: eager and graph draw different numbers" for name in SHA
 
 #: Ops whose graph-mode values may differ from eager in the last bits (others must be
 #: bit-identical).
-JIT_INEXACT = {name: "a reduction over a broadcast operand: the fused graph sums in another "
-               "order than eager (last-bit differences)"
+JIT_INEXACT = {name: "a reduction over a fused elementwise producer: the fused graph sums in "
+               "another order than eager (last-bit differences)"
                for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
                             "binary_cross_entropy_with_logits", "binary_cross_entropy",
-                            "cross_entropy", "nll_loss")}
+                            "cross_entropy", "nll_loss", "norm", "vector_norm",
+                            "matrix_norm")}
 
 # (op regex, mode regex, status regex, detail regex, reason). The first match classifies a
 # mismatch as known.
@@ -88,7 +89,9 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "the op table gives maximum/minimum (and a few others) in-place methods torch lacks"),
     (".*", ".*", "tandem_accepts",
      r"not implemented for '(Long|Int|Short|Char|Byte|Bool)'|Integral inputs not supported|"
-     r"Subtraction, the `-` operator, with a bool tensor",
+     r"Subtraction, the `-` operator, with a bool tensor|only supports floating-point dtypes|"
+     r"result type (Float|Double) can't be cast to the desired output type "
+     r"(Long|Int|Short|Char|Byte|Bool)",
      "integer and bool inputs to ops with a float result (losses, softmax, logcumsumexp, "
      "logaddexp, ...) are promoted to the default float dtype, tandem's rule for float ops; "
      "torch has no integer kernel there (the activations torch rejects, tandem rejects too)"),
@@ -108,7 +111,8 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "take accepts any integer index dtype (index_select does in torch too)"),
     ("index_put|masked_fill", ".*", "tandem_accepts", r"dtypes match",
      "values are cast to the destination's dtype, as Tensor.__setitem__ does in torch"),
-    ("isclose|allclose|lerp", ".*", "tandem_accepts", r"did not match|expected dtype",
+    ("isclose|allclose|lerp|linear|addmm|mm|matmul|bmm", ".*", "tandem_accepts",
+     r"did not match|expected dtype|must have the same dtype",
      "mixed float dtypes are promoted instead of refused"),
     ("where", ".*", "tandem_accepts", r"where\(\) received",
      "where(condition, None, None) is where(condition), the one-argument form"),
@@ -159,6 +163,23 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      r"appears multiple times",
      "OPEN: argument checks torch has and tandem lacks (tensordot negative dims, norm dim "
      "rules, out-of-range ints in some positions, writes through overlapping non-expanded views)"),
+    (".*", ".*", "tandem_accepts",
+     r"mat2 must be a matrix|index -?\d+ is out of bounds|target should be between 0 and 1|"
+     r"0 sized dimensions|ignore_index is not supported for floating point target|"
+     r"must be int, not (float|object)|out of bounds for \w+ int|"
+     r"reduce argument must be either add or multiply|non-zero size for non-batch|"
+     r"Expected 3D or 4D|expected condition to be a boolean|Expected weight to be a vector|"
+     r"expanded size of the tensor|missing 1 required positional arguments: \"(repeats|mean)\"|"
+     r"takes \d positional arguments but \d were given|unsigned type with negative limits|"
+     r"must be Number, not NoneType|Expected self.dtype to be equal to src.dtype|"
+     r"can't be cast to the desired output type|must have at least 2 dimensions|"
+     r"must have length 3|It is expected dilation",
+     "OPEN: argument checks torch has and tandem lacks: a 1-D linear weight, negative gather "
+     "indices (tandem wraps them), binary_cross_entropy targets outside [0, 1], unique over "
+     "0-sized dims, ignore_index with float targets, integral floats for int parameters, "
+     "scatter's extra reduce modes, empty non-batch dims in pooling, float where() "
+     "conditions, weight/bias shape checks, broadcasting in addmm/linear/cross, omitted "
+     "arguments that default, in-place results that cannot be cast back"),
     (".*", ".*", "tandem_accepts", r"bernoulli_ expects p|p_in >= 0",
      "OPEN: bernoulli's p checked in [0, 1] for tensors only"),
     # --- tandem rejects what torch accepts, on purpose ---
@@ -187,10 +208,13 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "every in-place write into an expanded view is refused; torch's index_put_ does not check"),
     ("cross_entropy", ".*", "tandem_rejects", r"label_smoothing must be in \[0, 1\]",
      "a negative label_smoothing is rejected (torch accepts it and computes nonsense)"),
-    ("adaptive_avg_pool1d|adaptive_avg_pool2d|split|tensordot|adjoint|roll|gather|batch_norm",
+    ("adaptive_avg_pool1d|adaptive_avg_pool2d|split|tensordot|adjoint|roll|gather|batch_norm|"
+     "cummax|cummin|cat|concat|concatenate|stack|cross|index_add|scatter_add|scatter_reduce",
      ".*", "tandem_rejects",
      r"output_size must be|split_size must be positive|contracted dims differ|"
-     r"dimension out of range|index must be an int64|must be defined in evaluation mode",
+     r"dimension out of range|index must be an int64|must be defined in evaluation mode|"
+     r"must have size 3|too many indices|index tensor must have the same number|"
+     r"reduce must be one of",
      "OPEN: corner cases torch accepts and tandem refuses (empty results: output_size 0, "
      "split_size 0 of an empty dim, a float index into an empty tensor; size-1 contracted "
      "dims that torch broadcasts; adjoint/roll of low-rank inputs)"),
@@ -224,7 +248,31 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     ("softmax|log_softmax|dropout|dropout2d", "forward", "wrong", r"dtype",
      "empty or integer inputs: torch skips its kernel (and its dtype checks) for empty "
      "tensors and keeps integer dtypes through dropout; tandem returns the float type"),
+    ("clamp|clip", "backward", "wrong", r"values differ",
+     "OPEN: clamp's gradient where a tensor bound is NaN (torch: 0, tandem: passes it)"),
     # --- torch quirks tandem does not copy ---
+    ("signbit", "forward", "wrong", r"values differ",
+     "the sign of NaN after a float32 -> bfloat16 conversion: torch's conversion makes "
+     "negative quiet NaNs, tandem keeps the sign (numpy's nan is positive)"),
+    ("binary_cross_entropy_with_logits", "forward", "wrong", r"dtype",
+     "with pos_weight, torch accumulates in place into (1 - target), so its result has "
+     "target's dtype even when input is wider; tandem promotes input and target"),
+    ("unique_consecutive", "forward", "wrong", r"items vs",
+     "torch's boolean dispatch drops a positional return_inverse when return_counts is a "
+     "keyword; tandem honours both"),
+    ("cross", "forward", "wrong", r"values differ",
+     "torch.cross without dim takes the first dimension of size 3 (deprecated); mint.cross "
+     "uses dim=-1, as torch.linalg.cross does"),
+    ("pow", "forward|inplace", "tandem_rejects", r"negative integer powers",
+     "integer ** negative integer is an error for tensor exponents too (torch raises only "
+     "for a scalar exponent and returns 0/+-1 for tensors); eager and @jit agree"),
+    (".*", ".*", "tandem_rejects", r"argument '\w+' must be bool, not",
+     "bool parameters must be bools (op table); torch's Python-level F functions take any "
+     "truthy value for inplace="),
+    ("hardtanh", ".*", "tandem_rejects", r"must not exceed max_val",
+     "a NaN or inverted bound is rejected"),
+    ("norm|linalg_norm", ".*", "tandem_rejects", r"need an SVD|is not supported",
+     "nuclear and spectral norms need an SVD, which tandem does not have"),
     ("unique_consecutive", "forward", "wrong", r"shape \(.*\) vs \(0,\)",
      "torch returns an empty inverse for expanded (stride-0) inputs with dim=None; tandem returns "
      "the inverse of every element (what the docs say)"),

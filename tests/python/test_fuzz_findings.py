@@ -144,3 +144,52 @@ def test_long_elementwise_chain_compiles_in_near_linear_time():
     assert elapsed < 4.0, f"compiling a 6000-op chain took {elapsed:.1f} s"
     np.testing.assert_array_equal(got.numpy(), chain(x).numpy())
     np.testing.assert_array_equal(f(x).numpy(), chain(x).numpy())
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc"])
+def test_rounding_an_int64_is_exact(name):
+    # the functor's ?: went through double: 2**63 - 1 came back as -2**63
+    v = np.array([0, 2**63 - 1, -2**63, 2**53 + 1], dtype=np.int64)
+    assert getattr(mint, name)(mint.tensor(v)).tolist() == v.tolist()
+
+
+def test_acosh_of_large_float32():
+    v = np.array([1e30, 3.0, np.inf, 2e18] + [5e20] * 20, dtype=np.float32)  # SIMD and tail
+    got = mint.acosh(mint.tensor(v)).numpy()
+    np.testing.assert_allclose(got, torch.acosh(torch.tensor(v)).numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(tandem.jit(lambda t: mint.acosh(t))(mint.tensor(v)).numpy(),
+                                  got)
+
+
+def test_jit_keeps_nan_and_signed_zero_constants_apart():
+    # CSE merged Python-number constants through a std::map<double>: NaN matched any constant
+    assert bool(tandem.jit(lambda: mint.ne(3.0, float("nan")))()) is True
+    f = tandem.jit(lambda x: (x * 0.0, x * -0.0))
+    a, b = f(mint.tensor([1.0]))
+    assert math.copysign(1, a.item()) == 1 and math.copysign(1, b.item()) == -1
+
+
+def test_masked_fill_value_tensor_gets_its_gradient():
+    x = mint.tensor([0.5, 1.0], dtype=mint.float64, requires_grad=True)
+    v = mint.tensor(2.0, dtype=mint.float64, requires_grad=True)
+    mint.masked_fill(x, mint.tensor([True, False]), v).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0] and v.grad.item() == 1.0
+    f = tandem.jit(lambda x, v: mint.masked_fill(x, x > 0.7, v))
+    assert f(mint.tensor([0.5, 1.0]), mint.tensor(9.0)).tolist() == [0.5, 9.0]
+
+
+def test_in_place_write_into_an_expanded_view_raises():
+    x = mint.zeros(1).expand(3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x.copy_(mint.ones(3))
+    x.fill_(2.0)  # one value everywhere stays allowed, as in PyTorch
+    assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_bool_and_dtype_parameters_are_type_checked():
+    with pytest.raises(TypeError, match="must be bool"):
+        mint.zeros_like(mint.ones(2), requires_grad=[1])
+    with pytest.raises(TypeError, match="must be a tandem dtype"):
+        mint.tensor(1, dtype="float32")

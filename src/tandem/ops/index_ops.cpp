@@ -392,6 +392,12 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
                "masked_fill: only supports a 0-dimensional value tensor, got ", value.dim(),
                " dims");
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
+  if (!value.is_wrapped_number()) {
+    // A tensor value stays in the graph: its gradient flows (reading it with item() cut the
+    // gradient, and failed on a traced value under @jit).
+    Tensor v = value.dtype() == x.dtype() ? value : to_dtype(value, x.dtype());
+    return to_dtype(where(mask, v, x), x.dtype());
+  }
   Scalar s = value.item();
   check_scalar_fits(s, x.dtype(), "masked_fill");
   Tensor v = Tensor::wrap_scalar(s, x.dtype());
