@@ -14,7 +14,7 @@ ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" || status=1
 echo "== Python tests (pytest)"
 TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q -p no:cacheprovider \
   tests/python "$@" || status=1
-echo "== Fuzz (model file parser, libFuzzer + ASan/UBSan, ${TANDEM_FUZZ_SECONDS:-60} s)"
+echo "== Fuzz (model parser, safetensors, IDX; libFuzzer + ASan/UBSan, ${TANDEM_FUZZ_SECONDS:-60} s in all)"
 TANDEM_BUILD_DIR="$BUILD" bash tools/fuzz.sh --seconds "${TANDEM_FUZZ_SECONDS:-60}" \
   >"$BUILD/fuzz.log" 2>&1 || { tail -n 60 "$BUILD/fuzz.log"; status=1; }
 grep -E "^Done [0-9]+ runs" "$BUILD/fuzz.log" || true

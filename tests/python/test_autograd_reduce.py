@@ -127,7 +127,7 @@ def test_index_put_base_loses_overwritten_positions():
 @pytest.mark.parametrize("reduce", ["multiply", "amax", "amin"])
 def test_scatter_reduce_modes_without_rule_raise(reduce):
     x = leaf([1.0, 2.0, 3.0])
-    out = mint.scatter(x, 0, tandem.tensor([0, 2]), tandem.tensor([2.0, 5.0]), reduce=reduce)
+    out = mint.scatter(x, 0, tandem.tensor([0, 2]), tandem.tensor([2.0, 5.0]).to(x.dtype), reduce=reduce)
     with pytest.raises(NotImplementedError, match=f"reduce='{reduce}'"):
         out.sum().backward()
 

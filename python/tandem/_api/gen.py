@@ -89,8 +89,47 @@ def _def(name: str, sig: str, doc: str, body: str) -> str:
     return f"{head}\n{docs.indent(doc)}\n{body}\n\n"
 
 
+def _tensor_checks(row: Op, sig: str, skip_first: bool = False) -> str:
+    """Type checks for the parameters the signature declares as Tensor, Optional[Tensor],
+    *tensors: Tensor or DType: PyTorch raises TypeError for a number, list or other object
+    there, and without the check a helper of tandem._impl would fail on it with an
+    AttributeError (or convert it)."""
+    checks = []
+    for i, (name, _, _, ann_node) in enumerate(docs._params(sig)[0]):
+        ann = ast.unparse(ann_node) if ann_node is not None else ""
+        if (skip_first and i == 0) or name == "self":
+            continue
+        call = f"_impl.args.not_a_tensor({row.name!r}, {name.lstrip('*')!r}, {{v}})"
+        if name.startswith("*"):
+            if ann != "Tensor":
+                continue
+            v = name[1:]
+            checks.append(f"    for _t in {v}:\n        if not isinstance(_t, Tensor):\n"
+                          f"            {call.format(v='_t')}\n")
+            continue
+        if ann == "Tensor":
+            cond = f"not isinstance({name}, Tensor)"
+        elif ann == "Optional[Tensor]":
+            cond = f"{name} is not None and not isinstance({name}, Tensor)"
+        elif ann == "bool":
+            # PyTorch accepts only a bool here; a list or a number is a mistake, not a flag
+            checks.append(f"    if not isinstance({name}, bool):\n"
+                          f"        _impl.args.not_a_bool({row.name!r}, {name!r}, {name})\n")
+            continue
+        elif ann in ("DType", "Optional[DType]"):
+            none = f"{name} is not None and " if ann.startswith("Optional") else ""
+            checks.append(f"    if {none}not isinstance({name}, DType):\n"
+                          f"        _impl.args.not_a_dtype({row.name!r}, {name!r}, {name})\n")
+            continue
+        else:
+            continue
+        checks.append(f"    if {cond}:\n        {call.format(v=name)}\n")
+    return "".join(checks)
+
+
 def _function(row: Op, style: str) -> str:
-    return _def(row.name, row.sig, docs.render(row, row.sig, style), _body(row.call))
+    return _def(row.name, row.sig, docs.render(row, row.sig, style),
+                _tensor_checks(row, row.sig) + _body(row.call))
 
 
 def _self_sig(sig: str) -> str:
@@ -162,7 +201,8 @@ def _methods_module(rows: Sequence[Op]) -> str:
             sig = _self_sig(r.sig)
             ip = dataclasses.replace(r, doc=f"In-place form of {r.name}(): {r.doc}",
                                      returns="self, holding the result.")
-            defs.append(_def(name, sig, docs.render(ip, sig, "torch"), _body(r.inplace)))
+            defs.append(_def(name, sig, docs.render(ip, sig, "torch"),
+                             _tensor_checks(r, sig, skip_first=True) + _body(r.inplace)))
             table.append((name, name))
             table.extend((a + "_", name) for a in r.aliases)
     parts.extend(defs)

@@ -48,6 +48,12 @@ def conv2d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'bias', bias)
     return _impl.nn.conv(2, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -77,6 +83,12 @@ def conv1d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'bias', bias)
     return _impl.nn.conv(1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -109,6 +121,12 @@ def conv_transpose2d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('conv_transpose2d', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('conv_transpose2d', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('conv_transpose2d', 'bias', bias)
     return _impl.nn.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -123,6 +141,12 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('linear', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('linear', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('linear', 'bias', bias)
     return _C.linear(input, weight, bias)
 
 
@@ -157,6 +181,18 @@ def batch_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('batch_norm', 'input', input)
+    if running_mean is not None and not isinstance(running_mean, Tensor):
+        _impl.args.not_a_tensor('batch_norm', 'running_mean', running_mean)
+    if running_var is not None and not isinstance(running_var, Tensor):
+        _impl.args.not_a_tensor('batch_norm', 'running_var', running_var)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('batch_norm', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('batch_norm', 'bias', bias)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('batch_norm', 'training', training)
     return _C.batch_norm(input, running_mean, running_var, weight, bias, bool(training), float(momentum), float(eps))
 
 
@@ -180,6 +216,12 @@ def layer_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('layer_norm', 'input', input)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('layer_norm', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('layer_norm', 'bias', bias)
     return _C.layer_norm(input, _impl.args.ints(normalized_shape, 'layer_norm', 'normalized_shape'), weight, bias, float(eps))
 
 
@@ -203,6 +245,12 @@ def group_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('group_norm', 'input', input)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('group_norm', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('group_norm', 'bias', bias)
     return _C.group_norm(input, num_groups, weight, bias, float(eps))
 
 
@@ -237,6 +285,18 @@ def instance_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('instance_norm', 'input', input)
+    if running_mean is not None and not isinstance(running_mean, Tensor):
+        _impl.args.not_a_tensor('instance_norm', 'running_mean', running_mean)
+    if running_var is not None and not isinstance(running_var, Tensor):
+        _impl.args.not_a_tensor('instance_norm', 'running_var', running_var)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('instance_norm', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('instance_norm', 'bias', bias)
+    if not isinstance(use_input_stats, bool):
+        _impl.args.not_a_bool('instance_norm', 'use_input_stats', use_input_stats)
     return _C.instance_norm(input, running_mean, running_var, weight, bias, bool(use_input_stats), float(momentum), float(eps))
 
 
@@ -250,6 +310,10 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('relu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('relu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.relu(input), inplace)
 
 
@@ -263,6 +327,10 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('relu6', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('relu6', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.relu6(input), inplace)
 
 
@@ -276,6 +344,10 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('silu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('silu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.silu(input), inplace)
 
 
@@ -289,6 +361,10 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mish', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('mish', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.mish(input), inplace)
 
 
@@ -302,6 +378,10 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('selu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('selu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.selu(input), inplace)
 
 
@@ -315,6 +395,10 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardsigmoid', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardsigmoid', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardsigmoid(input), inplace)
 
 
@@ -328,6 +412,10 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardswish', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardswish', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardswish(input), inplace)
 
 
@@ -342,6 +430,10 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('leaky_relu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('leaky_relu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.leaky_relu(input, negative_slope), inplace)
 
 
@@ -356,6 +448,10 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('elu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('elu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.elu(input, alpha), inplace)
 
 
@@ -370,6 +466,10 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('celu', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('celu', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.celu(input, alpha), inplace)
 
 
@@ -390,6 +490,10 @@ def hardtanh(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardtanh', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('hardtanh', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.hardtanh(input, min_val, max_val), inplace)
 
 
@@ -419,6 +523,12 @@ def max_pool2d(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('max_pool2d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('max_pool2d', 'ceil_mode', ceil_mode)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('max_pool2d', 'return_indices', return_indices)
     return _impl.nn.max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -448,6 +558,12 @@ def max_pool1d(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('max_pool1d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('max_pool1d', 'ceil_mode', ceil_mode)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('max_pool1d', 'return_indices', return_indices)
     return _impl.nn.max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -478,6 +594,12 @@ def avg_pool2d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('avg_pool2d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'ceil_mode', ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'count_include_pad', count_include_pad)
     return _impl.nn.avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -505,6 +627,12 @@ def avg_pool1d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('avg_pool1d', 'input', input)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('avg_pool1d', 'ceil_mode', ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        _impl.args.not_a_bool('avg_pool1d', 'count_include_pad', count_include_pad)
     return _impl.nn.avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
 
 
@@ -519,6 +647,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, Sequence[Optional
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('adaptive_avg_pool2d', 'input', input)
     return _C.adaptive_avg_pool2d(input, _impl.nn.adaptive_size(output_size, input, 2))
 
 
@@ -533,6 +663,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Union[int, Sequence[Optional
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('adaptive_avg_pool1d', 'input', input)
     return _impl.nn.adaptive_avg_pool1d(input, output_size)
 
 
@@ -552,6 +684,10 @@ def adaptive_max_pool2d(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('adaptive_max_pool2d', 'input', input)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('adaptive_max_pool2d', 'return_indices', return_indices)
     return _impl.nn.adaptive_max_pool2d(input, output_size, return_indices)
 
 
@@ -573,6 +709,12 @@ def dropout2d(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dropout2d', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout2d', 'training', training)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('dropout2d', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), inplace and training)
 
 
@@ -599,6 +741,14 @@ def embedding(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('embedding', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('embedding', 'weight', weight)
+    if not isinstance(scale_grad_by_freq, bool):
+        _impl.args.not_a_bool('embedding', 'scale_grad_by_freq', scale_grad_by_freq)
+    if not isinstance(sparse, bool):
+        _impl.args.not_a_bool('embedding', 'sparse', sparse)
     return _impl.nn.embedding(input, weight, padding_idx, max_norm, scale_grad_by_freq, sparse)
 
 
@@ -631,6 +781,12 @@ def cross_entropy(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'weight', weight)
     return _C.cross_entropy(input, target, weight, ignore_index, _impl.nn.reduction(size_average, reduce, reduction), float(label_smoothing))
 
 
@@ -661,6 +817,12 @@ def nll_loss(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'weight', weight)
     return _C.nll_loss(input, target, weight, ignore_index, _impl.nn.reduction(size_average, reduce, reduction))
 
 
@@ -686,6 +848,10 @@ def mse_loss(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mse_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('mse_loss', 'target', target)
     return _C.mse_loss(input, target, _impl.nn.reduction(size_average, reduce, reduction))
 
 
@@ -711,6 +877,10 @@ def l1_loss(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('l1_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('l1_loss', 'target', target)
     return _C.l1_loss(input, target, _impl.nn.reduction(size_average, reduce, reduction))
 
 
@@ -738,6 +908,10 @@ def smooth_l1_loss(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('smooth_l1_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('smooth_l1_loss', 'target', target)
     return _C.smooth_l1_loss(input, target, _impl.nn.reduction(size_average, reduce, reduction), beta)
 
 
@@ -759,6 +933,10 @@ def huber_loss(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('huber_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('huber_loss', 'target', target)
     return _C.huber_loss(input, target, reduction, delta)
 
 
@@ -786,6 +964,12 @@ def binary_cross_entropy(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'weight', weight)
     return _C.binary_cross_entropy(input, target, weight, _impl.nn.reduction(size_average, reduce, reduction))
 
 
@@ -816,6 +1000,14 @@ def binary_cross_entropy_with_logits(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'weight', weight)
+    if pos_weight is not None and not isinstance(pos_weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'pos_weight', pos_weight)
     return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _impl.nn.reduction(size_average, reduce, reduction))
 
 
@@ -844,6 +1036,12 @@ def kl_div(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('kl_div', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('kl_div', 'target', target)
+    if not isinstance(log_target, bool):
+        _impl.args.not_a_bool('kl_div', 'log_target', log_target)
     return _C.kl_div(input, target, _impl.nn.reduction(size_average, reduce, reduction), log_target)
 
 
@@ -873,6 +1071,10 @@ def interpolate(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('interpolate', 'input', input)
+    if not isinstance(antialias, bool):
+        _impl.args.not_a_bool('interpolate', 'antialias', antialias)
     return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 
@@ -897,6 +1099,8 @@ def unfold(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unfold', 'input', input)
     return _C.unfold(input, _impl.args.pair(kernel_size), _impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))
 
 
@@ -923,6 +1127,8 @@ def fold(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('fold', 'input', input)
     return _C.fold(input, _impl.args.pair(output_size), _impl.args.pair(kernel_size), _impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))
 
 

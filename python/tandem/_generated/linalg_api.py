@@ -24,6 +24,8 @@ def inv(A: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('inv', 'A', A)
     return _C.inv(A)
 
 
@@ -46,6 +48,10 @@ def norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('norm', 'A', A)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('norm', 'keepdim', keepdim)
     return _impl.linalg.norm(A, ord, dim, keepdim)
 
 
@@ -74,6 +80,12 @@ def vector_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(x, Tensor):
+        _impl.args.not_a_tensor('vector_norm', 'x', x)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('vector_norm', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('vector_norm', 'dtype', dtype)
     return _impl.linalg.vector_norm(x, ord, dim, keepdim, dtype)
 
 
@@ -95,6 +107,10 @@ def matrix_norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(A, Tensor):
+        _impl.args.not_a_tensor('matrix_norm', 'A', A)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('matrix_norm', 'keepdim', keepdim)
     return _impl.linalg.matrix_norm(A, ord, dim, keepdim)
 
 

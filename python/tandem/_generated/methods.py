@@ -772,6 +772,8 @@ def view_as(self, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('view_as', 'other', other)
     return _C.view(self, other.shape)
 
 
@@ -784,6 +786,8 @@ def reshape_as(self, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('reshape_as', 'other', other)
     return _C.reshape(self, other.shape)
 
 
@@ -820,6 +824,8 @@ def expand_as(self, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('expand_as', 'other', other)
     return _C.expand(self, other.shape)
 
 
@@ -869,6 +875,8 @@ def masked_fill_(self, mask: Tensor, value: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if not isinstance(mask, Tensor):
+        _impl.args.not_a_tensor('masked_fill', 'mask', mask)
     return _C.masked_fill_(self, mask, value)
 
 
@@ -890,6 +898,8 @@ def index_put_(
     Returns:
         Tensor: self, holding the result.
     """
+    if not isinstance(accumulate, bool):
+        _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return self.copy_(_impl.index.index_put(self, indices, values, accumulate))
 
 

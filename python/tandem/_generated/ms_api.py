@@ -284,6 +284,8 @@ def stop_gradient(x: Tensor) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(x, Tensor):
+        _impl.args.not_a_tensor('stop_gradient', 'x', x)
     return x.detach()
 
 

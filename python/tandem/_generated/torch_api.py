@@ -22,6 +22,8 @@ def neg(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('neg', 'input', input)
     return _C.neg(input)
 
 
@@ -34,6 +36,8 @@ def abs(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('abs', 'input', input)
     return _C.abs(input)
 
 
@@ -46,6 +50,8 @@ def sign(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sign', 'input', input)
     return _C.sign(input)
 
 
@@ -58,6 +64,8 @@ def square(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('square', 'input', input)
     return _C.square(input)
 
 
@@ -70,6 +78,8 @@ def floor(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('floor', 'input', input)
     return _C.floor(input)
 
 
@@ -82,6 +92,8 @@ def ceil(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('ceil', 'input', input)
     return _C.ceil(input)
 
 
@@ -94,6 +106,8 @@ def trunc(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('trunc', 'input', input)
     return _C.trunc(input)
 
 
@@ -106,6 +120,8 @@ def frac(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('frac', 'input', input)
     return _C.frac(input)
 
 
@@ -118,6 +134,8 @@ def sqrt(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sqrt', 'input', input)
     return _C.sqrt(input)
 
 
@@ -130,6 +148,8 @@ def rsqrt(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('rsqrt', 'input', input)
     return _C.rsqrt(input)
 
 
@@ -142,6 +162,8 @@ def reciprocal(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('reciprocal', 'input', input)
     return _C.reciprocal(input)
 
 
@@ -154,6 +176,8 @@ def exp(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('exp', 'input', input)
     return _C.exp(input)
 
 
@@ -166,6 +190,8 @@ def exp2(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('exp2', 'input', input)
     return _C.exp2(input)
 
 
@@ -178,6 +204,8 @@ def expm1(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('expm1', 'input', input)
     return _C.expm1(input)
 
 
@@ -190,6 +218,8 @@ def log(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('log', 'input', input)
     return _C.log(input)
 
 
@@ -202,6 +232,8 @@ def log2(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('log2', 'input', input)
     return _C.log2(input)
 
 
@@ -214,6 +246,8 @@ def log10(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('log10', 'input', input)
     return _C.log10(input)
 
 
@@ -226,6 +260,8 @@ def log1p(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('log1p', 'input', input)
     return _C.log1p(input)
 
 
@@ -238,6 +274,8 @@ def sin(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sin', 'input', input)
     return _C.sin(input)
 
 
@@ -250,6 +288,8 @@ def cos(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cos', 'input', input)
     return _C.cos(input)
 
 
@@ -262,6 +302,8 @@ def tan(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('tan', 'input', input)
     return _C.tan(input)
 
 
@@ -274,6 +316,8 @@ def asin(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('asin', 'input', input)
     return _C.asin(input)
 
 
@@ -286,6 +330,8 @@ def acos(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('acos', 'input', input)
     return _C.acos(input)
 
 
@@ -298,6 +344,8 @@ def atan(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('atan', 'input', input)
     return _C.atan(input)
 
 
@@ -310,6 +358,8 @@ def sinh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sinh', 'input', input)
     return _C.sinh(input)
 
 
@@ -322,6 +372,8 @@ def cosh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cosh', 'input', input)
     return _C.cosh(input)
 
 
@@ -334,6 +386,8 @@ def tanh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('tanh', 'input', input)
     return _C.tanh(input)
 
 
@@ -346,6 +400,8 @@ def asinh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('asinh', 'input', input)
     return _C.asinh(input)
 
 
@@ -358,6 +414,8 @@ def acosh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('acosh', 'input', input)
     return _C.acosh(input)
 
 
@@ -370,6 +428,8 @@ def atanh(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('atanh', 'input', input)
     return _C.atanh(input)
 
 
@@ -382,6 +442,8 @@ def erf(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('erf', 'input', input)
     return _C.erf(input)
 
 
@@ -394,6 +456,8 @@ def erfc(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('erfc', 'input', input)
     return _C.erfc(input)
 
 
@@ -406,6 +470,8 @@ def erfinv(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('erfinv', 'input', input)
     return _C.erfinv(input)
 
 
@@ -418,6 +484,8 @@ def relu(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('relu', 'input', input)
     return _C.relu(input)
 
 
@@ -430,6 +498,8 @@ def sigmoid(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sigmoid', 'input', input)
     return _C.sigmoid(input)
 
 
@@ -442,6 +512,8 @@ def logsigmoid(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('logsigmoid', 'input', input)
     return _C.logsigmoid(input)
 
 
@@ -454,6 +526,8 @@ def silu(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('silu', 'input', input)
     return _C.silu(input)
 
 
@@ -466,6 +540,8 @@ def mish(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mish', 'input', input)
     return _C.mish(input)
 
 
@@ -478,6 +554,8 @@ def hardsigmoid(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardsigmoid', 'input', input)
     return _C.hardsigmoid(input)
 
 
@@ -490,6 +568,8 @@ def hardswish(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardswish', 'input', input)
     return _C.hardswish(input)
 
 
@@ -502,6 +582,8 @@ def selu(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('selu', 'input', input)
     return _C.selu(input)
 
 
@@ -514,6 +596,8 @@ def relu6(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('relu6', 'input', input)
     return _C.relu6(input)
 
 
@@ -526,6 +610,8 @@ def isnan(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isnan', 'input', input)
     return _C.isnan(input)
 
 
@@ -538,6 +624,8 @@ def isinf(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isinf', 'input', input)
     return _C.isinf(input)
 
 
@@ -550,6 +638,8 @@ def isfinite(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isfinite', 'input', input)
     return _C.isfinite(input)
 
 
@@ -562,6 +652,8 @@ def isposinf(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isposinf', 'input', input)
     return _C.isposinf(input)
 
 
@@ -574,6 +666,8 @@ def isneginf(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isneginf', 'input', input)
     return _C.isneginf(input)
 
 
@@ -586,6 +680,8 @@ def signbit(input: Tensor) -> Tensor:
     Returns:
         Tensor: a bool tensor of input's shape.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('signbit', 'input', input)
     return _C.signbit(input)
 
 
@@ -598,6 +694,8 @@ def logical_not(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('logical_not', 'input', input)
     return _C.logical_not(input)
 
 
@@ -610,6 +708,8 @@ def bitwise_not(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('bitwise_not', 'input', input)
     return _C.bitwise_not(input)
 
 
@@ -1059,6 +1159,8 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('round', 'input', input)
     return _C.round(input, decimals)
 
 
@@ -1079,6 +1181,8 @@ def clamp(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('clamp', 'input', input)
     return _C.clamp(input, min, max)
 
 
@@ -1092,6 +1196,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('leaky_relu', 'input', input)
     return _C.leaky_relu(input, negative_slope)
 
 
@@ -1105,6 +1211,8 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('elu', 'input', input)
     return _C.elu(input, alpha)
 
 
@@ -1118,6 +1226,8 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('celu', 'input', input)
     return _C.celu(input, alpha)
 
 
@@ -1132,6 +1242,8 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('gelu', 'input', input)
     return _C.gelu(input, approximate)
 
 
@@ -1146,6 +1258,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('softplus', 'input', input)
     return _C.softplus(input, beta, threshold)
 
 
@@ -1160,6 +1274,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('hardtanh', 'input', input)
     return _C.hardtanh(input, min_val, max_val)
 
 
@@ -1182,6 +1298,8 @@ def nan_to_num(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('nan_to_num', 'input', input)
     return _C.nan_to_num(input, nan, posinf, neginf)
 
 
@@ -1203,6 +1321,8 @@ def where(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(condition, Tensor):
+        _impl.args.not_a_tensor('where', 'condition', condition)
     return _impl.elementwise.where(condition, input, other)
 
 
@@ -1217,6 +1337,8 @@ def lerp(input: Tensor, end: TensorLike, weight: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('lerp', 'input', input)
     return _C.lerp(input, end, weight)
 
 
@@ -1234,6 +1356,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('addcmul', 'input', input)
+    if not isinstance(tensor1, Tensor):
+        _impl.args.not_a_tensor('addcmul', 'tensor1', tensor1)
+    if not isinstance(tensor2, Tensor):
+        _impl.args.not_a_tensor('addcmul', 'tensor2', tensor2)
     return _C.addcmul(input, tensor1, tensor2, value)
 
 
@@ -1251,6 +1379,12 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('addcdiv', 'input', input)
+    if not isinstance(tensor1, Tensor):
+        _impl.args.not_a_tensor('addcdiv', 'tensor1', tensor1)
+    if not isinstance(tensor2, Tensor):
+        _impl.args.not_a_tensor('addcdiv', 'tensor2', tensor2)
     return _C.addcdiv(input, tensor1, tensor2, value)
 
 
@@ -1274,6 +1408,10 @@ def isclose(
     Returns:
         Tensor: a bool tensor.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('isclose', 'input', input)
+    if not isinstance(equal_nan, bool):
+        _impl.args.not_a_bool('isclose', 'equal_nan', equal_nan)
     return _C.isclose(input, other, rtol, atol, equal_nan)
 
 
@@ -1297,6 +1435,10 @@ def allclose(
     Returns:
         bool: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('allclose', 'input', input)
+    if not isinstance(equal_nan, bool):
+        _impl.args.not_a_bool('allclose', 'equal_nan', equal_nan)
     return _C.allclose(input, other, rtol, atol, equal_nan)
 
 
@@ -1310,6 +1452,10 @@ def equal(input: Tensor, other: Tensor) -> bool:
     Returns:
         bool: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('equal', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('equal', 'other', other)
     return _C.equal(input, other)
 
 
@@ -1335,6 +1481,8 @@ def square_(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('square_', 'input', input)
     return input._inplace_unary('square')
 
 
@@ -1366,6 +1514,14 @@ def sum(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sum', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('sum', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('sum', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('sum', 'keepdims', keepdims)
     return _C.sum(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1397,6 +1553,14 @@ def mean(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('mean', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('mean', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('mean', 'keepdims', keepdims)
     return _C.mean(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1428,6 +1592,14 @@ def prod(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('prod', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('prod', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('prod', 'dtype', dtype)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('prod', 'keepdims', keepdims)
     return _C.prod(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
 
 
@@ -1456,6 +1628,12 @@ def amax(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('amax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('amax', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('amax', 'keepdims', keepdims)
     return _C.amax(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
 
 
@@ -1484,6 +1662,12 @@ def amin(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('amin', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('amin', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('amin', 'keepdims', keepdims)
     return _C.amin(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
 
 
@@ -1515,6 +1699,14 @@ def max(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('max', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('max', 'keepdim', keepdim)
+    if other is not None and not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('max', 'other', other)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('max', 'keepdims', keepdims)
     return _impl.reduce.max_min('max', input, dim, keepdim or keepdims, other, axis)
 
 
@@ -1546,6 +1738,14 @@ def min(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('min', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('min', 'keepdim', keepdim)
+    if other is not None and not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('min', 'other', other)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('min', 'keepdims', keepdims)
     return _impl.reduce.max_min('min', input, dim, keepdim or keepdims, other, axis)
 
 
@@ -1573,6 +1773,12 @@ def argmax(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('argmax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('argmax', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('argmax', 'keepdims', keepdims)
     return _C.argmax(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1600,6 +1806,12 @@ def argmin(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('argmin', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('argmin', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('argmin', 'keepdims', keepdims)
     return _C.argmin(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1628,6 +1840,12 @@ def all(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('all', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('all', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('all', 'keepdims', keepdims)
     return _C.all(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1656,6 +1874,12 @@ def any(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('any', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('any', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('any', 'keepdims', keepdims)
     return _C.any(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1692,6 +1916,12 @@ def var(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('var', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('var', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('var', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof, True)
 
 
@@ -1728,6 +1958,12 @@ def std(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('std', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('std', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('std', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof)
 
 
@@ -1762,6 +1998,12 @@ def var_mean(
     Returns:
         tuple of Tensors: (variance, mean).
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('var_mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('var_mean', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('var_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
 
 
@@ -1796,6 +2038,12 @@ def std_mean(
     Returns:
         tuple of Tensors: (standard deviation, mean).
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('std_mean', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('std_mean', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('std_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
 
 
@@ -1824,6 +2072,12 @@ def logsumexp(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('logsumexp', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('logsumexp', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('logsumexp', 'keepdims', keepdims)
     return _C.logsumexp(input, _impl.args.dims(dim, axis), keepdim or keepdims)
 
 
@@ -1850,6 +2104,12 @@ def norm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('norm', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('norm', 'keepdim', keepdim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('norm', 'dtype', dtype)
     return _impl.reduce.norm(input, p, dim, keepdim, dtype)
 
 
@@ -1868,6 +2128,8 @@ def count_nonzero(input: Tensor, dim: Dim = None, *, axis: Dim = None) -> Tensor
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('count_nonzero', 'input', input)
     return _C.count_nonzero(input, _impl.args.dims(dim, axis))
 
 
@@ -1891,6 +2153,10 @@ def aminmax(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('aminmax', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('aminmax', 'keepdim', keepdim)
     return _impl.reduce.aminmax(input, dim, keepdim)
 
 
@@ -1905,6 +2171,8 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('reshape', 'input', input)
     return _C.reshape(input, shape)
 
 
@@ -1918,6 +2186,8 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('permute', 'input', input)
     return _C.permute(input, dims)
 
 
@@ -1932,6 +2202,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('transpose', 'input', input)
     return _C.transpose(input, dim0, dim1)
 
 
@@ -1946,6 +2218,8 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('swapaxes', 'input', input)
     return _C.transpose(input, axis0, axis1)
 
 
@@ -1960,6 +2234,8 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('swapdims', 'input', input)
     return _C.transpose(input, dim0, dim1)
 
 
@@ -1972,6 +2248,8 @@ def t(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('t', 'input', input)
     return _C.t(input)
 
 
@@ -1984,6 +2262,8 @@ def adjoint(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('adjoint', 'input', input)
     return _C.transpose(input, -2, -1)
 
 
@@ -1998,6 +2278,8 @@ def squeeze(input: Tensor, dim: Dim = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('squeeze', 'input', input)
     return _C.squeeze(input, dim)
 
 
@@ -2011,6 +2293,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unsqueeze', 'input', input)
     return _C.unsqueeze(input, dim)
 
 
@@ -2024,6 +2308,8 @@ def expand(input: Tensor, size: Sequence[int]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('expand', 'input', input)
     return _C.expand(input, size)
 
 
@@ -2037,6 +2323,8 @@ def broadcast_to(input: Tensor, shape: Sequence[int]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('broadcast_to', 'input', input)
     return _C.broadcast_to(input, shape)
 
 
@@ -2049,6 +2337,9 @@ def broadcast_tensors(*tensors: Tensor) -> List[Tensor]:
     Returns:
         sequence of Tensor: the result.
     """
+    for _t in tensors:
+        if not isinstance(_t, Tensor):
+            _impl.args.not_a_tensor('broadcast_tensors', 'tensors', _t)
     return _impl.shape.broadcast_tensors(tensors)
 
 
@@ -2076,6 +2367,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('narrow', 'input', input)
     return _C.narrow(input, dim, int(start), length)
 
 
@@ -2090,6 +2383,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('select', 'input', input)
     return _C.select(input, dim, int(index))
 
 
@@ -2105,6 +2400,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('diagonal', 'input', input)
     return _C.diagonal(input, offset, dim1, dim2)
 
 
@@ -2119,6 +2416,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('flatten', 'input', input)
     return _C.flatten(input, start_dim, end_dim)
 
 
@@ -2133,6 +2432,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unflatten', 'input', input)
     return _C.unflatten(input, dim, sizes)
 
 
@@ -2145,6 +2446,8 @@ def ravel(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('ravel', 'input', input)
     return _C.reshape(input.contiguous(), (-1,))
 
 
@@ -2166,6 +2469,8 @@ def as_strided(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('as_strided', 'input', input)
     return _C.as_strided(input, list(size), list(stride), input.storage_offset() if storage_offset is None else storage_offset)
 
 
@@ -2185,6 +2490,8 @@ def split(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(tensor, Tensor):
+        _impl.args.not_a_tensor('split', 'tensor', tensor)
     return _impl.shape.split(tensor, split_size_or_sections, dim)
 
 
@@ -2199,6 +2506,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('chunk', 'input', input)
     return tuple(_C.chunk(input, chunks, dim))
 
 
@@ -2212,6 +2521,8 @@ def unbind(input: Tensor, dim: int = 0) -> Tuple[Tensor, ...]:
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unbind', 'input', input)
     return tuple(_C.unbind(input, dim))
 
 
@@ -2230,6 +2541,8 @@ def movedim(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('movedim', 'input', input)
     return _impl.shape.movedim(input, source, destination)
 
 
@@ -2332,6 +2645,8 @@ def flip(input: Tensor, dims: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('flip', 'input', input)
     return _C.flip(input, _impl.args.ints(dims, 'flip', 'dims'))
 
 
@@ -2344,6 +2659,8 @@ def fliplr(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('fliplr', 'input', input)
     return _impl.shape.fliplr(input)
 
 
@@ -2356,6 +2673,8 @@ def flipud(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('flipud', 'input', input)
     return _impl.shape.flipud(input)
 
 
@@ -2375,6 +2694,8 @@ def roll(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('roll', 'input', input)
     return _C.roll(input, _impl.args.ints(shifts, 'roll', 'shifts'), [] if dims is None else _impl.args.ints(dims, 'roll', 'dims'))
 
 
@@ -2388,6 +2709,8 @@ def tile(input: Tensor, dims: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('tile', 'input', input)
     return _C.tile(input, _impl.args.ints(dims, 'tile', 'dims'))
 
 
@@ -2416,6 +2739,8 @@ def repeat_interleave(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('repeat_interleave', 'input', input)
     return _impl.shape.repeat_interleave(input, repeats, dim, output_size)
 
 
@@ -2429,6 +2754,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('tril', 'input', input)
     return _C.tril(input, diagonal)
 
 
@@ -2442,6 +2769,8 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('triu', 'input', input)
     return _C.triu(input, diagonal)
 
 
@@ -2456,6 +2785,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('diag', 'input', input)
     return _C.diag(input, diagonal)
 
 
@@ -2479,6 +2810,8 @@ def pad(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('pad', 'input', input)
     return _impl.shape.pad(input, pad, mode, value)
 
 
@@ -2498,6 +2831,10 @@ def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool =
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('tensor', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('tensor', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.Tensor(data, dtype), requires_grad)
 
 
@@ -2512,6 +2849,8 @@ def as_tensor(data: object, dtype: Optional[DType] = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('as_tensor', 'dtype', dtype)
     return _impl.creation.as_tensor(data, dtype)
 
 
@@ -2543,6 +2882,10 @@ def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('zeros', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('zeros', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(_impl.args.size(size), 0, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2562,6 +2905,10 @@ def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('ones', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('ones', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(_impl.args.size(size), 1, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2581,6 +2928,10 @@ def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('empty', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('empty', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.empty(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2608,6 +2959,10 @@ def full(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('full', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('full', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.full(size, fill_value, dtype), requires_grad)
 
 
@@ -2631,6 +2986,12 @@ def zeros_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('zeros_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('zeros_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('zeros_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, 0, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2654,6 +3015,12 @@ def ones_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('ones_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('ones_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('ones_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, 1, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2677,6 +3044,12 @@ def empty_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('empty_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('empty_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('empty_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.empty(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2702,6 +3075,12 @@ def full_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('full_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('full_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('full_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.full(input.shape, fill_value, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2725,6 +3104,12 @@ def rand_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('rand_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('rand_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('rand_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.rand(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2748,6 +3133,12 @@ def randn_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('randn_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randn_like', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('randn_like', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.randn(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2772,6 +3163,10 @@ def randint_like(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('randint_like', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randint_like', 'dtype', dtype)
     return _impl.creation.randint_like(input, low, high, dtype)
 
 
@@ -2800,6 +3195,10 @@ def arange(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('arange', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('arange', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), requires_grad)
 
 
@@ -2827,6 +3226,10 @@ def linspace(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('linspace', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('linspace', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.linspace(float(start), float(end), int(steps), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2856,6 +3259,10 @@ def logspace(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('logspace', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('logspace', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.logspace(start, end, steps, base, dtype), requires_grad)
 
 
@@ -2881,6 +3288,10 @@ def eye(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('eye', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('eye', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.eye(n, m, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2963,6 +3374,10 @@ def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('rand', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('rand', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.rand(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2982,6 +3397,10 @@ def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randn', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('randn', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.randn(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3007,6 +3426,8 @@ def randint(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randint', 'dtype', dtype)
     return _impl.creation.randint(low, high, size, dtype)
 
 
@@ -3036,6 +3457,10 @@ def normal(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('normal', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('normal', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_impl.creation.normal(mean, std, size, dtype), requires_grad)
 
 
@@ -3063,6 +3488,10 @@ def uniform(
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('uniform', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('uniform', 'requires_grad', requires_grad)
     return _impl.creation.with_grad(_C.uniform(float(low), float(high), _impl.args.size_or_scalar(size), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3076,6 +3505,8 @@ def bernoulli(input: Tensor, p: Optional[float] = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('bernoulli', 'input', input)
     return _impl.creation.bernoulli(input, p)
 
 
@@ -3092,6 +3523,8 @@ def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('randperm', 'dtype', dtype)
     return _C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)
 
 
@@ -3106,6 +3539,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False) -> T
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('multinomial', 'input', input)
+    if not isinstance(replacement, bool):
+        _impl.args.not_a_bool('multinomial', 'replacement', replacement)
     return _C.multinomial(input, num_samples, replacement)
 
 
@@ -3120,6 +3557,8 @@ def index_select(input: Tensor, dim: int, index: Union[Tensor, Sequence[int]]) -
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('index_select', 'input', input)
     return _C.index_select(input, dim, _impl.index.as_long(index))
 
 
@@ -3135,6 +3574,10 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('gather', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('gather', 'index', index)
     return _C.gather(input, dim, _impl.index.as_long(index))
 
 
@@ -3163,6 +3606,10 @@ def scatter(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('scatter', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('scatter', 'index', index)
     return _impl.index.scatter(input, dim, index, src, value, reduce)
 
 
@@ -3178,6 +3625,12 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('scatter_add', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('scatter_add', 'index', index)
+    if not isinstance(src, Tensor):
+        _impl.args.not_a_tensor('scatter_add', 'src', src)
     return _C.scatter_add(input, dim, _impl.index.as_long(index), src)
 
 
@@ -3206,6 +3659,14 @@ def scatter_reduce(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('scatter_reduce', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('scatter_reduce', 'index', index)
+    if not isinstance(src, Tensor):
+        _impl.args.not_a_tensor('scatter_reduce', 'src', src)
+    if not isinstance(include_self, bool):
+        _impl.args.not_a_bool('scatter_reduce', 'include_self', include_self)
     return _impl.index.scatter_reduce(input, dim, index, src, reduce, include_self)
 
 
@@ -3231,6 +3692,12 @@ def index_add(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('index_add', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('index_add', 'index', index)
+    if not isinstance(source, Tensor):
+        _impl.args.not_a_tensor('index_add', 'source', source)
     return _C.index_add(input, dim, _impl.index.as_long(index), source, alpha)
 
 
@@ -3245,6 +3712,10 @@ def masked_fill(input: Tensor, mask: Tensor, value: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('masked_fill', 'input', input)
+    if not isinstance(mask, Tensor):
+        _impl.args.not_a_tensor('masked_fill', 'mask', mask)
     return _C.masked_fill(input, mask, value)
 
 
@@ -3258,6 +3729,10 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('masked_select', 'input', input)
+    if not isinstance(mask, Tensor):
+        _impl.args.not_a_tensor('masked_select', 'mask', mask)
     return _C.masked_select(input, mask)
 
 
@@ -3271,6 +3746,10 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('take', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('take', 'index', index)
     return _C.take(input, _impl.index.as_long(index))
 
 
@@ -3286,6 +3765,10 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Union[Tensor, Tuple[Ten
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('nonzero', 'input', input)
+    if not isinstance(as_tuple, bool):
+        _impl.args.not_a_bool('nonzero', 'as_tuple', as_tuple)
     return _impl.index.nonzero(input, as_tuple)
 
 
@@ -3298,6 +3781,8 @@ def argwhere(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('argwhere', 'input', input)
     return _C.nonzero(input)
 
 
@@ -3312,6 +3797,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(tensor, Tensor):
+        _impl.args.not_a_tensor('one_hot', 'tensor', tensor)
     return _C.one_hot(tensor, num_classes)
 
 
@@ -3334,6 +3821,10 @@ def index_put(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('index_put', 'input', input)
+    if not isinstance(accumulate, bool):
+        _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return _impl.index.index_put(input, indices, values, accumulate)
 
 
@@ -3348,6 +3839,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('matmul', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('matmul', 'other', other)
     return _C.matmul(input, other)
 
 
@@ -3361,6 +3856,10 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mm', 'input', input)
+    if not isinstance(mat2, Tensor):
+        _impl.args.not_a_tensor('mm', 'mat2', mat2)
     return _C.mm(input, mat2)
 
 
@@ -3374,6 +3873,10 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('bmm', 'input', input)
+    if not isinstance(mat2, Tensor):
+        _impl.args.not_a_tensor('bmm', 'mat2', mat2)
     return _C.bmm(input, mat2)
 
 
@@ -3387,6 +3890,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mv', 'input', input)
+    if not isinstance(vec, Tensor):
+        _impl.args.not_a_tensor('mv', 'vec', vec)
     return _C.mv(input, vec)
 
 
@@ -3400,6 +3907,10 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dot', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('dot', 'other', other)
     return _C.dot(input, other)
 
 
@@ -3413,6 +3924,10 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('inner', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('inner', 'other', other)
     return _impl.linalg.inner(input, other)
 
 
@@ -3426,6 +3941,10 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('outer', 'input', input)
+    if not isinstance(vec2, Tensor):
+        _impl.args.not_a_tensor('outer', 'vec2', vec2)
     return _C.outer(input, vec2)
 
 
@@ -3451,6 +3970,12 @@ def addmm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('addmm', 'input', input)
+    if not isinstance(mat1, Tensor):
+        _impl.args.not_a_tensor('addmm', 'mat1', mat1)
+    if not isinstance(mat2, Tensor):
+        _impl.args.not_a_tensor('addmm', 'mat2', mat2)
     return _C.addmm(input, mat1, mat2, beta, alpha)
 
 
@@ -3476,6 +4001,12 @@ def baddbmm(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('baddbmm', 'input', input)
+    if not isinstance(batch1, Tensor):
+        _impl.args.not_a_tensor('baddbmm', 'batch1', batch1)
+    if not isinstance(batch2, Tensor):
+        _impl.args.not_a_tensor('baddbmm', 'batch2', batch2)
     return _C.baddbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -3492,6 +4023,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Union[int, Sequence[object]] = 2) -> T
     Returns:
         Tensor: the result.
     """
+    if not isinstance(a, Tensor):
+        _impl.args.not_a_tensor('tensordot', 'a', a)
+    if not isinstance(b, Tensor):
+        _impl.args.not_a_tensor('tensordot', 'b', b)
     return _impl.linalg.tensordot(a, b, dims)
 
 
@@ -3517,6 +4052,8 @@ def trace(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('trace', 'input', input)
     return _C.trace(input)
 
 
@@ -3531,6 +4068,10 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cross', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('cross', 'other', other)
     return _C.cross(input, other, -1 if dim is None else dim)
 
 
@@ -3545,6 +4086,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(x1, Tensor):
+        _impl.args.not_a_tensor('cdist', 'x1', x1)
+    if not isinstance(x2, Tensor):
+        _impl.args.not_a_tensor('cdist', 'x2', x2)
     return _C.cdist(x1, x2, p)
 
 
@@ -3557,6 +4102,8 @@ def inverse(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('inverse', 'input', input)
     return _C.inv(input)
 
 
@@ -3581,6 +4128,10 @@ def cumsum(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cumsum', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('cumsum', 'dtype', dtype)
     return _C.cumsum(input, _impl.sort.required_dim('cumsum', dim, axis), dtype)
 
 
@@ -3605,6 +4156,10 @@ def cumprod(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cumprod', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('cumprod', 'dtype', dtype)
     return _C.cumprod(input, _impl.sort.required_dim('cumprod', dim, axis), dtype)
 
 
@@ -3626,6 +4181,8 @@ def cummax(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cummax', 'input', input)
     return _impl.sort.values_indices(*_C.cummax(input, _impl.sort.required_dim('cummax', dim, axis)))
 
 
@@ -3647,6 +4204,8 @@ def cummin(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cummin', 'input', input)
     return _impl.sort.values_indices(*_C.cummin(input, _impl.sort.required_dim('cummin', dim, axis)))
 
 
@@ -3668,6 +4227,8 @@ def logcumsumexp(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('logcumsumexp', 'input', input)
     return _C.logcumsumexp(input, _impl.sort.required_dim('logcumsumexp', dim, axis))
 
 
@@ -3695,6 +4256,12 @@ def sort(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('sort', 'input', input)
+    if not isinstance(descending, bool):
+        _impl.args.not_a_bool('sort', 'descending', descending)
+    if not isinstance(stable, bool):
+        _impl.args.not_a_bool('sort', 'stable', stable)
     return _impl.sort.values_indices(*_C.sort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable)))
 
 
@@ -3721,6 +4288,12 @@ def argsort(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('argsort', 'input', input)
+    if not isinstance(descending, bool):
+        _impl.args.not_a_bool('argsort', 'descending', descending)
+    if not isinstance(stable, bool):
+        _impl.args.not_a_bool('argsort', 'stable', stable)
     return _C.argsort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable))
 
 
@@ -3733,6 +4306,8 @@ def msort(input: Tensor) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('msort', 'input', input)
     return _C.msort(input)
 
 
@@ -3761,6 +4336,12 @@ def topk(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('topk', 'input', input)
+    if not isinstance(largest, bool):
+        _impl.args.not_a_bool('topk', 'largest', largest)
+    if not isinstance(sorted, bool):
+        _impl.args.not_a_bool('topk', 'sorted', sorted)
     return _impl.sort.values_indices(*_C.topk(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(largest), bool(sorted)))
 
 
@@ -3789,6 +4370,12 @@ def kthvalue(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('kthvalue', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('kthvalue', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('kthvalue', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.kthvalue(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
 
 
@@ -3816,6 +4403,12 @@ def median(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('median', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('median', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('median', 'keepdims', keepdims)
     return _impl.sort.median('median', input, dim, keepdim or keepdims, axis)
 
 
@@ -3842,6 +4435,12 @@ def nanmedian(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('nanmedian', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('nanmedian', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('nanmedian', 'keepdims', keepdims)
     return _impl.sort.median('nanmedian', input, dim, keepdim or keepdims, axis)
 
 
@@ -3869,6 +4468,12 @@ def mode(
     Returns:
         tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mode', 'input', input)
+    if not isinstance(keepdim, bool):
+        _impl.args.not_a_bool('mode', 'keepdim', keepdim)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('mode', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.mode(input, _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
 
 
@@ -3894,6 +4499,14 @@ def unique(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unique', 'input', input)
+    if not isinstance(sorted, bool):
+        _impl.args.not_a_bool('unique', 'sorted', sorted)
+    if not isinstance(return_inverse, bool):
+        _impl.args.not_a_bool('unique', 'return_inverse', return_inverse)
+    if not isinstance(return_counts, bool):
+        _impl.args.not_a_bool('unique', 'return_counts', return_counts)
     return _impl.sort.unique_result(_C.unique(input, bool(sorted), bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -3915,6 +4528,12 @@ def unique_consecutive(
     Returns:
         Tensor or tuple of Tensors: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('unique_consecutive', 'input', input)
+    if not isinstance(return_inverse, bool):
+        _impl.args.not_a_bool('unique_consecutive', 'return_inverse', return_inverse)
+    if not isinstance(return_counts, bool):
+        _impl.args.not_a_bool('unique_consecutive', 'return_counts', return_counts)
     return _impl.sort.unique_result(_C.unique_consecutive(input, bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -3929,6 +4548,10 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('bincount', 'input', input)
+    if weights is not None and not isinstance(weights, Tensor):
+        _impl.args.not_a_tensor('bincount', 'weights', weights)
     return _C.bincount(input, weights, int(minlength))
 
 
@@ -3945,6 +4568,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('histc', 'input', input)
     return _C.histc(input, int(bins), float(min), float(max))
 
 
@@ -3974,6 +4599,14 @@ def searchsorted(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(sorted_sequence, Tensor):
+        _impl.args.not_a_tensor('searchsorted', 'sorted_sequence', sorted_sequence)
+    if not isinstance(out_int32, bool):
+        _impl.args.not_a_bool('searchsorted', 'out_int32', out_int32)
+    if not isinstance(right, bool):
+        _impl.args.not_a_bool('searchsorted', 'right', right)
+    if sorter is not None and not isinstance(sorter, Tensor):
+        _impl.args.not_a_tensor('searchsorted', 'sorter', sorter)
     return _C.searchsorted(sorted_sequence, input, bool(out_int32), bool(right), side, sorter)
 
 
@@ -3999,6 +4632,10 @@ def softmax(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('softmax', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('softmax', 'dtype', dtype)
     return _C.softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
 
 
@@ -4024,6 +4661,10 @@ def log_softmax(
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('log_softmax', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('log_softmax', 'dtype', dtype)
     return _C.log_softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
 
 
@@ -4040,6 +4681,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     Returns:
         Tensor: the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dropout', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout', 'training', training)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('dropout', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training)
 
 

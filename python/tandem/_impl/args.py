@@ -67,6 +67,26 @@ def varargs(args: Tuple[Any, ...], op: str, what: str) -> List[int]:
     return ints(args, op, what)
 
 
+def not_a_tensor(op: str, name: str, value: Any) -> None:
+    """Raises the TypeError for a non-Tensor passed where the op table declares a Tensor
+    (the generated functions check before any helper reads ``.shape`` or ``.ndim`` of it)."""
+    raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(value).__name__}")
+
+
+def not_a_bool(op: str, name: str, value: Any) -> None:
+    """Raises the TypeError for a non-bool passed where the op table declares a bool (numpy's
+    bool_ is accepted and passed on as a bool by the caller's own check)."""
+    if type(value).__name__ == "bool_":
+        return
+    raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def not_a_dtype(op: str, name: str, value: Any) -> None:
+    """Raises the TypeError for a non-dtype passed where the op table declares a DType."""
+    raise TypeError(f"{op}(): argument '{name}' must be a tandem dtype (e.g. mint.float32), "
+                    f"not {type(value).__name__}")
+
+
 def tensor_list(tensors: Any, op: str) -> List[Tensor]:
     """A list of Tensors from a list / tuple (PyTorch rejects a bare Tensor here too)."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):

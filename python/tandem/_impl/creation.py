@@ -83,6 +83,10 @@ def logspace(start: Any, end: Any, steps: int, base: float, dtype: Any) -> Tenso
 def meshgrid(tensors: tuple, indexing: str) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    dtypes = {t.dtype for t in tensors if isinstance(t, Tensor)}
+    if len(dtypes) > 1:  # as in PyTorch: no promotion across the grids
+        raise ValueError(f"meshgrid: expects all tensors to have the same dtype, got "
+                         f"{sorted(str(d) for d in dtypes)}")
     return tuple(_C.meshgrid(list(tensors), indexing))
 
 

@@ -23,6 +23,8 @@ def broadcast_shapes(shapes: Sequence[Any]) -> tuple:
     out: list = []
     for s in shapes:
         s = (s,) if isinstance(s, int) else tuple(s)
+        if builtins.any(not isinstance(d, int) or d < 0 for d in s):
+            raise ValueError(f"broadcast_shapes: a shape must hold non-negative ints, got {s}")
         n = builtins.max(len(out), len(s))
         a = [1] * (n - len(out)) + out
         b = [1] * (n - len(s)) + list(s)

@@ -1,5 +1,6 @@
 #include "tandem/ops/dispatch.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -106,6 +107,18 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs&
   return std::move(outs[0]);
 }
 
+namespace {
+
+// Some element of t is reached by two index tuples: a dim of size > 1 with stride 0.
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // nothing is written
+  for (size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] > 1 && t.strides()[d] == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                   const Tensor& out) {
   TANDEM_CHECK(!op.view, Error, "internal: ", op.name, " is a view op and has no out= form");
@@ -120,6 +133,18 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
   TANDEM_CHECK(can_cast(metas[0].dtype, out.dtype()), TypeError, op.name, ": result type ",
                dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
                dtype_name(out.dtype()));
+  // A destination whose elements share memory (an expanded view) would get one of several
+  // results per location, silently: PyTorch refuses too. Writing one value everywhere (fill_,
+  // zero_: a single input that is itself a broadcast scalar) stays allowed.
+  if (has_internal_overlap(out)) {
+    bool fill = inputs.size() == 1 && has_internal_overlap(inputs[0]) &&
+                std::all_of(inputs[0].strides().begin(), inputs[0].strides().end(),
+                            [](int64_t s) { return s == 0; });
+    TANDEM_CHECK(fill, Error, op.name,
+                 ": unsupported operation: more than one element of the written-to tensor "
+                 "refers to a single memory location (an expanded view); clone() it before "
+                 "writing in place");
+  }
   const AutogradHooks* ag = autograd_hooks();
   Tensor old = ag ? ag->prepare_inplace(op, out, inputs) : Tensor();
   if (TraceRecorder* tr = active_trace_recorder()) {

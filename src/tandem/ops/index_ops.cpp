@@ -216,6 +216,11 @@ std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& i
   int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "scatter");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "scatter: index must be an int64 tensor, got ", dtype_name(index.dtype()));
+  // A dimensioned src must have self's dtype, as in PyTorch (a 0-d src is a wrapped Python
+  // number, converted like one).
+  TANDEM_CHECK(src.dim() == 0 || src.dtype() == x.dtype(), TypeError,
+               "scatter: expected src to have self's dtype ", dtype_name(x.dtype()), ", got ",
+               dtype_name(src.dtype()), "; convert it with .to(input.dtype)");
   TANDEM_CHECK(index.dim() == x.dim(), ValueError,
                "scatter: index tensor must have the same number of dimensions as self (", x.dim(),
                "), got ", index.dim());
@@ -387,6 +392,12 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
                "masked_fill: only supports a 0-dimensional value tensor, got ", value.dim(),
                " dims");
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
+  if (!value.is_wrapped_number()) {
+    // A tensor value stays in the graph: its gradient flows (reading it with item() cut the
+    // gradient, and failed on a traced value under @jit).
+    Tensor v = value.dtype() == x.dtype() ? value : to_dtype(value, x.dtype());
+    return to_dtype(where(mask, v, x), x.dtype());
+  }
   Scalar s = value.item();
   check_scalar_fits(s, x.dtype(), "masked_fill");
   Tensor v = Tensor::wrap_scalar(s, x.dtype());
@@ -415,8 +426,13 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
   TANDEM_CHECK(idx.dim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got ",
                idx.dim(), "-d");
-  if (x.dim() == 0) return index(reshape(x, {1}), {0}, {reshape(idx, {-1})});
   int64_t d = wrap_dim_scalar(dim, x.dim(), "index_select");
+  if (x.dim() == 0) {  // a 0-d input gives a 0-d result, as in PyTorch
+    TANDEM_CHECK(idx.numel() == 1, IndexError,
+                 "index_select: the index into a 0-d tensor must hold one value, got ",
+                 idx.numel());
+    return reshape(index(reshape(x, {1}), {0}, {reshape(idx, {-1})}), {});
+  }
   return index(x, {d}, {reshape(idx, {-1})});
 }
 

@@ -308,12 +308,9 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
   Tensor r0 = sub(mul(c(x, 1), c(y, 2)), mul(c(x, 2), c(y, 1)));
   Tensor r1 = sub(mul(c(x, 2), c(y, 0)), mul(c(x, 0), c(y, 2)));
   Tensor r2 = sub(mul(c(x, 0), c(y, 1)), mul(c(x, 1), c(y, 0)));
-  Shape os = s;
-  Tensor out = Tensor::empty(os, r0.dtype());
-  copy_(select(out, d, 0), r0);
-  copy_(select(out, d, 1), r1);
-  copy_(select(out, d, 2), r2);
-  return out;
+  // stack, not copies into an empty result: autograd does not record writes into a view of a
+  // tensor that does not require grad, so the copies cut the graph (no gradient at all).
+  return stack({r0, r1, r2}, d);
 }
 
 Tensor cdist(const Tensor& x1_, const Tensor& x2_, double p) {

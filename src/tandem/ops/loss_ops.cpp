@@ -51,6 +51,16 @@ Tensor as_float(const Tensor& t, const Tensor& like) {
   return t.dtype() == like.dtype() ? t : to_dtype(t, like.dtype());
 }
 
+// input and target broadcast against each other first, as PyTorch's losses do: a 0-d or
+// lower-precision target then promotes like any dimensioned operand (bfloat16 input, float32
+// 0-d target -> a float32 loss) instead of being a weak scalar.
+std::pair<Tensor, Tensor> broadcast_pair(const Tensor& input, const Tensor& target,
+                                         const char* op) {
+  if (input.shape() == target.shape()) return {input, target};
+  Shape s = broadcast_shapes(input.shape(), target.shape(), op);
+  return {expand(input, s), expand(target, s)};
+}
+
 // Elementwise binary cross-entropy of probabilities x against targets y, with the logs
 // clamped at -100 as in PyTorch.
 struct BceFn {
@@ -205,7 +215,8 @@ Tensor mse_loss(const Tensor& input_, const Tensor& target_, const std::string& 
   const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "mse_loss");
   warn_if_broadcast(input, target, "mse_loss");
-  Tensor d = sub(input, target);
+  auto [x, y] = broadcast_pair(input, target, "mse_loss");
+  Tensor d = sub(x, y);
   return reduce(mul(d, d), reduction);
 }
 
@@ -214,7 +225,8 @@ Tensor l1_loss(const Tensor& input_, const Tensor& target_, const std::string& r
   const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "l1_loss");
   warn_if_broadcast(input, target, "l1_loss");
-  return reduce(abs(sub(input, target)), reduction);
+  auto [x, y] = broadcast_pair(input, target, "l1_loss");
+  return reduce(abs(sub(x, y)), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction,
@@ -224,9 +236,13 @@ Tensor smooth_l1_loss(const Tensor& input_, const Tensor& target_, const std::st
   check_reduction(reduction, "smooth_l1_loss");
   warn_if_broadcast(input, target, "smooth_l1_loss");
   TANDEM_CHECK(beta >= 0, ValueError, "smooth_l1_loss: beta must be non-negative, got ", beta);
-  Tensor d = abs(sub(input, target));
+  auto [x, y] = broadcast_pair(input, target, "smooth_l1_loss");
+  Tensor d = abs(sub(x, y));
   if (beta == 0) return reduce(d, reduction);
-  Tensor quad = div(mul(mul(d, d), num(0.5)), num(beta));
+  // The quadratic branch sees d clamped to beta: where() sends it a zero gradient outside
+  // its zone, and 0 * (gradient at an infinite d) would be NaN.
+  Tensor dq = clamp(d, std::nullopt, Scalar(beta));
+  Tensor quad = div(mul(mul(dq, dq), num(0.5)), num(beta));
   Tensor lin = sub(d, num(0.5 * beta));
   return reduce(where(lt(d, num(beta)), quad, lin), reduction);
 }
@@ -238,8 +254,9 @@ Tensor huber_loss(const Tensor& input_, const Tensor& target_, const std::string
   check_reduction(reduction, "huber_loss");
   warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
-  Tensor d = abs(sub(input, target));
-  Tensor quad = mul(mul(d, d), num(0.5));
+  Tensor d = abs(sub(input, target));  // no broadcast first: torch's huber_loss has none
+  Tensor dq = clamp(d, std::nullopt, Scalar(delta));  // see smooth_l1_loss
+  Tensor quad = mul(mul(dq, dq), num(0.5));
   Tensor lin = mul(sub(d, num(0.5 * delta)), num(delta));
   return reduce(where(lt(d, num(delta)), quad, lin), reduction);
 }
@@ -274,7 +291,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input_, const Tensor& targ
                weight = autocast_fp32(weight_), pos_weight = autocast_fp32(pos_weight_);
   check_reduction(reduction, "binary_cross_entropy_with_logits");
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
-  Tensor t = as_float(target, input);
+  // The loss has the promoted type of input and target (float32 logits against float64
+  // targets give a float64 loss), as in PyTorch.
+  Tensor t = is_floating(target.dtype()) ? target : as_float(target, input);
+  if (is_floating(input.dtype()) && t.dtype() != input.dtype()) {
+    DType common = promote_types(input.dtype(), t.dtype());
+    return binary_cross_entropy_with_logits(to_dtype(input, common), to_dtype(t, common), weight,
+                                            pos_weight, reduction);
+  }
   // log(1 + exp(-x)) computed stably as max(-x, 0) + log1p(exp(-|x|)).
   Tensor softplus_neg =
       add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
@@ -294,9 +318,16 @@ Tensor kl_div(const Tensor& input_, const Tensor& target_, const std::string& re
   // On autocast's float32 list: low-precision floating inputs are computed in float32.
   const Tensor input = autocast_fp32(input_), target = autocast_fp32(target_);
   check_reduction(reduction, "kl_div", true);
-  Tensor loss = log_target ? mul(exp(target), sub(target, input))
-                           : where(gt(target, num(0.0)), mul(target, sub(log(target), input)),
-                                   mul(target, num(0.0)));
+  // target * log(target) - target * input, with 0 * log(0) = 0 (xlogy) as in PyTorch: a
+  // negative target is NaN and the gradient wrt input is -target everywhere (the where()
+  // around the whole term gave 0 for target <= 0).
+  Tensor loss;
+  if (log_target) {
+    loss = mul(exp(target), sub(target, input));
+  } else {
+    Tensor safe = where(eq(target, num(0.0)), num(1.0), target);
+    loss = sub(mul(target, log(safe)), mul(target, input));
+  }
   if (reduction == "batchmean")
     return input.dim() == 0 ? sum(loss) : div(sum(loss), num(double(input.shape()[0])));
   return reduce(loss, reduction);

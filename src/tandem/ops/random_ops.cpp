@@ -186,12 +186,19 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
 }
 Tensor bernoulli(const Tensor& p) {
   check_float(p.dtype(), "bernoulli");
+  // Probabilities outside [0, 1] (or NaN) are an error, as in PyTorch, not a silent 0 or 1.
+  if (p.numel() > 0 && !p.is_symbolic()) {
+    double lo = amin(p).item_double(), hi = amax(p).item_double();
+    TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
+                 "bernoulli: probabilities must be in [0, 1], got values in [", lo, ", ", hi, "]");
+  }
   return dispatch1(bernoulli_op, {p});
 }
 Tensor bernoulli(const Shape& shape, double p, DType dtype) {
   check_sizes(shape, "bernoulli");
   TANDEM_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli: p must be in [0, 1], got ", p);
-  return bernoulli(full(shape, Scalar(p), dtype));
+  check_float(dtype, "bernoulli");
+  return dispatch1(bernoulli_op, {full(shape, Scalar(p), dtype)});  // p is checked above
 }
 const Tensor& normal_(const Tensor& x, double mean, double std) {
   return copy_(x,

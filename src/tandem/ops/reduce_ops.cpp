@@ -437,7 +437,10 @@ Tensor root_or_zero(const Tensor& s, double q) {
 }  // namespace
 
 Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
-  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float32);
+  // As in PyTorch: a norm of an integer tensor is an error, not a silent float32 result.
+  TANDEM_CHECK(is_floating(x.dtype()), TypeError, "norm: expected a floating point tensor, got ",
+               dtype_name(x.dtype()), "; convert with .float() or pass dtype=");
+  const Tensor& xf = x;
   Tensor a = abs(xf);
   if (std::isinf(p)) return p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   if (p == 0) return sum(to_dtype(ne(a, scalar_tensor(Scalar(0.0))), xf.dtype()), dims, keepdim);

@@ -124,7 +124,7 @@ Tensor expand_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& 
 
 Tensor squeeze_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs& a) {
   const Tensor& x = in[0];
-  std::vector<bool> drop(size_t(x.dim()), false);
+  std::vector<bool> drop(size_t(x.dim()), false), seen(size_t(x.dim()), false);
   if (a.get_bool("all")) {
     for (int64_t d = 0; d < x.dim(); ++d) drop[d] = x.shape()[d] == 1;
   } else {
@@ -134,6 +134,9 @@ Tensor squeeze_view(const OpDef& op, const std::vector<Tensor>& in, const Attrs&
         continue;
       }
       int64_t w = wrap_dim(d, x.dim(), "squeeze");
+      TANDEM_CHECK(!seen[size_t(w)], ValueError, "squeeze: dim ", w,
+                   " appears multiple times in the list of dims");
+      seen[size_t(w)] = true;
       drop[w] = x.shape()[w] == 1;
     }
   }

@@ -1,6 +1,7 @@
 // Common-subexpression elimination: a node equal to an earlier one (op, attributes and
 // inputs after renaming) reuses the earlier outputs.
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -32,11 +33,22 @@ void eliminate_common_subexpressions(Graph& g) {
   std::vector<int64_t> rename(g.values.size());
   for (size_t v = 0; v < rename.size(); ++v) rename[v] = int64_t(v);
   // Equal Python-number constants (each literal is its own capture) become one value.
-  std::map<std::pair<int, double>, int64_t> consts;
+  // Keyed by the value's bits, not by a double compared with <: NaN compares false with
+  // everything, so std::map took it as equal to whatever constant came first (jit turned
+  // ne(3.0, nan) into ne(3.0, 3.0)); -0.0 and 0.0, and int64s past 2^53, stay apart too.
+  std::map<std::pair<int, uint64_t>, int64_t> consts;
   for (auto& c : g.captures) {
     if (!c.second->wrapped_number) continue;
     Tensor t(c.second);
-    auto key = std::make_pair(int(t.dtype()), t.item_double());
+    Scalar s = t.item();
+    uint64_t bits = 0;
+    if (s.is_float()) {
+      double d = s.to_double();
+      std::memcpy(&bits, &d, sizeof bits);
+    } else {
+      bits = uint64_t(s.to_int());
+    }
+    auto key = std::make_pair(int(t.dtype()), bits);
     auto [it, fresh] = consts.emplace(key, c.first);
     if (!fresh) rename[size_t(c.first)] = it->second;
   }

@@ -12,6 +12,10 @@ namespace tandem::graph {
 namespace {
 
 constexpr size_t kMaxFusedInputs = size_t(kMaxEwInputs);
+// Joining a node to a group re-describes the whole group (its inputs and outputs), so an
+// unbounded group made compiling a chain of n elementwise ops O(n^2): 10k ops took ~20 s.
+// Past this size a chain continues in a new group (one more kernel boundary per 256 ops).
+constexpr size_t kMaxGroupMembers = 256;
 
 // The EwInfo of a node that can be an instruction, else null.
 const EwInfo* fusible(const Graph& g, const Node& n) {
@@ -118,6 +122,7 @@ void fuse_elementwise(Graph& g) {
       const Group& cand = groups[size_t(gi)];
       if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
       if (std::find(joined.begin(), joined.end(), gi) != joined.end()) continue;
+      if (grp.members.size() + cand.members.size() > kMaxGroupMembers) continue;
       Group trial = grp;
       trial.members.insert(trial.members.end(), cand.members.begin(), cand.members.end());
       std::sort(trial.members.begin(), trial.members.end());

@@ -203,7 +203,16 @@ TANDEM_SLEEF_UNARY(vatan, Sleef_atanf16_u10, Sleef_atand8_u10)
 TANDEM_SLEEF_UNARY(vsinh, Sleef_sinhf16_u10, Sleef_sinhd8_u10)
 TANDEM_SLEEF_UNARY(vcosh, Sleef_coshf16_u10, Sleef_coshd8_u10)
 TANDEM_SLEEF_UNARY(vasinh, Sleef_asinhf16_u10, Sleef_asinhd8_u10)
-TANDEM_SLEEF_UNARY(vacosh, Sleef_acoshf16_u10, Sleef_acoshd8_u10)
+// SLEEF's acoshf overflows (inf) past about 1.8e19, where x * x does; there acosh(x) equals
+// log(x) + log(2) to float precision (torch: acosh(1e30f) = 69.77).
+inline VF vacosh(VF a) {
+  const __mmask16 big = _mm512_cmp_ps_mask(a.v, _mm512_set1_ps(1e18f), _CMP_GT_OQ);
+  const __m512 l = _mm512_add_ps(Sleef_logf16_u10(a.v), _mm512_set1_ps(0.693147180559945f));
+  return {_mm512_mask_blend_ps(big, Sleef_acoshf16_u10(a.v), l)};
+}
+inline VD vacosh(VD a) {
+  return {Sleef_acoshd8_u10(a.v)};
+}
 TANDEM_SLEEF_UNARY(vatanh, Sleef_atanhf16_u10, Sleef_atanhd8_u10)
 TANDEM_SLEEF_UNARY(vexp2, Sleef_exp2f16_u10, Sleef_exp2d8_u10)
 TANDEM_SLEEF_UNARY(vlog2, Sleef_log2f16_u10, Sleef_log2d8_u10)
