@@ -104,7 +104,7 @@ from . import context  # noqa: E402,F401
 from ._layers.parameter import Parameter  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
-from . import dataset, utils, vision  # noqa: E402,F401
+from . import dataset, mindrecord, utils, vision  # noqa: E402,F401
 from .export import export, load  # noqa: E402,F401  (deployment: tandem/export.py)
 
 __version__ = "0.1.0"

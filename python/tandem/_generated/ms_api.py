@@ -81,7 +81,6 @@ from .torch_api import (
     diagonal,
     div,
     dot,
-    dropout,
     einsum,
     elu,
     empty,
@@ -97,7 +96,6 @@ from .torch_api import (
     expm1,
     eye,
     fix,
-    flatten,
     flip,
     fliplr,
     flipud,
@@ -111,7 +109,6 @@ from .torch_api import (
     from_numpy,
     full,
     full_like,
-    gather,
     ge,
     gelu,
     ger,
@@ -148,7 +145,6 @@ from .torch_api import (
     log10,
     log1p,
     log2,
-    log_softmax,
     logaddexp,
     logcumsumexp,
     logical_and,
@@ -165,7 +161,6 @@ from .torch_api import (
     matmul,
     max,
     maximum,
-    mean,
     median,
     meshgrid,
     min,
@@ -188,10 +183,7 @@ from .torch_api import (
     negative,
     nonzero,
     norm,
-    normal,
     not_equal,
-    one_hot,
-    ones,
     ones_like,
     outer,
     pad,
@@ -219,7 +211,6 @@ from .torch_api import (
     scatter_add,
     scatter_reduce,
     searchsorted,
-    select,
     selu,
     set_rng_state,
     set_seed,
@@ -229,7 +220,6 @@ from .torch_api import (
     silu,
     sin,
     sinh,
-    softmax,
     softplus,
     sort,
     special_erf,
@@ -239,7 +229,6 @@ from .torch_api import (
     square_,
     squeeze,
     stack,
-    std,
     std_mean,
     sub,
     subtract,
@@ -255,22 +244,18 @@ from .torch_api import (
     tile,
     topk,
     trace,
-    transpose,
     tril,
     triu,
     true_divide,
     trunc,
     unbind,
     unflatten,
-    uniform,
     unique,
     unique_consecutive,
     unsqueeze,
-    var,
     var_mean,
     vstack,
     where,
-    zeros,
     zeros_like,
 )
 
@@ -285,6 +270,572 @@ def stop_gradient(x: Tensor) -> Tensor:
         Tensor, the result.
     """
     return x.detach()
+
+
+def ones(shape: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None) -> Tensor:
+    r"""A tensor of the given shape filled with 1 (MindSpore's ops.ones(shape, dtype)).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        dtype (Optional[mindspore.dtype]): the data type (float32 when None, as in
+            MindSpore). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.filled('ones', shape, 1, dtype)
+
+
+def zeros(size: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None) -> Tensor:
+    r"""A tensor of the given shape filled with 0 (MindSpore's ops.zeros(size, dtype)).
+
+    Args:
+        size (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        dtype (Optional[mindspore.dtype]): the data type (float32 when None, as in
+            MindSpore). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.filled('zeros', size, 0, dtype)
+
+
+def fill(type: Optional[DType], shape: Union[int, Sequence[int], Tensor], value: Number) -> Tensor:
+    r"""A tensor of the given dtype and shape filled with value.
+
+    Args:
+        type (Optional[mindspore.dtype]): the data type (from value when None).
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        value (number.Number): the value of every element.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.fill(type, shape, value)
+
+
+def uniform(
+    shape: Union[int, Sequence[int], Tensor],
+    minval: TensorLike,
+    maxval: TensorLike,
+    seed: Optional[int] = None,
+    dtype: Optional[DType] = None,
+) -> Tensor:
+    r"""Uniform samples in [minval, maxval) (integers for an integer dtype).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        minval (Union[Tensor, number.Number]): the lower bound.
+        maxval (Union[Tensor, number.Number]): the upper bound (exclusive).
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws
+            them. Default: ``None``.
+        dtype (Optional[mindspore.dtype]): float32 when None. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.uniform(shape, minval, maxval, dtype)
+
+
+def normal(
+    shape: Union[int, Sequence[int], Tensor],
+    mean: TensorLike,
+    stddev: TensorLike,
+    seed: Optional[int] = None,
+) -> Tensor:
+    r"""Samples of a normal distribution N(mean, stddev^2) (float32).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        mean (Union[Tensor, number.Number]): the mean (broadcast).
+        stddev (Union[Tensor, number.Number]): the standard deviation (broadcast).
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws
+            them. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.normal(shape, mean, stddev)
+
+
+def select(cond: Tensor, input: TensorLike, other: TensorLike) -> Tensor:
+    r"""input where cond is True, else other, broadcast together (MindSpore's select is PyTorch's
+    where; PyTorch's select(x, dim, index) is mint.select).
+
+    Args:
+        cond (Tensor): the boolean condition.
+        input (Union[Tensor, number.Number]): the values where cond holds.
+        other (Union[Tensor, number.Number]): the values elsewhere.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.where(cond, input, other)
+
+
+def transpose(input: Tensor, input_perm: Sequence[int]) -> Tensor:
+    r"""input with its dims permuted by input_perm (MindSpore's transpose is PyTorch's permute; swap
+    two dims with ops.swapaxes).
+
+    Args:
+        input (Tensor): the input tensor.
+        input_perm (Sequence[int]): a permutation of all the dims.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.transpose(input, input_perm)
+
+
+def expand_dims(input_x: Tensor, axis: int) -> Tensor:
+    r"""input_x with a new dim of size 1 at axis.
+
+    Args:
+        input_x (Tensor): the input tensor.
+        axis (int): where the new dim goes.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.expand_dims(input_x, axis)
+
+
+def gather(
+    input_params: Tensor,
+    input_indices: Union[Tensor, Sequence[int]],
+    axis: int,
+    batch_dims: int = 0,
+) -> Tensor:
+    r"""The slices of input_params along axis at input_indices (any shape): the result has shape
+    params.shape[:axis] + indices.shape + params.shape[axis + 1:]. PyTorch's gather(input, dim,
+    index) is ops.gather_elements.
+
+    Args:
+        input_params (Tensor): the tensor to take slices of.
+        input_indices (Union[Tensor, Sequence[int]]): integer indices into axis.
+        axis (int): the axis to index.
+        batch_dims (int): leading batch dims (only 0 is supported). Default: ``0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.gather(input_params, input_indices, axis, batch_dims)
+
+
+def gather_elements(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    r"""The elements of input at index along dim (PyTorch's gather).
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dim to index.
+        index (Tensor): integer indices, of input's rank.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.gather(input, dim, _impl.index.as_long(index))
+
+
+def flatten(input: Tensor, order: str = 'C', *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    r"""input with dims start_dim..end_dim merged; MindSpore keeps dim 0 (the batch) by default,
+    PyTorch's flatten starts at dim 0.
+
+    Args:
+        input (Tensor): the input tensor.
+        order (str): 'C' (row-major) or 'F' (column-major). Default: ``'C'``.
+
+    Keyword Args:
+        start_dim (int): the first dim to merge. Default: ``1``.
+        end_dim (int): the last dim to merge. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.flatten(input, order, start_dim, end_dim)
+
+
+def cast(input: Tensor, dtype: DType) -> Tensor:
+    r"""input converted to dtype.
+
+    Args:
+        input (Tensor): the input tensor.
+        dtype (mindspore.dtype): the data type of the result.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.to_dtype(input, dtype)
+
+
+def shape(input_x: Tensor) -> Tuple[int, ...]:
+    r"""The shape of input_x as a tuple.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        Tuple[int, Ellipsis], tuple of int.
+    """
+    return tuple(input_x.shape)
+
+
+def rank(input_x: Tensor) -> int:
+    r"""The number of dims of input_x.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        int, int.
+    """
+    return input_x.ndim
+
+
+def size(input_x: Tensor) -> int:
+    r"""The number of elements of input_x.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        int, int.
+    """
+    return int(input_x.numel())
+
+
+def one_hot(
+    indices: Tensor,
+    depth: int,
+    on_value: TensorLike = 1,
+    off_value: TensorLike = 0,
+    axis: int = -1,
+) -> Tensor:
+    r"""on_value at each index's class and off_value elsewhere, the class dim at axis (the result's
+    dtype is on_value's).
+
+    Args:
+        indices (Tensor): integer class indices.
+        depth (int): the number of classes.
+        on_value (Union[Tensor, number.Number]): the value at the class. Default: ``1``.
+        off_value (Union[Tensor, number.Number]): the value elsewhere. Default: ``0``.
+        axis (int): where the class dim goes. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.one_hot(indices, depth, on_value, off_value, axis)
+
+
+def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
+    r"""The mean over axis (all elements when None).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        keep_dims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.mean(input, _impl.args.dims(axis), keep_dims, None)
+
+
+def var(
+    input: Tensor,
+    axis: Dim = None,
+    ddof: Union[int, bool] = 0,
+    keepdims: bool = False,
+) -> Tensor:
+    r"""The variance over axis with ddof degrees of freedom removed (0: the population variance,
+    MindSpore's and numpy's default; PyTorch's default is 1).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        ddof (Union[int, bool]): the delta degrees of freedom (True means 1). Default:
+            ``0``.
+        keepdims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.var_std(_C.var, input, axis, ddof, keepdims)
+
+
+def std(
+    input: Tensor,
+    axis: Dim = None,
+    ddof: Union[int, bool] = 0,
+    keepdims: bool = False,
+) -> Tensor:
+    r"""The standard deviation over axis with ddof degrees of freedom removed (0 by default, as
+    MindSpore and numpy; PyTorch's default is 1).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        ddof (Union[int, bool]): the delta degrees of freedom (True means 1). Default:
+            ``0``.
+        keepdims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.var_std(_C.std, input, axis, ddof, keepdims)
+
+
+def softmax(input: Tensor, axis: int = -1, *, dtype: Optional[DType] = None) -> Tensor:
+    r"""exp(x) / sum(exp(x)) along axis (the last by default), computed stably.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (int): the axis to normalise along. Default: ``-1``.
+
+    Keyword Args:
+        dtype (Optional[mindspore.dtype]): the data type of the result (the default float
+            type when None, for floating-point results). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.softmax(input, int(axis), dtype)
+
+
+def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
+    r"""log(softmax(x)) along axis (the last by default), computed stably.
+
+    Args:
+        logits (Tensor): the input tensor.
+        axis (int): the axis to normalise along. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.log_softmax(logits, int(axis), None)
+
+
+def dropout(
+    input: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    seed: Optional[int] = None,
+) -> Tensor:
+    r"""Zeroes elements with probability p and scales the rest by 1 / (1 - p) while training; the
+    identity otherwise.
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the probability of zeroing an element. Default: ``0.5``.
+        training (bool): apply dropout (else return input). Default: ``True``.
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws the
+            mask. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.dropout(input, float(p), bool(training))
+
+
+def dense(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    r"""input @ weight.T + bias.
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): the weight (out, in).
+        bias (Optional[Tensor]): the bias (out,) or None. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.dense(input, weight, bias)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    pos_weight: Optional[Tensor] = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    r"""The binary cross entropy of logits, computed stably (MindSpore's argument order: weight,
+    then pos_weight).
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per element (broadcast). Default: ``None``.
+        pos_weight (Optional[Tensor]): a weight of the positive examples, per class.
+            Default: ``None``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = 'mean',
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    r"""The cross entropy of logits (N, C, ...) with class indices or class probabilities.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per class. Default: ``None``.
+        ignore_index (int): a target class index that contributes nothing. Default:
+            ``-100``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+        label_smoothing (float): the smoothing in [0, 1]. Default: ``0.0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.cross_entropy(input, target, weight, ignore_index, reduction, float(label_smoothing))
+
+
+def nll_loss(
+    inputs: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = 'mean',
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    r"""The negative log-likelihood of log-probabilities (N, C, ...) at class indices.
+
+    Args:
+        inputs (Tensor): the log-probabilities.
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per class. Default: ``None``.
+        ignore_index (int): a target class index that contributes nothing. Default:
+            ``-100``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+        label_smoothing (float): must be 0 (smoothing is not supported here). Default:
+            ``0.0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.nll_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    r"""The mean squared error.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.mse_loss(input, target, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    r"""The mean absolute error.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.l1_loss(input, target, reduction)
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    beta: float = 1.0,
+    reduction: str = 'none',
+) -> Tensor:
+    r"""The smooth L1 loss (quadratic within beta); MindSpore's default reduction is 'none'.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        beta (float): where the loss turns from quadratic to linear. Default: ``1.0``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'none'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.smooth_l1_loss(input, target, reduction, float(beta))
+
+
+def depend(value: object, expr: object) -> object:
+    r"""value; expr is evaluated first (tandem keeps program order, in graph mode too).
+
+    Args:
+        value (object): what to return.
+        expr (object): what must run before.
+
+    Returns:
+        object, value.
+    """
+    return _impl.ms.depend(value, expr)
+
+
+def assign(variable: Tensor, value: TensorLike) -> Tensor:
+    r"""Writes value into variable (a Parameter) in place and returns variable.
+
+    Args:
+        variable (Tensor): the Parameter to write.
+        value (Union[Tensor, number.Number]): the new value.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.assign(variable, value)
+
+
+def clip_by_value(
+    x: Union[Tensor, Sequence[Tensor]],
+    clip_value_min: Optional[TensorLike] = None,
+    clip_value_max: Optional[TensorLike] = None,
+) -> Union[Tensor, Sequence[Tensor]]:
+    r"""x clamped into [clip_value_min, clip_value_max] (each tensor of a list).
+
+    Args:
+        x (Union[Tensor, Sequence[Tensor]]): a tensor or a list/tuple of tensors.
+        clip_value_min (Optional[Union[Tensor, number.Number]]): the lower bound. Default:
+            ``None``.
+        clip_value_max (Optional[Union[Tensor, number.Number]]): the upper bound. Default:
+            ``None``.
+
+    Returns:
+        Union[Tensor, Sequence[Tensor]], the result.
+    """
+    return _impl.ms.clip_by_value(x, clip_value_min, clip_value_max)
 
 
 __all__ = [
@@ -319,11 +870,13 @@ __all__ = [
     'as_tensor',
     'asin',
     'asinh',
+    'assign',
     'atan',
     'atan2',
     'atanh',
     'baddbmm',
     'bernoulli',
+    'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
     'bitwise_left_shift',
@@ -335,6 +888,7 @@ __all__ = [
     'broadcast_shapes',
     'broadcast_tensors',
     'broadcast_to',
+    'cast',
     'cat',
     'cdist',
     'ceil',
@@ -342,6 +896,7 @@ __all__ = [
     'chunk',
     'clamp',
     'clip',
+    'clip_by_value',
     'concat',
     'concatenate',
     'copysign',
@@ -349,10 +904,13 @@ __all__ = [
     'cosh',
     'count_nonzero',
     'cross',
+    'cross_entropy',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
+    'dense',
+    'depend',
     'diag',
     'diagonal',
     'div',
@@ -370,8 +928,10 @@ __all__ = [
     'exp',
     'exp2',
     'expand',
+    'expand_dims',
     'expm1',
     'eye',
+    'fill',
     'fix',
     'flatten',
     'flip',
@@ -388,6 +948,7 @@ __all__ = [
     'full',
     'full_like',
     'gather',
+    'gather_elements',
     'ge',
     'gelu',
     'ger',
@@ -414,6 +975,7 @@ __all__ = [
     'isneginf',
     'isposinf',
     'kthvalue',
+    'l1_loss',
     'le',
     'leaky_relu',
     'lerp',
@@ -451,6 +1013,7 @@ __all__ = [
     'mode',
     'moveaxis',
     'movedim',
+    'mse_loss',
     'msort',
     'mul',
     'multinomial',
@@ -462,6 +1025,7 @@ __all__ = [
     'ne',
     'neg',
     'negative',
+    'nll_loss',
     'nonzero',
     'norm',
     'normal',
@@ -481,6 +1045,7 @@ __all__ = [
     'randn',
     'randn_like',
     'randperm',
+    'rank',
     'ravel',
     'reciprocal',
     'relu',
@@ -499,12 +1064,15 @@ __all__ = [
     'selu',
     'set_rng_state',
     'set_seed',
+    'shape',
     'sigmoid',
     'sign',
     'signbit',
     'silu',
     'sin',
     'sinh',
+    'size',
+    'smooth_l1_loss',
     'softmax',
     'softplus',
     'sort',
