@@ -99,12 +99,13 @@ from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
 from . import jit as _jit_module  # noqa: E402
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
-from .jit import jit_class, vmap  # noqa: E402,F401
+from .jit import jit_class, vmap, STRICT, COMPATIBLE, LAX  # noqa: E402,F401
 from . import context  # noqa: E402,F401
-from ._layers.parameter import Parameter  # noqa: E402,F401
+from .nn.parameter import Parameter  # noqa: E402,F401  (MindSpore's; mint.nn has PyTorch's)
 from . import serialization  # noqa: E402,F401
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
 from . import dataset, mindrecord, utils, vision  # noqa: E402,F401
+from . import train  # noqa: E402,F401
 from .export import export, load  # noqa: E402,F401  (deployment: tandem/export.py)
 
 __version__ = "0.1.0"
@@ -118,10 +119,10 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
     "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
-    "jit", "jit_class", "vmap", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
+    "jit", "jit_class", "vmap", "STRICT", "COMPATIBLE", "LAX", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
-    "utils", "vision",
+    "utils", "vision", "mindrecord", "train",
 ]
 __all__ += _ops.__all__
 __all__ += ["export", "load"]  # deployment
