@@ -2,7 +2,7 @@
 op methods generated from the op table."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union, overload
 
 import numpy as np
 
@@ -214,13 +214,12 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
 
 def install() -> None:
     """Attaches the Python-level methods to the Tensor class."""
+    if not hasattr(Tensor, "_size_method"):  # the binding's size(), behind the size property
+        Tensor._size_method = Tensor.size
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name, fn in EXTRA_METHODS.items():
         setattr(Tensor, name, fn)
-    if not hasattr(Tensor, "_size_method"):
-        Tensor._size_method = Tensor.size
-        Tensor.size = property(_size)
 
 
 class GradFn:
@@ -296,11 +295,17 @@ class _Size(int):
         out._tensor = t
         return out
 
+    @overload
+    def __call__(self) -> Tuple[int, ...]: ...
+
+    @overload
+    def __call__(self, dim: int) -> int: ...
+
     def __call__(self, dim: Optional[int] = None) -> Any:
         return _C.Tensor._size_method(self._tensor, dim)
 
 
-def _size(self: Tensor) -> _Size:
+def _size(self: Tensor) -> "_Size":  # an int that is also callable as size() / size(dim)
     return _Size(self)
 
 
@@ -314,7 +319,7 @@ def _strides(self: Tensor) -> Tuple[int, ...]:
     return tuple(int(s) * int(self.itemsize) for s in self.stride())
 
 
-def _from_numpy(array: np.ndarray) -> Tensor:
+def _from_numpy(array: "np.ndarray") -> Tensor:
     """A tensor sharing memory with the numpy array (MindSpore's Tensor.from_numpy).
 
     Args:
@@ -383,6 +388,7 @@ EXTRA_METHODS: Dict[str, Any] = {
     "__reduce_ex__": _reduce_ex,
     "__deepcopy__": _deepcopy,
     "grad_fn": property(_grad_fn),
+    "size": property(_size),
     "nbytes": property(_nbytes),
     "strides": property(_strides),
     "from_numpy": staticmethod(_from_numpy),

@@ -506,7 +506,8 @@ class Cell(CellTree):
             return f"{name}<{extra}>"
         lines = [extra] if extra else []
         for key, cell in self._cells.items():
-            lines.append(f"({key}): " + cell._ms_repr().replace("\n", "\n  "))
+            child = "None" if cell is None else cell._ms_repr()
+            lines.append(f"({key}): " + child.replace("\n", "\n  "))
         return name + "<\n  " + "\n  ".join(lines) + "\n  >"
 
     def __dir__(self) -> List[str]:
