@@ -1,7 +1,7 @@
 """MindDataset: the rows of files written by tandem.mindrecord.FileWriter."""
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -68,7 +68,7 @@ class MindDataset(Dataset):
         total = sum(len(r) for r in self._readers)
         self._n = total if not num_samples else min(num_samples, total)
 
-    def _rows(self) -> Iterator[List[Any]]:
+    def _rows(self) -> Iterator[Tuple[Any, ...]]:
         index = [(k, i) for k, r in enumerate(self._readers) for i in range(len(r))]
         if self._shuffle:
             seed = _config.get_seed()
@@ -76,7 +76,7 @@ class MindDataset(Dataset):
             index = [index[j] for j in rng.permutation(len(index))]
         for k, i in index[:self._n]:
             row = self._readers[k].row(i)
-            yield [_value(row[c]) for c in self._columns]
+            yield tuple(_value(row[c]) for c in self._columns)
 
     def _make_source(self) -> _Source:
         return _Source(self._columns, iterable=self._rows, size=self._n)
