@@ -182,3 +182,43 @@ def test_primitive_classes():
         [12.0])
     with pytest.raises(ValueError, match="weights"):
         ops.GradOperation(get_by_list=True)(f)
+
+
+def test_conv_pad_modes_against_torch():
+    import torch
+    x = np.random.rand(2, 3, 9, 9).astype(np.float32)
+    w = np.random.rand(4, 3, 3, 3).astype(np.float32)
+    tx, tw = torch.tensor(x), torch.tensor(w)
+    np.testing.assert_allclose(arr(ops.conv2d(T.Tensor(x), T.Tensor(w))),  # 'valid' default
+                               torch.nn.functional.conv2d(tx, tw).numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        arr(ops.conv2d(T.Tensor(x), T.Tensor(w), pad_mode="pad", padding=(1, 1, 2, 0))),
+        torch.nn.functional.conv2d(torch.nn.functional.pad(tx, (2, 0, 1, 1)), tw).numpy(),
+        rtol=1e-4, atol=1e-5)
+    assert ops.conv2d(T.Tensor(x), T.Tensor(w), stride=2, pad_mode="same").shape == (2, 4, 5, 5)
+    with pytest.raises(ValueError, match="pad_mode"):
+        ops.conv2d(T.Tensor(x), T.Tensor(w), pad_mode="full")
+    with pytest.raises(ValueError, match="padding must be 0"):
+        ops.conv2d(T.Tensor(x), T.Tensor(w), padding=1)
+    x1, w1 = np.random.rand(2, 3, 10).astype(np.float32), np.random.rand(5, 3, 3).astype(np.float32)
+    assert ops.conv1d(T.Tensor(x1), T.Tensor(w1), pad_mode="same").shape == (2, 5, 10)
+
+
+def test_pool_defaults_and_activation_slopes():
+    x = np.random.rand(1, 2, 4, 4).astype(np.float32)
+    assert ops.avg_pool2d(T.Tensor(x), 2).shape == (1, 2, 3, 3)  # MindSpore's stride 1
+    assert mint.nn.functional.avg_pool2d(T.Tensor(x), 2).shape == (1, 2, 2, 2)
+    np.testing.assert_allclose(arr(ops.avg_pool2d(T.Tensor(x))), x)  # kernel 1
+    v, i = ops.max_pool2d(T.Tensor(x), 2, None, 0, 1, True)  # return_indices 6th
+    np.testing.assert_allclose(arr(v), x.reshape(1, 2, 2, 2, 2, 2).max((3, 5)))
+    assert arr(ops.leaky_relu(T.Tensor([-1.0, 2.0]))).tolist() == pytest.approx([-0.2, 2.0])
+    p = np.array([0.2, 0.9], np.float32)
+    t = np.array([0.0, 1.0], np.float32)
+    np.testing.assert_allclose(arr(ops.binary_cross_entropy(T.Tensor(p), T.Tensor(t))),
+                               -(t * np.log(p) + (1 - t) * np.log(1 - p)).mean(), rtol=1e-5)
+    lp = np.log(np.array([[0.3, 0.7]], np.float32))
+    q = np.array([[0.5, 0.5]], np.float32)
+    np.testing.assert_allclose(arr(ops.kl_div(T.Tensor(lp), T.Tensor(q), "sum")),
+                               (q * (np.log(q) - lp)).sum(), rtol=1e-5)
+    assert ops.adaptive_avg_pool2d(T.Tensor(x), 1).shape == (1, 2, 1, 1)
+    assert ops.layer_norm(T.Tensor(x), (4,)).shape == x.shape

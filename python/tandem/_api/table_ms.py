@@ -185,6 +185,71 @@ ROWS = [
         "_C.smooth_l1_loss(input, target, reduction, float(beta))",
         "The smooth L1 loss (quadratic within beta); MindSpore's default reduction is "
         "'none'.", args={**_LOSS, "beta": "where the loss turns from quadratic to linear."}),
+    # ---- convolution and pooling with MindSpore's defaults
+    _ms("conv2d", f"(input: Tensor, weight: Tensor, bias: {_T} = None, stride: IntOrTuple = 1, "
+        "pad_mode: str = 'valid', padding: IntOrTuple = 0, dilation: IntOrTuple = 1, "
+        "groups: int = 1) -> Tensor",
+        "_impl.ms.conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups)",
+        "2-D convolution of (N, C_in, H, W) input; MindSpore's pad_mode decides the padding "
+        "('valid' by default: none).",
+        args={"weight": "(C_out, C_in / groups, kH, kW).", "bias": "(C_out,) or None.",
+              "pad_mode": "'valid', 'same' (output = ceil(input / stride)) or 'pad'.",
+              "padding": "with pad_mode='pad': an int, (pH, pW) or (top, bottom, left, right)."}),
+    _ms("conv1d", f"(input: Tensor, weight: Tensor, bias: {_T} = None, stride: IntOrTuple = 1, "
+        "pad_mode: str = 'valid', padding: IntOrTuple = 0, dilation: IntOrTuple = 1, "
+        "groups: int = 1) -> Tensor",
+        "_impl.ms.conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups)",
+        "1-D convolution of (N, C_in, L) input with MindSpore's pad_mode ('valid' by default).",
+        args={"weight": "(C_out, C_in / groups, k).", "bias": "(C_out,) or None.",
+              "pad_mode": "'valid', 'same' (output = ceil(input / stride)) or 'pad'.",
+              "padding": "with pad_mode='pad': an int or (left, right)."}),
+    _ms("max_pool2d", "(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None, "
+        "padding: IntOrTuple = 0, dilation: IntOrTuple = 1, return_indices: bool = False, "
+        "ceil_mode: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]",
+        "_impl.nn.max_pool(2, x, kernel_size, stride, padding, dilation, ceil_mode, "
+        "return_indices)",
+        "2-D max pooling (MindSpore's argument order: return_indices before ceil_mode).",
+        args={"x": "(N, C, H, W) input.", "stride": "the stride (kernel_size when None).",
+              "return_indices": "also return the flat H * W indices of the maxima."}),
+    _ms("avg_pool2d", "(input_x: Tensor, kernel_size: IntOrTuple = 1, stride: IntOrTuple = 1, "
+        "padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True, "
+        "divisor_override: Optional[int] = None) -> Tensor",
+        "_impl.nn.avg_pool(2, input_x, kernel_size, stride, padding, ceil_mode, "
+        "count_include_pad, divisor_override)",
+        "2-D average pooling; MindSpore's defaults are kernel_size 1 and stride 1 (PyTorch's "
+        "stride defaults to the kernel size).",
+        args={"input_x": "(N, C, H, W) input.", "stride": "the stride of the window.",
+              "count_include_pad": "count the zero padding in the averages.",
+              "divisor_override": "divide by this instead of the window size."}),
+    _ms("interpolate", "(input: Tensor, size: Optional[IntOrTuple] = None, "
+        "scale_factor: Union[float, Sequence[float], None] = None, mode: str = 'nearest', "
+        "align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None) "
+        "-> Tensor",
+        "_impl.nn.interpolate(input, size, scale_factor, mode, align_corners, "
+        "recompute_scale_factor, False)",
+        "Resizes (N, C, H, W) or (N, C, L) input with 'nearest', 'bilinear' or 'linear'.",
+        args={"size": "the output size.", "scale_factor": "the multiplier of the input size.",
+              "mode": "'nearest', 'bilinear' (4-D) or 'linear' (3-D).",
+              "align_corners": "align the corner pixels of input and output.",
+              "recompute_scale_factor": "compute the scale from the rounded output size."}),
+    _ms("leaky_relu", "(input: Tensor, alpha: float = 0.2) -> Tensor",
+        "_C.leaky_relu(input, float(alpha))",
+        "x for x >= 0 and alpha * x otherwise (MindSpore's default slope is 0.2; PyTorch's "
+        "is 0.01).", args={"alpha": "the slope of the negative part."}),
+    _ms("binary_cross_entropy", f"(logits: Tensor, labels: Tensor, weight: {_T} = None, "
+        "reduction: str = 'mean') -> Tensor",
+        "_C.binary_cross_entropy(logits, labels, weight, reduction)",
+        "The binary cross entropy of probabilities in [0, 1] (logs clamped at -100).",
+        args={"logits": "the probabilities.", "labels": "the targets in [0, 1].",
+              "weight": "a weight per element.", "reduction": _LOSS["reduction"]}),
+    _ms("kl_div", "(logits: Tensor, labels: Tensor, reduction: str = 'mean', "
+        "log_target: bool = False) -> Tensor",
+        "_C.kl_div(logits, labels, reduction, log_target)",
+        "The Kullback-Leibler divergence with logits as log-probabilities ('batchmean' "
+        "divides the sum by the batch size).",
+        args={"logits": "the log-probabilities.", "labels": "the target distribution.",
+              "reduction": "'none', 'mean', 'batchmean' or 'sum'.",
+              "log_target": "labels are log-probabilities too."}),
     # ---- graph-mode helpers
     _ms("depend", "(value: object, expr: object) -> object", "_impl.ms.depend(value, expr)",
         "value; expr is evaluated first (tandem keeps program order, in graph mode too).",

@@ -11,6 +11,17 @@ from typing import List, Optional, Sequence, Tuple, Union
 from .. import _C, _impl
 from .._C import Tensor
 from .._typing import DType, Dim, IntOrTuple, Number, Size, TensorLike
+from .functional_api import batch_norm
+from .functional_api import layer_norm
+from .functional_api import group_norm
+from .functional_api import adaptive_avg_pool2d
+from .functional_api import adaptive_avg_pool1d
+from .functional_api import adaptive_max_pool2d
+from .functional_api import dropout2d
+from .functional_api import embedding
+from .functional_api import huber_loss
+from .functional_api import unfold
+from .functional_api import fold
 from .torch_api import (
     abs,
     absolute,
@@ -136,7 +147,6 @@ from .torch_api import (
     isposinf,
     kthvalue,
     le,
-    leaky_relu,
     lerp,
     less,
     less_equal,
@@ -792,6 +802,216 @@ def smooth_l1_loss(
     return _C.smooth_l1_loss(input, target, reduction, float(beta))
 
 
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntOrTuple = 1,
+    pad_mode: str = 'valid',
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    groups: int = 1,
+) -> Tensor:
+    r"""2-D convolution of (N, C_in, H, W) input; MindSpore's pad_mode decides the padding ('valid'
+    by default: none).
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): (C_out, C_in / groups, kH, kW).
+        bias (Optional[Tensor]): (C_out,) or None. Default: ``None``.
+        stride (Union[int, tuple(int)]): the stride of the window (one int for every spatial
+            dim, or one per dim). Default: ``1``.
+        pad_mode (str): 'valid', 'same' (output = ceil(input / stride)) or 'pad'. Default:
+            ``'valid'``.
+        padding (Union[int, tuple(int)]): with pad_mode='pad': an int, (pH, pW) or (top,
+            bottom, left, right). Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        groups (int): the number of blocked connections from input channels to output
+            channels. Default: ``1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntOrTuple = 1,
+    pad_mode: str = 'valid',
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    groups: int = 1,
+) -> Tensor:
+    r"""1-D convolution of (N, C_in, L) input with MindSpore's pad_mode ('valid' by default).
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): (C_out, C_in / groups, k).
+        bias (Optional[Tensor]): (C_out,) or None. Default: ``None``.
+        stride (Union[int, tuple(int)]): the stride of the window (one int for every spatial
+            dim, or one per dim). Default: ``1``.
+        pad_mode (str): 'valid', 'same' (output = ceil(input / stride)) or 'pad'. Default:
+            ``'valid'``.
+        padding (Union[int, tuple(int)]): with pad_mode='pad': an int or (left, right).
+            Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        groups (int): the number of blocked connections from input channels to output
+            channels. Default: ``1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def max_pool2d(
+    x: Tensor,
+    kernel_size: IntOrTuple,
+    stride: Optional[IntOrTuple] = None,
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    return_indices: bool = False,
+    ceil_mode: bool = False,
+) -> Union[Tensor, Tuple[Tensor, Tensor]]:
+    r"""2-D max pooling (MindSpore's argument order: return_indices before ceil_mode).
+
+    Args:
+        x (Tensor): (N, C, H, W) input.
+        kernel_size (Union[int, tuple(int)]): the size of the window.
+        stride (Optional[Union[int, tuple(int)]]): the stride (kernel_size when None).
+            Default: ``None``.
+        padding (Union[int, tuple(int)]): implicit zero padding on both sides (one int for
+            every spatial dim, or one per dim). Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        return_indices (bool): also return the flat H * W indices of the maxima. Default:
+            ``False``.
+        ceil_mode (bool): use ceil instead of floor to compute the output size. Default:
+            ``False``.
+
+    Returns:
+        Union[Tensor, Tuple[Tensor, Tensor]], the result.
+    """
+    return _impl.nn.max_pool(2, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(
+    input_x: Tensor,
+    kernel_size: IntOrTuple = 1,
+    stride: IntOrTuple = 1,
+    padding: IntOrTuple = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
+) -> Tensor:
+    r"""2-D average pooling; MindSpore's defaults are kernel_size 1 and stride 1 (PyTorch's stride
+    defaults to the kernel size).
+
+    Args:
+        input_x (Tensor): (N, C, H, W) input.
+        kernel_size (Union[int, tuple(int)]): the size of the window. Default: ``1``.
+        stride (Union[int, tuple(int)]): the stride of the window. Default: ``1``.
+        padding (Union[int, tuple(int)]): implicit zero padding on both sides (one int for
+            every spatial dim, or one per dim). Default: ``0``.
+        ceil_mode (bool): use ceil instead of floor to compute the output size. Default:
+            ``False``.
+        count_include_pad (bool): count the zero padding in the averages. Default: ``True``.
+        divisor_override (Optional[int]): divide by this instead of the window size.
+            Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.nn.avg_pool(2, input_x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def interpolate(
+    input: Tensor,
+    size: Optional[IntOrTuple] = None,
+    scale_factor: Union[float, Sequence[float], None] = None,
+    mode: str = 'nearest',
+    align_corners: Optional[bool] = None,
+    recompute_scale_factor: Optional[bool] = None,
+) -> Tensor:
+    r"""Resizes (N, C, H, W) or (N, C, L) input with 'nearest', 'bilinear' or 'linear'.
+
+    Args:
+        input (Tensor): the input tensor.
+        size (Optional[Union[int, tuple(int)]]): the output size. Default: ``None``.
+        scale_factor (Union[float, Sequence[float], None]): the multiplier of the input
+            size. Default: ``None``.
+        mode (str): 'nearest', 'bilinear' (4-D) or 'linear' (3-D). Default: ``'nearest'``.
+        align_corners (Optional[bool]): align the corner pixels of input and output.
+            Default: ``None``.
+        recompute_scale_factor (Optional[bool]): compute the scale from the rounded output
+            size. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, False)
+
+
+def leaky_relu(input: Tensor, alpha: float = 0.2) -> Tensor:
+    r"""x for x >= 0 and alpha * x otherwise (MindSpore's default slope is 0.2; PyTorch's is 0.01).
+
+    Args:
+        input (Tensor): the input tensor.
+        alpha (float): the slope of the negative part. Default: ``0.2``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.leaky_relu(input, float(alpha))
+
+
+def binary_cross_entropy(
+    logits: Tensor,
+    labels: Tensor,
+    weight: Optional[Tensor] = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    r"""The binary cross entropy of probabilities in [0, 1] (logs clamped at -100).
+
+    Args:
+        logits (Tensor): the probabilities.
+        labels (Tensor): the targets in [0, 1].
+        weight (Optional[Tensor]): a weight per element. Default: ``None``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.binary_cross_entropy(logits, labels, weight, reduction)
+
+
+def kl_div(
+    logits: Tensor,
+    labels: Tensor,
+    reduction: str = 'mean',
+    log_target: bool = False,
+) -> Tensor:
+    r"""The Kullback-Leibler divergence with logits as log-probabilities ('batchmean' divides the
+    sum by the batch size).
+
+    Args:
+        logits (Tensor): the log-probabilities.
+        labels (Tensor): the target distribution.
+        reduction (str): 'none', 'mean', 'batchmean' or 'sum'. Default: ``'mean'``.
+        log_target (bool): labels are log-probabilities too. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.kl_div(logits, labels, reduction, log_target)
+
+
 def depend(value: object, expr: object) -> object:
     r"""value; expr is evaluated first (tandem keeps program order, in graph mode too).
 
@@ -843,6 +1063,9 @@ __all__ = [
     'absolute',
     'acos',
     'acosh',
+    'adaptive_avg_pool1d',
+    'adaptive_avg_pool2d',
+    'adaptive_max_pool2d',
     'add',
     'addcdiv',
     'addcmul',
@@ -874,8 +1097,11 @@ __all__ = [
     'atan',
     'atan2',
     'atanh',
+    'avg_pool2d',
     'baddbmm',
+    'batch_norm',
     'bernoulli',
+    'binary_cross_entropy',
     'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
@@ -899,6 +1125,8 @@ __all__ = [
     'clip_by_value',
     'concat',
     'concatenate',
+    'conv1d',
+    'conv2d',
     'copysign',
     'cos',
     'cosh',
@@ -916,8 +1144,10 @@ __all__ = [
     'div',
     'dot',
     'dropout',
+    'dropout2d',
     'einsum',
     'elu',
+    'embedding',
     'empty',
     'empty_like',
     'eq',
@@ -943,6 +1173,7 @@ __all__ = [
     'fmax',
     'fmin',
     'fmod',
+    'fold',
     'frac',
     'from_numpy',
     'full',
@@ -955,18 +1186,21 @@ __all__ = [
     'get_rng_state',
     'greater',
     'greater_equal',
+    'group_norm',
     'gt',
     'hardsigmoid',
     'hardswish',
     'hardtanh',
     'histc',
     'hstack',
+    'huber_loss',
     'hypot',
     'index_add',
     'index_put',
     'index_select',
     'initial_seed',
     'inner',
+    'interpolate',
     'inverse',
     'isclose',
     'isfinite',
@@ -974,8 +1208,10 @@ __all__ = [
     'isnan',
     'isneginf',
     'isposinf',
+    'kl_div',
     'kthvalue',
     'l1_loss',
+    'layer_norm',
     'le',
     'leaky_relu',
     'lerp',
@@ -1002,6 +1238,7 @@ __all__ = [
     'masked_select',
     'matmul',
     'max',
+    'max_pool2d',
     'maximum',
     'mean',
     'median',
@@ -1107,6 +1344,7 @@ __all__ = [
     'trunc',
     'unbind',
     'unflatten',
+    'unfold',
     'uniform',
     'unique',
     'unique_consecutive',

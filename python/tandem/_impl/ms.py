@@ -171,3 +171,33 @@ def nll_loss(inputs: Tensor, target: Tensor, weight: Optional[Tensor], ignore_in
         raise ValueError(f"ops.nll_loss: label_smoothing={label_smoothing} is not supported; "
                          "use ops.cross_entropy(logits, target, label_smoothing=...)")
     return _C.nll_loss(inputs, target, weight, ignore_index, reduction)
+
+
+def conv(n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+         pad_mode: str, padding: Any, dilation: Any, groups: int) -> Tensor:
+    """ops.conv1d / ops.conv2d with MindSpore's pad_mode: 'valid' (no padding, the
+    default), 'same' (output = ceil(input / stride), TensorFlow's split, strides allowed)
+    or 'pad' (explicit padding: an int, one per dim, or 2 per dim (low, high))."""
+    from .args import pair
+    from .nn import tf_same_padding
+    op = f"ops.conv{n}d"
+    if pad_mode not in ("valid", "same", "pad"):
+        raise ValueError(f"{op}: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    s, d = pair(stride, n, "stride"), pair(dilation, n, "dilation")
+    if pad_mode != "pad" and padding not in (0, (0,) * n, [0] * n, (0,) * (2 * n)):
+        raise ValueError(f"{op}: padding must be 0 unless pad_mode='pad', got {padding!r}")
+    if pad_mode == "same":
+        lo, hi = tf_same_padding(list(input.shape[-n:]), list(weight.shape[2:]), s, d)
+    elif pad_mode == "valid":
+        lo, hi = [0] * n, [0] * n
+    else:
+        p = [padding] * n if isinstance(padding, int) else list(padding)
+        if len(p) == n:
+            lo, hi = p, p
+        elif len(p) == 2 * n:
+            lo, hi = p[0::2], p[1::2]
+        else:
+            raise ValueError(f"{op}: padding must be an int or {n} or {2 * n} ints, got {padding!r}")
+    if n == 1:
+        return _C.conv1d(input, weight, bias, s[0], [lo[0], hi[0]], d[0], groups)
+    return _C.conv2d(input, weight, bias, s, [lo[0], lo[1], hi[0], hi[1]], d, groups)
