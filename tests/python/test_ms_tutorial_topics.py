@@ -367,3 +367,38 @@ def test_static_graph_forms_agree_with_pynative():
         np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-6)
     finally:
         T.set_context(mode=T.PYNATIVE_MODE)
+
+
+def test_mint_optimizers_also_take_gradients():
+    """MindSpore's mint.optim optimizers are called with the gradients; step() still works."""
+    from tandem import mint
+    w = T.Parameter(T.Tensor([1.0, 2.0]))
+    w2 = T.Parameter(T.Tensor([1.0, 2.0]))
+    o, o2 = mint.optim.Adam([w], lr=0.1), mint.optim.Adam([w2], lr=0.1)
+    g = T.Tensor([0.5, -1.0])
+    for _ in range(3):
+        assert o([g]) is True
+        w2.grad = g
+        o2.step()
+    np.testing.assert_array_equal(w.asnumpy(), w2.asnumpy())
+    assert w.grad is None  # left as it was
+    with pytest.raises(ValueError, match="2 gradients for 1 parameters"):
+        o([g, g])
+    # value_and_grad + optimizer(grads) compiled as one step gives the eager updates
+    results = []
+    for compiled in (False, True):
+        v = T.Parameter(T.Tensor([1.0, 2.0]))
+        opt = mint.optim.Adam([v], lr=0.1)
+        grad_fn = T.value_and_grad(lambda x: (v * x * x).sum(), None, [v])
+
+        def step(x):
+            loss, grads = grad_fn(x)
+            opt(grads)
+            return loss
+
+        fn = T.jit(step) if compiled else step
+        for k in range(3):
+            fn(T.Tensor([1.0, -2.0 + k]))
+        results.append(v.asnumpy().copy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    assert not np.allclose(results[0], [1.0, 2.0])
