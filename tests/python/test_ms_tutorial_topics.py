@@ -402,3 +402,29 @@ def test_mint_optimizers_also_take_gradients():
         results.append(v.asnumpy().copy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
     assert not np.allclose(results[0], [1.0, 2.0])
+
+
+def test_train_one_step_with_loss_scale():
+    net = nn.Dense(3, 1)
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    ref = nn.Dense(3, 1)
+    T.load_param_into_net(ref, net.parameters_dict())
+    ref_step = nn.TrainOneStepCell(nn.WithLossCell(ref, nn.MSELoss()),
+                                   nn.SGD(ref.trainable_params(), 0.1))
+    manager = nn.DynamicLossScaleUpdateCell(2.0 ** 10, 2, 2)
+    step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt, manager)
+    x, y = T.Tensor(np.ones((4, 3), np.float32)), T.Tensor(np.zeros((4, 1), np.float32))
+    for _ in range(3):
+        loss, overflow, scale = step(x, y)
+        ref_loss = ref_step(x, y)
+        assert not bool(overflow)
+        np.testing.assert_allclose(loss.asnumpy(), ref_loss.asnumpy(), rtol=1e-5)
+    assert manager.get_loss_scale() == 2.0 ** 11  # grew after 2 good steps
+    bad = T.Tensor(np.full((4, 3), np.inf, np.float32))
+    before = net.weight.asnumpy().copy()
+    _, overflow, _ = step(bad, y)
+    assert bool(overflow) and manager.get_loss_scale() == 2.0 ** 10
+    np.testing.assert_array_equal(net.weight.asnumpy(), before)  # update skipped
+    fixed = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt,
+                                             nn.FixedLossScaleUpdateCell(128.0))
+    assert float(fixed(x, y)[2]) == 128.0

@@ -109,6 +109,10 @@ def run_one(name: str, mode: str, args: argparse.Namespace) -> dict:
         return result
 
 
+def _norm(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modes", nargs="+", default=["pynative", "graph"],
@@ -122,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the full report (outputs included) here")
     ap.add_argument("--show-output", action="store_true",
                     help="print each cell's output next to the tutorial's saved output")
+    ap.add_argument("--diff", action="store_true",
+                    help="print the cells whose output differs from the saved output "
+                         "(trailing spaces ignored)")
     ap.add_argument("--verbose", action="store_true", help="show the subprocess's stderr")
     args = ap.parse_args(argv)
     if not extract.mirror_available():
@@ -137,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             for c in r["cells"]:
                 if not c["ok"]:
                     print(f"    cell {c['index']}: {c['error']}", flush=True)
+                differs = _norm(c["output"]) != _norm(c["saved"] or "")
+                if args.diff and c["ok"] and differs and (c["output"] or c["saved"]):
+                    print(f"    --- cell {c['index']} differs; tandem:\n{c['output']}"
+                          f"    --- MindSpore's saved output:\n{c['saved']}")
                 if args.show_output and (c["output"] or c["saved"]):
                     print(f"    --- cell {c['index']} output:\n{c['output']}"
                           f"    --- saved:\n{c['saved']}")

@@ -83,8 +83,11 @@ __all__ = [
     "polynomial_decay_lr", "utils", "warmup_lr",
 ]
 from .graph_cell import GraphCell  # noqa: E402,F401  (deployment: tandem/export.py)
-from .wrap import WithLossCell, WithEvalCell, TrainOneStepCell  # noqa: E402,F401
+from .wrap import (WithLossCell, WithEvalCell, TrainOneStepCell,  # noqa: E402,F401
+                   TrainOneStepWithLossScaleCell, FixedLossScaleUpdateCell,
+                   DynamicLossScaleUpdateCell)
 from ..train.metrics import Accuracy, Loss, MAE, MSE, Metric  # noqa: E402,F401  (MindSpore 1.x names)
-__all__ += ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "Accuracy", "Loss", "MAE", "MSE",
+__all__ += ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "TrainOneStepWithLossScaleCell",
+            "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell", "Accuracy", "Loss", "MAE", "MSE",
             "Metric"]
 __all__ += ["GraphCell"]  # deployment
