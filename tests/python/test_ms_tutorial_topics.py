@@ -428,3 +428,30 @@ def test_train_one_step_with_loss_scale():
     fixed = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt,
                                              nn.FixedLossScaleUpdateCell(128.0))
     assert float(fixed(x, y)[2]) == 128.0
+
+
+def test_graph_mode_cells_inside_value_and_grad_match_pynative():
+    """GRAPH_MODE with an eager training loop (the quick start's): the loss Cell gets the
+    network's output, which requires grad, so its result must carry gradients."""
+    results = []
+    for mode in (T.PYNATIVE_MODE, T.GRAPH_MODE):
+        T.set_context(mode=mode)
+        try:
+            T.manual_seed(0)
+            net = nn.SequentialCell(nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2))
+            loss_fn = nn.CrossEntropyLoss()
+            opt = nn.SGD(net.trainable_params(), 0.1)
+            grad_fn = T.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+            x = T.Tensor(np.random.RandomState(1).randn(8, 3).astype(np.float32))
+            y = T.Tensor(np.arange(8) % 2)
+            losses = []
+            for _ in range(4):
+                loss, grads = grad_fn(x, y)
+                assert any(float(abs(g).sum()) > 0 for g in grads)
+                opt(grads)
+                losses.append(float(loss))
+            results.append(losses)
+        finally:
+            T.set_context(mode=T.PYNATIVE_MODE)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    assert results[0][-1] < results[0][0]
