@@ -222,3 +222,16 @@ def test_pool_defaults_and_activation_slopes():
                                (q * (np.log(q) - lp)).sum(), rtol=1e-5)
     assert ops.adaptive_avg_pool2d(T.Tensor(x), 1).shape == (1, 2, 1, 1)
     assert ops.layer_norm(T.Tensor(x), (4,)).shape == x.shape
+
+
+def test_shape_ops_take_axis():
+    a = np.arange(24).reshape(2, 3, 4)
+    x = T.Tensor(a)
+    assert ops.squeeze(T.Tensor(np.zeros((1, 3, 1))), axis=2).shape == (1, 3)
+    assert [p.shape for p in ops.split(x, 2, axis=2)] == [(2, 3, 2), (2, 3, 2)]
+    assert [p.shape for p in ops.split(x, [1, 2], axis=1)] == [(2, 1, 4), (2, 2, 4)]
+    assert [p.shape for p in ops.chunk(x, 2, axis=2)] == [(2, 3, 2)] * 2
+    parts = ops.unstack(x, axis=1)
+    assert len(parts) == 3 and parts[1].asnumpy().tolist() == a[:, 1].tolist()
+    np.testing.assert_array_equal(arr(ops.repeat_interleave(T.Tensor([1, 2]), 2, axis=0)),
+                                  [1, 1, 2, 2])

@@ -74,7 +74,6 @@ from .torch_api import (
     cdist,
     ceil,
     celu,
-    chunk,
     clamp,
     clip,
     concat,
@@ -212,7 +211,6 @@ from .torch_api import (
     relu,
     relu6,
     remainder,
-    repeat_interleave,
     reshape,
     roll,
     round,
@@ -233,11 +231,9 @@ from .torch_api import (
     softplus,
     sort,
     special_erf,
-    split,
     sqrt,
     square,
     square_,
-    squeeze,
     stack,
     std_mean,
     sub,
@@ -539,6 +535,84 @@ def one_hot(
         Tensor, the result.
     """
     return _impl.ms.one_hot(indices, depth, on_value, off_value, axis)
+
+
+def squeeze(input: Tensor, axis: Dim = None) -> Tensor:
+    r"""Removes size-1 axes: all of them, or those in axis.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to remove if their size is 1
+            (all when None). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.squeeze(input, axis)
+
+
+def split(
+    tensor: Tensor,
+    split_size_or_sections: Union[int, Sequence[int]],
+    axis: int = 0,
+) -> Tuple[Tensor, ...]:
+    r"""Equal pieces (an int) or pieces of the given sizes (a list) along axis.
+
+    Args:
+        tensor (Tensor): the input tensor.
+        split_size_or_sections (Union[int, Sequence[int]]): a piece size or sizes.
+        axis (int): the axis to split. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return _impl.shape.split(tensor, split_size_or_sections, axis)
+
+
+def chunk(input: Tensor, chunks: int, axis: int = 0) -> Tuple[Tensor, ...]:
+    r"""chunks pieces of (nearly) equal size along axis.
+
+    Args:
+        input (Tensor): the input tensor.
+        chunks (int): the number of pieces.
+        axis (int): the axis to split. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return tuple(_C.chunk(input, chunks, axis))
+
+
+def unstack(input_x: Tensor, axis: int = 0) -> Tuple[Tensor, ...]:
+    r"""The slices along axis, each with axis removed.
+
+    Args:
+        input_x (Tensor): the input tensor.
+        axis (int): the axis to remove. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return tuple(_C.unbind(input_x, axis))
+
+
+def repeat_interleave(
+    input: Tensor,
+    repeats: Union[int, Sequence[int], Tensor],
+    axis: Optional[int] = None,
+) -> Tensor:
+    r"""Repeats each element repeats times along axis (of the flattened input when None).
+
+    Args:
+        input (Tensor): the input tensor.
+        repeats (Union[int, Sequence[int], Tensor]): an int or one count per element along
+            axis.
+        axis (Optional[int]): the axis to repeat along. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.shape.repeat_interleave(input, repeats, axis, None)
 
 
 def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
@@ -1349,6 +1423,7 @@ __all__ = [
     'unique',
     'unique_consecutive',
     'unsqueeze',
+    'unstack',
     'var',
     'var_mean',
     'vstack',
