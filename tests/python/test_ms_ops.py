@@ -235,3 +235,19 @@ def test_shape_ops_take_axis():
     assert len(parts) == 3 and parts[1].asnumpy().tolist() == a[:, 1].tolist()
     np.testing.assert_array_equal(arr(ops.repeat_interleave(T.Tensor([1, 2]), 2, axis=0)),
                                   [1, 1, 2, 2])
+
+
+def test_max_min_return_values_and_indices():
+    a = np.array([[0.0, 0.4, 0.9], [0.7, 0.1, 0.2]], np.float32)
+    v, i = ops.max(T.Tensor(a))
+    assert float(v) == pytest.approx(0.9) and int(i) == 2
+    v, i = ops.min(T.Tensor(a), axis=1, keepdims=True)
+    np.testing.assert_allclose(arr(v), a.min(1, keepdims=True))
+    assert arr(i).tolist() == [[0], [1]]
+    v, _ = ops.max(T.Tensor(a), axis=0, initial=0.8)
+    np.testing.assert_allclose(arr(v), [0.8, 0.8, 0.9])
+    v, _ = ops.max(T.Tensor(a), axis=1, initial=-1.0, where=T.Tensor(a < 0.8))
+    np.testing.assert_allclose(arr(v), [0.4, 0.7])
+    with pytest.raises(ValueError, match="initial"):
+        ops.max(T.Tensor(a), where=T.Tensor(a > 0))
+    assert isinstance(mint.max(T.Tensor(a)), T.Tensor)  # PyTorch's: one value

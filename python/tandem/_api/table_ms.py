@@ -138,6 +138,28 @@ ROWS = [
         "The mean over axis (all elements when None).",
         args={"axis": "the axis or axes to reduce (all when None).",
               "keep_dims": "keep each reduced axis with size 1."}),
+    _ms("max", "(input: Tensor, axis: Optional[int] = None, keepdims: bool = False, *, "
+        "initial: Optional[Number] = None, where: Optional[Tensor] = None) "
+        "-> Tuple[Tensor, Tensor]",
+        "_impl.ms.max_min('max', input, axis, keepdims, initial, where)",
+        "The maximum over axis and its index, always as a pair (MindSpore's ops.max); "
+        "with axis None over every element, the index into the flattened input.",
+        args={"axis": "the axis to reduce (every element when None).",
+              "keepdims": "keep the reduced axis with size 1.",
+              "initial": "a bound on the result, and the value of masked-out elements.",
+              "where": "a boolean mask of the elements to consider (needs initial)."},
+        returns="tuple(Tensor), (values, indices)."),
+    _ms("min", "(input: Tensor, axis: Optional[int] = None, keepdims: bool = False, *, "
+        "initial: Optional[Number] = None, where: Optional[Tensor] = None) "
+        "-> Tuple[Tensor, Tensor]",
+        "_impl.ms.max_min('min', input, axis, keepdims, initial, where)",
+        "The minimum over axis and its index, always as a pair (MindSpore's ops.min); "
+        "with axis None over every element, the index into the flattened input.",
+        args={"axis": "the axis to reduce (every element when None).",
+              "keepdims": "keep the reduced axis with size 1.",
+              "initial": "a bound on the result, and the value of masked-out elements.",
+              "where": "a boolean mask of the elements to consider (needs initial)."},
+        returns="tuple(Tensor), (values, indices)."),
     _ms("var", "(input: Tensor, axis: Dim = None, ddof: Union[int, bool] = 0, "
         "keepdims: bool = False) -> Tensor",
         "_impl.ms.var_std(_C.var, input, axis, ddof, keepdims)",

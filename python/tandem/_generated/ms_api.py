@@ -168,11 +168,9 @@ from .torch_api import (
     masked_fill,
     masked_select,
     matmul,
-    max,
     maximum,
     median,
     meshgrid,
-    min,
     minimum,
     mish,
     mm,
@@ -628,6 +626,64 @@ def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
         Tensor, the result.
     """
     return _C.mean(input, _impl.args.dims(axis), keep_dims, None)
+
+
+def max(
+    input: Tensor,
+    axis: Optional[int] = None,
+    keepdims: bool = False,
+    *,
+    initial: Optional[Number] = None,
+    where: Optional[Tensor] = None,
+) -> Tuple[Tensor, Tensor]:
+    r"""The maximum over axis and its index, always as a pair (MindSpore's ops.max); with axis None
+    over every element, the index into the flattened input.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Optional[int]): the axis to reduce (every element when None). Default:
+            ``None``.
+        keepdims (bool): keep the reduced axis with size 1. Default: ``False``.
+
+    Keyword Args:
+        initial (Optional[number.Number]): a bound on the result, and the value of masked-
+            out elements. Default: ``None``.
+        where (Optional[Tensor]): a boolean mask of the elements to consider (needs
+            initial). Default: ``None``.
+
+    Returns:
+        Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
+    """
+    return _impl.ms.max_min('max', input, axis, keepdims, initial, where)
+
+
+def min(
+    input: Tensor,
+    axis: Optional[int] = None,
+    keepdims: bool = False,
+    *,
+    initial: Optional[Number] = None,
+    where: Optional[Tensor] = None,
+) -> Tuple[Tensor, Tensor]:
+    r"""The minimum over axis and its index, always as a pair (MindSpore's ops.min); with axis None
+    over every element, the index into the flattened input.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Optional[int]): the axis to reduce (every element when None). Default:
+            ``None``.
+        keepdims (bool): keep the reduced axis with size 1. Default: ``False``.
+
+    Keyword Args:
+        initial (Optional[number.Number]): a bound on the result, and the value of masked-
+            out elements. Default: ``None``.
+        where (Optional[Tensor]): a boolean mask of the elements to consider (needs
+            initial). Default: ``None``.
+
+    Returns:
+        Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
+    """
+    return _impl.ms.max_min('min', input, axis, keepdims, initial, where)
 
 
 def var(

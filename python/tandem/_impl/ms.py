@@ -201,3 +201,35 @@ def conv(n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: 
     if n == 1:
         return _C.conv1d(input, weight, bias, s[0], [lo[0], hi[0]], d[0], groups)
     return _C.conv2d(input, weight, bias, s, [lo[0], lo[1], hi[0], hi[1]], d, groups)
+
+
+def max_min(name: str, input: Tensor, axis: Any, keepdims: bool, initial: Any,
+            where: Any) -> Tuple[Tensor, Tensor]:
+    """ops.max / ops.min: always (values, indices); axis None reduces every element (the
+    index is then into the flattened input). `where` masks elements out (they count as
+    `initial`, which must then be given); `initial` also bounds the result."""
+    op = f"ops.{name}"
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"{op}: where= needs initial= (the value of masked-out elements)")
+        input = _C.where(where if isinstance(where, Tensor) else Tensor(where), input,
+                         Tensor(initial, input.dtype))
+    if axis is None:
+        flat = _C.reshape(input, (-1,))
+        if flat.numel() == 0:
+            if initial is None:
+                raise ValueError(f"{op}: an empty input needs initial=")
+            return Tensor(initial, input.dtype), Tensor(0)
+        idx = _C.argmax(flat, 0, False) if name == "max" else _C.argmin(flat, 0, False)
+        values = _C.index_select(flat, 0, _C.reshape(idx, (1,)))[0]
+        if keepdims:
+            values = _C.reshape(values, (1,) * input.ndim)
+            idx = _C.reshape(idx, (1,) * input.ndim)
+    else:
+        if not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"{op}: axis must be an int or None, got {axis!r}")
+        values, idx = (_C.max_dim if name == "max" else _C.min_dim)(input, int(axis), keepdims)
+    if initial is not None:
+        bound = Tensor(initial, values.dtype)
+        values = _C.maximum(values, bound) if name == "max" else _C.minimum(values, bound)
+    return values, idx
