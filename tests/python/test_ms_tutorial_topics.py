@@ -455,3 +455,16 @@ def test_graph_mode_cells_inside_value_and_grad_match_pynative():
             T.set_context(mode=T.PYNATIVE_MODE)
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
     assert results[0][-1] < results[0][0]
+
+
+def test_bytes_become_uint8_and_strings_pass_through(tmp_path):
+    gen = GeneratorDataset(lambda: iter([(b"\x01\x02", "a")]), ["raw", "name"])
+    raw, name = next(iter(gen))
+    assert raw.dtype == T.uint8 and raw.asnumpy().tolist() == [1, 2] and str(name) == "a"
+    path = str(tmp_path / "b.mindrecord")
+    w = FileWriter(path)
+    w.add_schema({"img": {"type": "bytes"}})
+    w.write_raw_data([{"img": b"\x00\xff"}])
+    w.commit()
+    (img,) = next(iter(MindDataset(path)))
+    assert img.dtype == T.uint8 and img.asnumpy().tolist() == [0, 255]

@@ -24,8 +24,13 @@ _V = TypeVar("_V", Tensor, np.ndarray)
 def _column_value(v: Any) -> Any:
     """A value as the pipeline carries it: a Tensor, or as is for strings and bytes (tandem
     has no string tensors; MindSpore would give a String tensor)."""
-    if isinstance(v, (str, bytes)) or (isinstance(v, np.ndarray) and v.dtype.kind in "USO"):
+    if isinstance(v, (bytes, bytearray)):  # MindSpore hands bytes on as uint8 arrays
+        return as_tensor(np.frombuffer(bytes(v), np.uint8).copy())
+    if isinstance(v, str) or (isinstance(v, np.ndarray) and v.dtype.kind in "USO"):
         return v
+    if isinstance(v, dict):
+        raise TypeError("GeneratorDataset: a row value is a dict; give each column a number, "
+                        "str, bytes, numpy array or Tensor")
     return as_tensor(v)
 
 
