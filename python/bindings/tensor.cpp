@@ -157,13 +157,16 @@ void bind_tensor(nb::module_& m) {
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
   cls.def(
       "__init__",
-      [](Tensor* self, nb::handle data, nb::handle dtype) {
+      [](Tensor* self, nb::handle data, nb::handle dtype, nb::kwargs kwargs) {
         static nb::handle convert =
             nb::object(nb::module_::import_("tandem._convert").attr("to_tensor")).release();
-        new (self) Tensor(nb::cast<Tensor>(convert(data, dtype)));
+        // MindSpore's keywords (shape=, init=, const_arg=, internal=) are handled in Python.
+        new (self) Tensor(nb::cast<Tensor>(convert(data, dtype, **kwargs)));
       },
       nb::arg("input_data").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-      "Tensor(input_data, dtype=None): a tensor from a list, number, numpy array or Tensor.");
+      nb::arg("kwargs"),
+      "Tensor(input_data, dtype=None, *, shape=None, init=None): a tensor from a list, "
+      "number, numpy array or Tensor, or of `shape` filled by the initializer `init`.");
   cls.def_prop_ro("shape", &shape_tuple, "The size of each dimension, as a tuple.");
   cls.def_prop_ro("dtype", &Tensor::dtype);
   cls.def_prop_ro("ndim", &Tensor::dim);

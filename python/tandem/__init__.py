@@ -98,13 +98,14 @@ from ._functional_grad import grad, value_and_grad, vjp, jvp, get_grad  # noqa: 
 from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
-from .jit import jit_class, vmap  # noqa: E402,F401
+from .jit import jit_class, vmap, STRICT, COMPATIBLE, LAX  # noqa: E402,F401
 from . import context  # noqa: E402,F401
-from ._layers.parameter import Parameter  # noqa: E402,F401
+from .nn.parameter import Parameter  # noqa: E402,F401  (MindSpore's; mint.nn has PyTorch's)
 from . import serialization  # noqa: E402,F401
 from . import amp  # noqa: E402,F401  (mindspore.amp)
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
-from . import dataset, utils, vision  # noqa: E402,F401
+from . import dataset, mindrecord, utils, vision  # noqa: E402,F401
+from . import train  # noqa: E402,F401
 from .export import export, load  # noqa: E402,F401  (deployment: tandem/export.py)
 
 __version__ = "0.1.0"
@@ -117,11 +118,16 @@ __all__ = [
     "float32", "float64", "half", "float", "double", "short", "int", "long", "bool",
     "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
     "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
+<<<<<<< HEAD
     "is_grad_enabled", "grad", "value_and_grad", "get_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
     "jit", "jit_class", "vmap", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
+=======
+    "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
+    "jit", "jit_class", "vmap", "STRICT", "COMPATIBLE", "LAX", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
+>>>>>>> h-ms
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
-    "utils", "vision",
+    "utils", "vision", "mindrecord", "train",
 ]
 __all__ += _ops.__all__
 __all__ += ["export", "load"]  # deployment

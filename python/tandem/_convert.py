@@ -33,12 +33,30 @@ def _default_float():
     return np.float64 if get_default_dtype() == _C.dtype.float64 else np.float32
 
 
-def to_tensor(data, dtype=None) -> _C.Tensor:
+def to_tensor(data=None, dtype=None, *, shape=None, init=None, internal=False,
+              const_arg=False, device=None) -> _C.Tensor:
     """Builds a new tensor from `data` (copying it), as ``tandem.tensor`` does.
 
     Python floats become the default dtype (float32 unless set_default_dtype changed it),
     ints int64 and bools bool, like PyTorch; numpy arrays and numpy scalars keep their dtype.
+    MindSpore's form ``Tensor(shape=..., dtype=..., init=One())`` fills a new tensor with the
+    initializer (MindSpore defers this to ``init_data()``; tandem fills it at once, and
+    ``init_data()`` returns the tensor). `internal`, `const_arg` and `device` are accepted as
+    MindSpore accepts them and change nothing on the CPU.
     """
+    if init is not None or shape is not None:
+        if data is not None:
+            raise ValueError("Tensor: pass either input_data or shape/init, not both "
+                             f"(got input_data of type {type(data).__name__})")
+        if init is None:
+            raise ValueError(f"Tensor: shape={shape!r} needs an initializer, e.g. "
+                             "init=One() or init='normal'")
+        if shape is None:
+            raise ValueError("Tensor: init= needs shape= (the shape of the new tensor)")
+        from ._init.initializers import initializer
+        if isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        return initializer(init, tuple(shape), dtype)
     if isinstance(data, _C.Tensor):
         t = _C.clone(data)
         return t if dtype is None else _C.to_dtype(t, dtype)

@@ -2,7 +2,7 @@
 op methods generated from the op table."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, SupportsIndex, Tuple, Union, overload
 
 import numpy as np
 
@@ -20,8 +20,15 @@ def _dtype_repr(self: "DType") -> str:
     return f"tandem.{self.name}"
 
 
+def _dtype_str(self: "DType") -> str:
+    """MindSpore prints a dtype by its type name: Float32, Int64, Bool."""
+    return _C.dtype_name(self)
+
+
 dtype.__repr__ = _dtype_repr
-dtype.__str__ = _dtype_repr
+dtype.__str__ = _dtype_str
+
+
 def _dtype_is_floating_point(self: "DType") -> bool:
     """True for float16, bfloat16, float32 and float64."""
     return self in _FLOAT
@@ -43,26 +50,44 @@ dtype.is_signed = property(_dtype_is_signed)
 dtype.itemsize = property(_dtype_itemsize)
 
 
+def _repr_float(v: Any) -> str:
+    return f"{float(v): .8e}"
+
+
 def _value_str(t: Tensor) -> str:
+    """The value part of MindSpore's repr: numpy layout, comma separated, floats in
+    scientific notation with 8 digits (``[ 3.26189250e-01, -1.50000000e+00]``)."""
     a = t.asnumpy()  # not numpy(): that refuses tensors that require grad, as in PyTorch
-    if t.dtype == dtype.bool:
-        return np.array2string(a, separator=", ")
-    return np.array2string(a, separator=", ", precision=4, suppress_small=False,
-                           threshold=1000, edgeitems=3)
+    if a.ndim == 0:  # a scalar prints plainly: value= 3.5
+        return str(a.astype(np.float32) if t.dtype == dtype.bfloat16 else a)
+    if a.dtype.kind == "f" or t.dtype == dtype.bfloat16:
+        return np.array2string(a.astype(np.float64) if a.dtype.kind != "f" else a,
+                               separator=", ", formatter={"float_kind": _repr_float},
+                               threshold=1000, edgeitems=3, prefix=" ")
+    return np.array2string(a, separator=", ", threshold=1000, edgeitems=3, prefix=" ")
 
 
 def _repr(self: Tensor) -> str:
     """MindSpore's layout: Tensor(shape=[2, 3], dtype=Float32, value=...)."""
     shape = list(self.shape)
     value = _value_str(self)
-    sep = "\n" if "\n" in value else " "
+    sep = "\n " if "\n" in value else " "
     return f"Tensor(shape={shape}, dtype={_C.dtype_name(self.dtype)}, value={sep}{value})"
 
 
+def _str(self: Tensor) -> str:
+    """MindSpore's str(): the value as numpy prints it (``[1 0 1 0]``, ``[4.  2.5 2. ]``)."""
+    a = self.asnumpy()
+    if self.dtype == dtype.bfloat16:
+        a = a.astype(np.float32)
+    return str(a)
+
+
 def _format(self: Tensor, spec: str) -> str:
+    """f"{t}" shows str(t) (numpy style, as MindSpore); a format spec applies to one element."""
     if self.ndim == 0 or self.numel() == 1 and spec:
         return format(self.item(), spec)
-    return repr(self) if not spec else format(str(self), spec)
+    return str(self) if not spec else format(str(self), spec)
 
 
 def _iter(self: Tensor) -> Iterator[Tensor]:
@@ -189,6 +214,8 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
 
 def install() -> None:
     """Attaches the Python-level methods to the Tensor class."""
+    if not hasattr(Tensor, "_size_method"):  # the binding's size(), behind the size property
+        Tensor._size_method = Tensor.size
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name, fn in EXTRA_METHODS.items():
@@ -256,10 +283,73 @@ def _alias(self):
     return _C.as_strided(self, list(self.shape), list(self.stride()), self.storage_offset())
 
 
+class _Size(int):
+    """MindSpore's ``Tensor.size`` (the element count, an int) that PyTorch code can still
+    call: ``t.size`` is 6 and ``t.size()`` is ``(2, 3)``, ``t.size(1)`` is 3."""
+
+    _shape: Tuple[int, ...]
+
+    def __new__(cls, t: Tensor) -> "_Size":
+        out = super().__new__(cls, t.numel())
+        out._shape = tuple(t.shape)
+        out._tensor = t
+        return out
+
+    @overload
+    def __call__(self) -> Tuple[int, ...]: ...
+
+    @overload
+    def __call__(self, dim: int) -> int: ...
+
+    def __call__(self, dim: Optional[int] = None) -> Any:
+        return _C.Tensor._size_method(self._tensor, dim)
+
+
+def _size(self: Tensor) -> "_Size":  # an int that is also callable as size() / size(dim)
+    return _Size(self)
+
+
+def _nbytes(self: Tensor) -> int:
+    """Bytes the elements occupy (numel * itemsize), as MindSpore's and numpy's nbytes."""
+    return int(self.numel() * self.itemsize)
+
+
+def _strides(self: Tensor) -> Tuple[int, ...]:
+    """The step of each dimension in bytes (MindSpore and numpy; stride() counts elements)."""
+    return tuple(int(s) * int(self.itemsize) for s in self.stride())
+
+
+def _from_numpy(array: "np.ndarray") -> Tensor:
+    """A tensor sharing memory with the numpy array (MindSpore's Tensor.from_numpy).
+
+    Args:
+        array (numpy.ndarray): a numpy array of a supported dtype.
+
+    Returns:
+        Tensor, whose writes and the array's show through each other.
+    """
+    return _C.from_numpy(array)
+
+
+def _init_data(self: Tensor, slice_index: Optional[int] = None, shape: Any = None,
+               opt_shard_group: Optional[str] = None) -> Tensor:
+    """MindSpore materialises a Tensor(shape=, init=) here; tandem filled it at construction.
+
+    Args:
+        slice_index (int, optional): unused (parallel slicing). Default: ``None`` .
+        shape (list, optional): unused. Default: ``None`` .
+        opt_shard_group (str, optional): unused. Default: ``None`` .
+
+    Returns:
+        Tensor, this tensor.
+    """
+    return self
+
+
 #: Tensor behaviour that is not an op (the ops' methods come from the op table).
 EXTRA_METHODS: Dict[str, Any] = {
     "__repr__": _repr,
-    "__str__": _repr,
+    "__str__": _str,
     "__format__": _format,
     "__iter__": _iter,
     "__array__": _array,
@@ -298,4 +388,9 @@ EXTRA_METHODS: Dict[str, Any] = {
     "__reduce_ex__": _reduce_ex,
     "__deepcopy__": _deepcopy,
     "grad_fn": property(_grad_fn),
+    "size": property(_size),
+    "nbytes": property(_nbytes),
+    "strides": property(_strides),
+    "from_numpy": staticmethod(_from_numpy),
+    "init_data": _init_data,
 }

@@ -206,6 +206,13 @@ def load(file_name: str, num_threads: int = 0) -> Graph:
     Raises:
         ValueError: the file is missing, truncated, corrupt or of an unknown version.
     """
+    # MindSpore code names the file MindSpore's export would write (``model.mindir``);
+    # tandem's export wrote ``model.tdm`` beside it, which is what that code means to load.
+    if isinstance(file_name, str) and file_name.endswith(".mindir") \
+            and not os.path.exists(file_name):
+        tdm = file_name[:-len(".mindir")] + ".tdm"
+        if os.path.exists(tdm):
+            file_name = tdm
     return Graph(file_name, num_threads)
 
 

@@ -26,6 +26,8 @@ Tensor = _C.Tensor
 
 PYNATIVE_MODE = 1
 GRAPH_MODE = 0
+#: MindSpore's jit_syntax_level values (set_context(jit_syntax_level=STRICT)).
+STRICT, COMPATIBLE, LAX = 0, 1, 2
 _context = {"mode": PYNATIVE_MODE}
 
 
@@ -47,6 +49,11 @@ def set_context(**kwargs: Any) -> None:
                 raise ValueError(f"set_context: mode must be GRAPH_MODE ({GRAPH_MODE}) or "
                                  f"PYNATIVE_MODE ({PYNATIVE_MODE}), got {v!r}")
             _context["mode"] = v
+        elif k == "jit_syntax_level":
+            if v not in (STRICT, COMPATIBLE, LAX):
+                raise ValueError(f"set_context: jit_syntax_level must be tandem.STRICT, "
+                                 f"COMPATIBLE or LAX, got {v!r}")
+            _context[k] = v  # tandem traces Python, so every level compiles the same code
         elif k == "device_target":
             if v not in ("CPU", "cpu"):
                 raise ValueError(f"set_context: device_target {v!r} is not available; tandem "

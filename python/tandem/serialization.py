@@ -53,6 +53,13 @@ def _parameter_cls() -> Type["Parameter"]:
     return Parameter
 
 
+def _loaded_parameter_cls() -> Type["Parameter"]:
+    """What loading creates: tandem.Parameter (MindSpore's repr and rules), a subclass of the
+    shared Parameter, so isinstance checks against either face's class hold."""
+    from .nn.parameter import Parameter
+    return Parameter
+
+
 # --- MindSpore face -----------------------------------------------------------------------------
 
 def _named_state(net: Any) -> List[Tuple[str, Tensor]]:
@@ -168,7 +175,7 @@ def load_checkpoint(ckpt_file_name: PathT, net: Optional["Cell"] = None,
         dict, name -> Parameter (float tensors require grad), and name -> str for strings
         saved through append_dict.
     """
-    Parameter = _parameter_cls()
+    Parameter = _loaded_parameter_cls()
     tensors, metadata = _C.load_safetensors(_as_path(ckpt_file_name))
     if isinstance(filter_prefix, str):
         filter_prefix = (filter_prefix,)
@@ -307,7 +314,7 @@ def _decode(node: Any, tensors: Dict[str, Tensor], cache: Dict[str, Any]) -> Any
             if node.get("numpy"):
                 t = t.numpy()
             elif "param" in node:
-                t = _parameter_cls()(t, requires_grad=bool(node["param"]))
+                t = _loaded_parameter_cls()(t, requires_grad=bool(node["param"]))
             cache[key] = t
         return cache[key]
     if "v" in node:

@@ -721,8 +721,9 @@ def test_repeat_calls_take_the_cpp_fast_path_with_the_same_results():
         np.testing.assert_array_equal(y.detach().numpy(), v.detach().numpy())
     assert len(traces) == 2 and f._cache.num_direct() == 0 and g._cache.num_direct() == 1
     g(mint.randn(2, 4), b[:2])  # a new signature: traced, then served from C++ too
-    g(a.requires_grad_(), b)    # requires_grad is part of the key: traced, and since the
-    assert len(traces) == 5     # result carries history, run eagerly (the caller may need it)
+    out, _ = g(a.requires_grad_(), b)  # requires_grad is part of the key: traced, and
+    assert len(traces) == 5            # then run eagerly, so the caller can differentiate
+    assert out.grad_fn is not None
     with tandem.no_grad():
         g(a, b)                 # so is grad mode
     assert len(traces) == 6

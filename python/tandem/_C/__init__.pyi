@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, SupportsIndex,
 
 import numpy as _np
 
-from tandem._tensor import GradFn
+from tandem._tensor import GradFn, _Size
 
 from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 
@@ -53,9 +53,11 @@ def promote_types(arg0: dtype, arg1: dtype, /) -> dtype: ...
 def can_cast(arg0: dtype, arg1: dtype, /) -> bool: ...
 
 class Tensor:
-    def __init__(self, input_data: object = None, dtype: Optional[DType] = None) -> None:
+    def __init__(self, input_data: object = None, dtype: Optional[DType] = None, *,
+                 shape: object = None, init: object = None, internal: bool = False,
+                 const_arg: bool = False, device: Optional[str] = None) -> None:
         """
-        Tensor(input_data, dtype=None): a tensor from a list, number, numpy array or Tensor.
+        Tensor(input_data, dtype=None, *, shape=None, init=None): a tensor from a list, number, numpy array or Tensor, or of `shape` filled by the initializer `init`.
         """
 
     @property
@@ -85,12 +87,6 @@ class Tensor:
 
     @property
     def itemsize(self) -> builtins.int: ...
-
-    @overload
-    def size(self) -> Tuple[builtins.int, ...]: ...
-    @overload
-    def size(self, dim: builtins.int) -> builtins.int:
-        """size() -> shape tuple; size(dim) -> int."""
 
     @overload
     def stride(self) -> Tuple[builtins.int, ...]: ...
@@ -607,6 +603,15 @@ class Tensor:
     def __deepcopy__(self: Tensor, memo: Dict[builtins.int, Any]) -> Tensor: ...
     @property
     def grad_fn(self) -> Optional['GradFn']: ...
+    @property
+    def size(self) -> '_Size': ...
+    @property
+    def nbytes(self) -> builtins.int: ...
+    @property
+    def strides(self) -> Tuple[builtins.int, ...]: ...
+    @staticmethod
+    def from_numpy(array: '_np.ndarray') -> Tensor: ...
+    def init_data(self: Tensor, slice_index: Optional[builtins.int] = ..., shape: Any = ..., opt_shard_group: Optional[str] = ...) -> Tensor: ...
 
 def op_registry() -> list[Any]:
     """(name, has_vjp, non_differentiable) for every registered op."""

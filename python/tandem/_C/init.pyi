@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, SupportsIndex,
 
 import numpy as _np
 
-from tandem._tensor import GradFn
+from tandem._tensor import GradFn, _Size
 
 from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 

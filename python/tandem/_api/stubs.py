@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, SupportsIndex,
 
 import numpy as _np
 
-from tandem._tensor import GradFn
+from tandem._tensor import GradFn, _Size
 
 from tandem._typing import Dim, DType, IntOrTuple, Number, Size, TensorLike
 '''
@@ -41,7 +41,7 @@ class _Gen(StubGen):
     def put(self, value: object, name: Optional[str] = None, parent: Optional[object] = None):
         if name and name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
             return
-        if name and (isinstance(value, types.FunctionType) or
+        if name and (isinstance(value, (types.FunctionType, staticmethod)) or
                      isinstance(value, property) and isinstance(value.fget, types.FunctionType)):
             return  # attached by tandem._tensor / the generated methods
         super().put(value, name, parent)
@@ -66,6 +66,8 @@ def _python_methods(existing: str) -> List[str]:
         if isinstance(value, property):
             ret = _return_of(value.fget)
             lines.append(f"    @property\n    def {name}(self) -> {ret}: ...")
+        elif isinstance(value, staticmethod):
+            lines.append(f"    @staticmethod\n    def {name}{_signature(value.__func__, False)}: ...")
         elif callable(value):
             lines.append(f"    def {name}{_signature(value, method=True)}: ...")
         else:

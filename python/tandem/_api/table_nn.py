@@ -57,7 +57,7 @@ ROWS = [
        "float(momentum), float(eps))",
        "Batch normalization over (N, C, *) input. In training it normalises with the batch "
        "statistics and updates running_mean / running_var in place (running_var with the "
-       "unbiased variance); in eval it normalises with the running statistics.", ns="F",
+       "unbiased variance); in eval it normalises with the running statistics.", ns="F", also=("ms",),
        args={"running_mean": "the per-channel running mean (updated in training).",
              "running_var": "the per-channel running variance (updated in training).",
              "weight": "the per-channel scale.", "bias": "the per-channel shift."}),
@@ -65,14 +65,14 @@ ROWS = [
        f"bias: {_T} = None, eps: float = 1e-05) -> Tensor",
        "_C.layer_norm(input, _impl.args.ints(normalized_shape, 'layer_norm', "
        "'normalized_shape'), weight, bias, float(eps))",
-       "Layer normalization over the trailing dims given by normalized_shape.", ns="F",
+       "Layer normalization over the trailing dims given by normalized_shape.", ns="F", also=("ms",),
        args={"normalized_shape": "the trailing shape to normalise over.",
              "weight": "the elementwise scale.", "bias": "the elementwise shift."}),
     Op("group_norm", f"(input: Tensor, num_groups: int, weight: {_T} = None, "
        f"bias: {_T} = None, eps: float = 1e-05) -> Tensor",
        "_C.group_norm(input, num_groups, weight, bias, float(eps))",
        "Group normalization of (N, C, *) input with the C channels split into num_groups "
-       "groups.", ns="F",
+       "groups.", ns="F", also=("ms",),
        args={"num_groups": "the number of groups.", "weight": "the per-channel scale.",
              "bias": "the per-channel shift."}),
     Op("instance_norm", f"(input: Tensor, running_mean: {_T} = None, running_var: {_T} = None,"
@@ -138,15 +138,15 @@ ROWS = [
     Op("adaptive_avg_pool2d", "(input: Tensor, output_size: Union[int, Sequence[Optional[int]]])"
        " -> Tensor",
        "_C.adaptive_avg_pool2d(input, _impl.nn.adaptive_size(output_size, input, 2))",
-       "Average pooling to a fixed output size.", ns="F"),
+       "Average pooling to a fixed output size.", ns="F", also=("ms",)),
     Op("adaptive_avg_pool1d", "(input: Tensor, output_size: Union[int, Sequence[Optional[int]]])"
        " -> Tensor",
        "_impl.nn.adaptive_avg_pool1d(input, output_size)",
-       "Average pooling of (N, C, L) input to a fixed length.", ns="F"),
+       "Average pooling of (N, C, L) input to a fixed length.", ns="F", also=("ms",)),
     Op("adaptive_max_pool2d", "(input: Tensor, output_size: Union[int, Sequence[Optional[int]]], "
        "return_indices: bool = False) -> Union[Tensor, Tuple[Tensor, Tensor]]",
        "_impl.nn.adaptive_max_pool2d(input, output_size, return_indices)",
-       "Max pooling to a fixed output size.", ns="F"),
+       "Max pooling to a fixed output size.", ns="F", also=("ms",)),
     Op("softmax", "(input: Tensor, dim: Optional[int] = None, dtype: Optional[DType] = None, *, "
        "axis: Optional[int] = None) -> Tensor",
        "_C.softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), "
@@ -173,13 +173,13 @@ ROWS = [
        "inplace: bool = False) -> Tensor",
        "_impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), "
        "inplace and training)",
-       "Zeroes whole channels with probability p (scaling the rest), when training.", ns="F",
+       "Zeroes whole channels with probability p (scaling the rest), when training.", ns="F", also=("ms",),
        args={"p": "the probability of zeroing a channel."}),
     Op("embedding", "(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, "
        "max_norm: Optional[float] = None, norm_type: float = 2.0, "
        "scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor",
        "_impl.nn.embedding(input, weight, padding_idx, max_norm, scale_grad_by_freq, sparse)",
-       "The rows of weight at the integer indices in input.", ns="F",
+       "The rows of weight at the integer indices in input.", ns="F", also=("ms",),
        args={"input": "the indices.", "weight": "the embedding matrix (num, dim).",
              "padding_idx": "an index whose row gets no gradient.",
              "max_norm": "not supported (raises).", "norm_type": "unused without max_norm.",
@@ -213,7 +213,7 @@ ROWS = [
     _loss("huber_loss", "The Huber loss: quadratic within delta, linear beyond.",
           ", reduction: str = 'mean', delta: float = 1.0",
           "_C.huber_loss(input, target, reduction, delta)",
-          args={"delta": "where the loss turns from quadratic to linear."}),
+          also=("ms",), args={"delta": "where the loss turns from quadratic to linear."}),
     _loss("binary_cross_entropy", "The binary cross entropy of probabilities in [0, 1] (logs "
           "clamped at -100).",
           f", weight: {_T} = None, {_LEGACY}, reduction: str = 'mean'",
@@ -249,11 +249,11 @@ ROWS = [
        "padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor",
        "_C.unfold(input, _impl.args.pair(kernel_size), _impl.args.pair(dilation), "
        "_impl.args.pair(padding), _impl.args.pair(stride))",
-       "im2col: (N, C, H, W) to (N, C * kH * kW, L) sliding blocks.", ns="F"),
+       "im2col: (N, C, H, W) to (N, C * kH * kW, L) sliding blocks.", ns="F", also=("ms",)),
     Op("fold", "(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, "
        "dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor",
        "_C.fold(input, _impl.args.pair(output_size), _impl.args.pair(kernel_size), "
        "_impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))",
-       "col2im: (N, C * kH * kW, L) blocks back to (N, C, H, W), summing overlaps.", ns="F",
+       "col2im: (N, C * kH * kW, L) blocks back to (N, C, H, W), summing overlaps.", ns="F", also=("ms",),
        args={"output_size": "the spatial size (H, W) of the result."}),
 ]

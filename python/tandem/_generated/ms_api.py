@@ -11,6 +11,17 @@ from typing import List, Optional, Sequence, Tuple, Union
 from .. import _C, _impl
 from .._C import Tensor
 from .._typing import DType, Dim, IntOrTuple, Number, Size, TensorLike
+from .functional_api import batch_norm
+from .functional_api import layer_norm
+from .functional_api import group_norm
+from .functional_api import adaptive_avg_pool2d
+from .functional_api import adaptive_avg_pool1d
+from .functional_api import adaptive_max_pool2d
+from .functional_api import dropout2d
+from .functional_api import embedding
+from .functional_api import huber_loss
+from .functional_api import unfold
+from .functional_api import fold
 from .torch_api import (
     abs,
     absolute,
@@ -63,7 +74,6 @@ from .torch_api import (
     cdist,
     ceil,
     celu,
-    chunk,
     clamp,
     clip,
     concat,
@@ -81,7 +91,6 @@ from .torch_api import (
     diagonal,
     div,
     dot,
-    dropout,
     einsum,
     elu,
     empty,
@@ -97,7 +106,6 @@ from .torch_api import (
     expm1,
     eye,
     fix,
-    flatten,
     flip,
     fliplr,
     flipud,
@@ -111,7 +119,6 @@ from .torch_api import (
     from_numpy,
     full,
     full_like,
-    gather,
     ge,
     gelu,
     ger,
@@ -139,7 +146,6 @@ from .torch_api import (
     isposinf,
     kthvalue,
     le,
-    leaky_relu,
     lerp,
     less,
     less_equal,
@@ -148,7 +154,6 @@ from .torch_api import (
     log10,
     log1p,
     log2,
-    log_softmax,
     logaddexp,
     logcumsumexp,
     logical_and,
@@ -163,12 +168,9 @@ from .torch_api import (
     masked_fill,
     masked_select,
     matmul,
-    max,
     maximum,
-    mean,
     median,
     meshgrid,
-    min,
     minimum,
     mish,
     mm,
@@ -188,10 +190,7 @@ from .torch_api import (
     negative,
     nonzero,
     norm,
-    normal,
     not_equal,
-    one_hot,
-    ones,
     ones_like,
     outer,
     pad,
@@ -210,7 +209,6 @@ from .torch_api import (
     relu,
     relu6,
     remainder,
-    repeat_interleave,
     reshape,
     roll,
     round,
@@ -219,7 +217,6 @@ from .torch_api import (
     scatter_add,
     scatter_reduce,
     searchsorted,
-    select,
     selu,
     set_rng_state,
     set_seed,
@@ -229,17 +226,13 @@ from .torch_api import (
     silu,
     sin,
     sinh,
-    softmax,
     softplus,
     sort,
     special_erf,
-    split,
     sqrt,
     square,
     square_,
-    squeeze,
     stack,
-    std,
     std_mean,
     sub,
     subtract,
@@ -255,22 +248,18 @@ from .torch_api import (
     tile,
     topk,
     trace,
-    transpose,
     tril,
     triu,
     true_divide,
     trunc,
     unbind,
     unflatten,
-    uniform,
     unique,
     unique_consecutive,
     unsqueeze,
-    var,
     var_mean,
     vstack,
     where,
-    zeros,
     zeros_like,
 )
 
@@ -289,11 +278,926 @@ def stop_gradient(x: Tensor) -> Tensor:
     return x.detach()
 
 
+def ones(shape: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None) -> Tensor:
+    r"""A tensor of the given shape filled with 1 (MindSpore's ops.ones(shape, dtype)).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        dtype (Optional[mindspore.dtype]): the data type (float32 when None, as in
+            MindSpore). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.filled('ones', shape, 1, dtype)
+
+
+def zeros(size: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None) -> Tensor:
+    r"""A tensor of the given shape filled with 0 (MindSpore's ops.zeros(size, dtype)).
+
+    Args:
+        size (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        dtype (Optional[mindspore.dtype]): the data type (float32 when None, as in
+            MindSpore). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.filled('zeros', size, 0, dtype)
+
+
+def fill(type: Optional[DType], shape: Union[int, Sequence[int], Tensor], value: Number) -> Tensor:
+    r"""A tensor of the given dtype and shape filled with value.
+
+    Args:
+        type (Optional[mindspore.dtype]): the data type (from value when None).
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        value (number.Number): the value of every element.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.fill(type, shape, value)
+
+
+def uniform(
+    shape: Union[int, Sequence[int], Tensor],
+    minval: TensorLike,
+    maxval: TensorLike,
+    seed: Optional[int] = None,
+    dtype: Optional[DType] = None,
+) -> Tensor:
+    r"""Uniform samples in [minval, maxval) (integers for an integer dtype).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        minval (Union[Tensor, number.Number]): the lower bound.
+        maxval (Union[Tensor, number.Number]): the upper bound (exclusive).
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws
+            them. Default: ``None``.
+        dtype (Optional[mindspore.dtype]): float32 when None. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.uniform(shape, minval, maxval, dtype)
+
+
+def normal(
+    shape: Union[int, Sequence[int], Tensor],
+    mean: TensorLike,
+    stddev: TensorLike,
+    seed: Optional[int] = None,
+) -> Tensor:
+    r"""Samples of a normal distribution N(mean, stddev^2) (float32).
+
+    Args:
+        shape (Union[int, Sequence[int], Tensor]): the shape: an int, a tuple or list of
+            ints, or a 1-D int Tensor.
+        mean (Union[Tensor, number.Number]): the mean (broadcast).
+        stddev (Union[Tensor, number.Number]): the standard deviation (broadcast).
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws
+            them. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.normal(shape, mean, stddev)
+
+
+def select(cond: Tensor, input: TensorLike, other: TensorLike) -> Tensor:
+    r"""input where cond is True, else other, broadcast together (MindSpore's select is PyTorch's
+    where; PyTorch's select(x, dim, index) is mint.select).
+
+    Args:
+        cond (Tensor): the boolean condition.
+        input (Union[Tensor, number.Number]): the values where cond holds.
+        other (Union[Tensor, number.Number]): the values elsewhere.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.where(cond, input, other)
+
+
+def transpose(input: Tensor, input_perm: Sequence[int]) -> Tensor:
+    r"""input with its dims permuted by input_perm (MindSpore's transpose is PyTorch's permute; swap
+    two dims with ops.swapaxes).
+
+    Args:
+        input (Tensor): the input tensor.
+        input_perm (Sequence[int]): a permutation of all the dims.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.transpose(input, input_perm)
+
+
+def expand_dims(input_x: Tensor, axis: int) -> Tensor:
+    r"""input_x with a new dim of size 1 at axis.
+
+    Args:
+        input_x (Tensor): the input tensor.
+        axis (int): where the new dim goes.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.expand_dims(input_x, axis)
+
+
+def gather(
+    input_params: Tensor,
+    input_indices: Union[Tensor, Sequence[int]],
+    axis: int,
+    batch_dims: int = 0,
+) -> Tensor:
+    r"""The slices of input_params along axis at input_indices (any shape): the result has shape
+    params.shape[:axis] + indices.shape + params.shape[axis + 1:]. PyTorch's gather(input, dim,
+    index) is ops.gather_elements.
+
+    Args:
+        input_params (Tensor): the tensor to take slices of.
+        input_indices (Union[Tensor, Sequence[int]]): integer indices into axis.
+        axis (int): the axis to index.
+        batch_dims (int): leading batch dims (only 0 is supported). Default: ``0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.gather(input_params, input_indices, axis, batch_dims)
+
+
+def gather_elements(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    r"""The elements of input at index along dim (PyTorch's gather).
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dim to index.
+        index (Tensor): integer indices, of input's rank.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.gather(input, dim, _impl.index.as_long(index))
+
+
+def flatten(input: Tensor, order: str = 'C', *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    r"""input with dims start_dim..end_dim merged; MindSpore keeps dim 0 (the batch) by default,
+    PyTorch's flatten starts at dim 0.
+
+    Args:
+        input (Tensor): the input tensor.
+        order (str): 'C' (row-major) or 'F' (column-major). Default: ``'C'``.
+
+    Keyword Args:
+        start_dim (int): the first dim to merge. Default: ``1``.
+        end_dim (int): the last dim to merge. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.flatten(input, order, start_dim, end_dim)
+
+
+def cast(input: Tensor, dtype: DType) -> Tensor:
+    r"""input converted to dtype.
+
+    Args:
+        input (Tensor): the input tensor.
+        dtype (mindspore.dtype): the data type of the result.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.to_dtype(input, dtype)
+
+
+def shape(input_x: Tensor) -> Tuple[int, ...]:
+    r"""The shape of input_x as a tuple.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        Tuple[int, Ellipsis], tuple of int.
+    """
+    return tuple(input_x.shape)
+
+
+def rank(input_x: Tensor) -> int:
+    r"""The number of dims of input_x.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        int, int.
+    """
+    return input_x.ndim
+
+
+def size(input_x: Tensor) -> int:
+    r"""The number of elements of input_x.
+
+    Args:
+        input_x (Tensor): the input tensor.
+
+    Returns:
+        int, int.
+    """
+    return int(input_x.numel())
+
+
+def one_hot(
+    indices: Tensor,
+    depth: int,
+    on_value: TensorLike = 1,
+    off_value: TensorLike = 0,
+    axis: int = -1,
+) -> Tensor:
+    r"""on_value at each index's class and off_value elsewhere, the class dim at axis (the result's
+    dtype is on_value's).
+
+    Args:
+        indices (Tensor): integer class indices.
+        depth (int): the number of classes.
+        on_value (Union[Tensor, number.Number]): the value at the class. Default: ``1``.
+        off_value (Union[Tensor, number.Number]): the value elsewhere. Default: ``0``.
+        axis (int): where the class dim goes. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.one_hot(indices, depth, on_value, off_value, axis)
+
+
+def squeeze(input: Tensor, axis: Dim = None) -> Tensor:
+    r"""Removes size-1 axes: all of them, or those in axis.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to remove if their size is 1
+            (all when None). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.squeeze(input, axis)
+
+
+def split(
+    tensor: Tensor,
+    split_size_or_sections: Union[int, Sequence[int]],
+    axis: int = 0,
+) -> Tuple[Tensor, ...]:
+    r"""Equal pieces (an int) or pieces of the given sizes (a list) along axis.
+
+    Args:
+        tensor (Tensor): the input tensor.
+        split_size_or_sections (Union[int, Sequence[int]]): a piece size or sizes.
+        axis (int): the axis to split. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return _impl.shape.split(tensor, split_size_or_sections, axis)
+
+
+def chunk(input: Tensor, chunks: int, axis: int = 0) -> Tuple[Tensor, ...]:
+    r"""chunks pieces of (nearly) equal size along axis.
+
+    Args:
+        input (Tensor): the input tensor.
+        chunks (int): the number of pieces.
+        axis (int): the axis to split. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return tuple(_C.chunk(input, chunks, axis))
+
+
+def unstack(input_x: Tensor, axis: int = 0) -> Tuple[Tensor, ...]:
+    r"""The slices along axis, each with axis removed.
+
+    Args:
+        input_x (Tensor): the input tensor.
+        axis (int): the axis to remove. Default: ``0``.
+
+    Returns:
+        Tuple[Tensor, Ellipsis], the result.
+    """
+    return tuple(_C.unbind(input_x, axis))
+
+
+def repeat_interleave(
+    input: Tensor,
+    repeats: Union[int, Sequence[int], Tensor],
+    axis: Optional[int] = None,
+) -> Tensor:
+    r"""Repeats each element repeats times along axis (of the flattened input when None).
+
+    Args:
+        input (Tensor): the input tensor.
+        repeats (Union[int, Sequence[int], Tensor]): an int or one count per element along
+            axis.
+        axis (Optional[int]): the axis to repeat along. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.shape.repeat_interleave(input, repeats, axis, None)
+
+
+def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
+    r"""The mean over axis (all elements when None).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        keep_dims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.mean(input, _impl.args.dims(axis), keep_dims, None)
+
+
+def max(
+    input: Tensor,
+    axis: Optional[int] = None,
+    keepdims: bool = False,
+    *,
+    initial: Optional[Number] = None,
+    where: Optional[Tensor] = None,
+) -> Tuple[Tensor, Tensor]:
+    r"""The maximum over axis and its index, always as a pair (MindSpore's ops.max); with axis None
+    over every element, the index into the flattened input.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Optional[int]): the axis to reduce (every element when None). Default:
+            ``None``.
+        keepdims (bool): keep the reduced axis with size 1. Default: ``False``.
+
+    Keyword Args:
+        initial (Optional[number.Number]): a bound on the result, and the value of masked-
+            out elements. Default: ``None``.
+        where (Optional[Tensor]): a boolean mask of the elements to consider (needs
+            initial). Default: ``None``.
+
+    Returns:
+        Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
+    """
+    return _impl.ms.max_min('max', input, axis, keepdims, initial, where)
+
+
+def min(
+    input: Tensor,
+    axis: Optional[int] = None,
+    keepdims: bool = False,
+    *,
+    initial: Optional[Number] = None,
+    where: Optional[Tensor] = None,
+) -> Tuple[Tensor, Tensor]:
+    r"""The minimum over axis and its index, always as a pair (MindSpore's ops.min); with axis None
+    over every element, the index into the flattened input.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Optional[int]): the axis to reduce (every element when None). Default:
+            ``None``.
+        keepdims (bool): keep the reduced axis with size 1. Default: ``False``.
+
+    Keyword Args:
+        initial (Optional[number.Number]): a bound on the result, and the value of masked-
+            out elements. Default: ``None``.
+        where (Optional[Tensor]): a boolean mask of the elements to consider (needs
+            initial). Default: ``None``.
+
+    Returns:
+        Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
+    """
+    return _impl.ms.max_min('min', input, axis, keepdims, initial, where)
+
+
+def var(
+    input: Tensor,
+    axis: Dim = None,
+    ddof: Union[int, bool] = 0,
+    keepdims: bool = False,
+) -> Tensor:
+    r"""The variance over axis with ddof degrees of freedom removed (0: the population variance,
+    MindSpore's and numpy's default; PyTorch's default is 1).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        ddof (Union[int, bool]): the delta degrees of freedom (True means 1). Default:
+            ``0``.
+        keepdims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.var_std(_C.var, input, axis, ddof, keepdims)
+
+
+def std(
+    input: Tensor,
+    axis: Dim = None,
+    ddof: Union[int, bool] = 0,
+    keepdims: bool = False,
+) -> Tensor:
+    r"""The standard deviation over axis with ddof degrees of freedom removed (0 by default, as
+    MindSpore and numpy; PyTorch's default is 1).
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (Union[int, tuple(int), None]): the axis or axes to reduce (all when None).
+            Default: ``None``.
+        ddof (Union[int, bool]): the delta degrees of freedom (True means 1). Default:
+            ``0``.
+        keepdims (bool): keep each reduced axis with size 1. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.var_std(_C.std, input, axis, ddof, keepdims)
+
+
+def softmax(input: Tensor, axis: int = -1, *, dtype: Optional[DType] = None) -> Tensor:
+    r"""exp(x) / sum(exp(x)) along axis (the last by default), computed stably.
+
+    Args:
+        input (Tensor): the input tensor.
+        axis (int): the axis to normalise along. Default: ``-1``.
+
+    Keyword Args:
+        dtype (Optional[mindspore.dtype]): the data type of the result (the default float
+            type when None, for floating-point results). Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.softmax(input, int(axis), dtype)
+
+
+def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
+    r"""log(softmax(x)) along axis (the last by default), computed stably.
+
+    Args:
+        logits (Tensor): the input tensor.
+        axis (int): the axis to normalise along. Default: ``-1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.log_softmax(logits, int(axis), None)
+
+
+def dropout(
+    input: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    seed: Optional[int] = None,
+) -> Tensor:
+    r"""Zeroes elements with probability p and scales the rest by 1 / (1 - p) while training; the
+    identity otherwise.
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the probability of zeroing an element. Default: ``0.5``.
+        training (bool): apply dropout (else return input). Default: ``True``.
+        seed (Optional[int]): unused; tandem's global generator (tandem.set_seed) draws the
+            mask. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.dropout(input, float(p), bool(training))
+
+
+def dense(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    r"""input @ weight.T + bias.
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): the weight (out, in).
+        bias (Optional[Tensor]): the bias (out,) or None. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.dense(input, weight, bias)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    pos_weight: Optional[Tensor] = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    r"""The binary cross entropy of logits, computed stably (MindSpore's argument order: weight,
+    then pos_weight).
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per element (broadcast). Default: ``None``.
+        pos_weight (Optional[Tensor]): a weight of the positive examples, per class.
+            Default: ``None``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = 'mean',
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    r"""The cross entropy of logits (N, C, ...) with class indices or class probabilities.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per class. Default: ``None``.
+        ignore_index (int): a target class index that contributes nothing. Default:
+            ``-100``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+        label_smoothing (float): the smoothing in [0, 1]. Default: ``0.0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.cross_entropy(input, target, weight, ignore_index, reduction, float(label_smoothing))
+
+
+def nll_loss(
+    inputs: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = 'mean',
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    r"""The negative log-likelihood of log-probabilities (N, C, ...) at class indices.
+
+    Args:
+        inputs (Tensor): the log-probabilities.
+        target (Tensor): the targets.
+        weight (Optional[Tensor]): a weight per class. Default: ``None``.
+        ignore_index (int): a target class index that contributes nothing. Default:
+            ``-100``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+        label_smoothing (float): must be 0 (smoothing is not supported here). Default:
+            ``0.0``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.nll_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    r"""The mean squared error.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.mse_loss(input, target, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    r"""The mean absolute error.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.l1_loss(input, target, reduction)
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    beta: float = 1.0,
+    reduction: str = 'none',
+) -> Tensor:
+    r"""The smooth L1 loss (quadratic within beta); MindSpore's default reduction is 'none'.
+
+    Args:
+        input (Tensor): the predictions (logits for the *_with_logits and cross-entropy
+            losses).
+        target (Tensor): the targets.
+        beta (float): where the loss turns from quadratic to linear. Default: ``1.0``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'none'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.smooth_l1_loss(input, target, reduction, float(beta))
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntOrTuple = 1,
+    pad_mode: str = 'valid',
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    groups: int = 1,
+) -> Tensor:
+    r"""2-D convolution of (N, C_in, H, W) input; MindSpore's pad_mode decides the padding ('valid'
+    by default: none).
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): (C_out, C_in / groups, kH, kW).
+        bias (Optional[Tensor]): (C_out,) or None. Default: ``None``.
+        stride (Union[int, tuple(int)]): the stride of the window (one int for every spatial
+            dim, or one per dim). Default: ``1``.
+        pad_mode (str): 'valid', 'same' (output = ceil(input / stride)) or 'pad'. Default:
+            ``'valid'``.
+        padding (Union[int, tuple(int)]): with pad_mode='pad': an int, (pH, pW) or (top,
+            bottom, left, right). Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        groups (int): the number of blocked connections from input channels to output
+            channels. Default: ``1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntOrTuple = 1,
+    pad_mode: str = 'valid',
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    groups: int = 1,
+) -> Tensor:
+    r"""1-D convolution of (N, C_in, L) input with MindSpore's pad_mode ('valid' by default).
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): (C_out, C_in / groups, k).
+        bias (Optional[Tensor]): (C_out,) or None. Default: ``None``.
+        stride (Union[int, tuple(int)]): the stride of the window (one int for every spatial
+            dim, or one per dim). Default: ``1``.
+        pad_mode (str): 'valid', 'same' (output = ceil(input / stride)) or 'pad'. Default:
+            ``'valid'``.
+        padding (Union[int, tuple(int)]): with pad_mode='pad': an int or (left, right).
+            Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        groups (int): the number of blocked connections from input channels to output
+            channels. Default: ``1``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups)
+
+
+def max_pool2d(
+    x: Tensor,
+    kernel_size: IntOrTuple,
+    stride: Optional[IntOrTuple] = None,
+    padding: IntOrTuple = 0,
+    dilation: IntOrTuple = 1,
+    return_indices: bool = False,
+    ceil_mode: bool = False,
+) -> Union[Tensor, Tuple[Tensor, Tensor]]:
+    r"""2-D max pooling (MindSpore's argument order: return_indices before ceil_mode).
+
+    Args:
+        x (Tensor): (N, C, H, W) input.
+        kernel_size (Union[int, tuple(int)]): the size of the window.
+        stride (Optional[Union[int, tuple(int)]]): the stride (kernel_size when None).
+            Default: ``None``.
+        padding (Union[int, tuple(int)]): implicit zero padding on both sides (one int for
+            every spatial dim, or one per dim). Default: ``0``.
+        dilation (Union[int, tuple(int)]): the spacing between kernel elements. Default:
+            ``1``.
+        return_indices (bool): also return the flat H * W indices of the maxima. Default:
+            ``False``.
+        ceil_mode (bool): use ceil instead of floor to compute the output size. Default:
+            ``False``.
+
+    Returns:
+        Union[Tensor, Tuple[Tensor, Tensor]], the result.
+    """
+    return _impl.nn.max_pool(2, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(
+    input_x: Tensor,
+    kernel_size: IntOrTuple = 1,
+    stride: IntOrTuple = 1,
+    padding: IntOrTuple = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
+) -> Tensor:
+    r"""2-D average pooling; MindSpore's defaults are kernel_size 1 and stride 1 (PyTorch's stride
+    defaults to the kernel size).
+
+    Args:
+        input_x (Tensor): (N, C, H, W) input.
+        kernel_size (Union[int, tuple(int)]): the size of the window. Default: ``1``.
+        stride (Union[int, tuple(int)]): the stride of the window. Default: ``1``.
+        padding (Union[int, tuple(int)]): implicit zero padding on both sides (one int for
+            every spatial dim, or one per dim). Default: ``0``.
+        ceil_mode (bool): use ceil instead of floor to compute the output size. Default:
+            ``False``.
+        count_include_pad (bool): count the zero padding in the averages. Default: ``True``.
+        divisor_override (Optional[int]): divide by this instead of the window size.
+            Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.nn.avg_pool(2, input_x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def interpolate(
+    input: Tensor,
+    size: Optional[IntOrTuple] = None,
+    scale_factor: Union[float, Sequence[float], None] = None,
+    mode: str = 'nearest',
+    align_corners: Optional[bool] = None,
+    recompute_scale_factor: Optional[bool] = None,
+) -> Tensor:
+    r"""Resizes (N, C, H, W) or (N, C, L) input with 'nearest', 'bilinear' or 'linear'.
+
+    Args:
+        input (Tensor): the input tensor.
+        size (Optional[Union[int, tuple(int)]]): the output size. Default: ``None``.
+        scale_factor (Union[float, Sequence[float], None]): the multiplier of the input
+            size. Default: ``None``.
+        mode (str): 'nearest', 'bilinear' (4-D) or 'linear' (3-D). Default: ``'nearest'``.
+        align_corners (Optional[bool]): align the corner pixels of input and output.
+            Default: ``None``.
+        recompute_scale_factor (Optional[bool]): compute the scale from the rounded output
+            size. Default: ``None``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, False)
+
+
+def leaky_relu(input: Tensor, alpha: float = 0.2) -> Tensor:
+    r"""x for x >= 0 and alpha * x otherwise (MindSpore's default slope is 0.2; PyTorch's is 0.01).
+
+    Args:
+        input (Tensor): the input tensor.
+        alpha (float): the slope of the negative part. Default: ``0.2``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.leaky_relu(input, float(alpha))
+
+
+def binary_cross_entropy(
+    logits: Tensor,
+    labels: Tensor,
+    weight: Optional[Tensor] = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    r"""The binary cross entropy of probabilities in [0, 1] (logs clamped at -100).
+
+    Args:
+        logits (Tensor): the probabilities.
+        labels (Tensor): the targets in [0, 1].
+        weight (Optional[Tensor]): a weight per element. Default: ``None``.
+        reduction (str): 'none', 'mean' or 'sum': how the per-element losses are reduced.
+            Default: ``'mean'``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.binary_cross_entropy(logits, labels, weight, reduction)
+
+
+def kl_div(
+    logits: Tensor,
+    labels: Tensor,
+    reduction: str = 'mean',
+    log_target: bool = False,
+) -> Tensor:
+    r"""The Kullback-Leibler divergence with logits as log-probabilities ('batchmean' divides the
+    sum by the batch size).
+
+    Args:
+        logits (Tensor): the log-probabilities.
+        labels (Tensor): the target distribution.
+        reduction (str): 'none', 'mean', 'batchmean' or 'sum'. Default: ``'mean'``.
+        log_target (bool): labels are log-probabilities too. Default: ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _C.kl_div(logits, labels, reduction, log_target)
+
+
+def depend(value: object, expr: object) -> object:
+    r"""value; expr is evaluated first (tandem keeps program order, in graph mode too).
+
+    Args:
+        value (object): what to return.
+        expr (object): what must run before.
+
+    Returns:
+        object, value.
+    """
+    return _impl.ms.depend(value, expr)
+
+
+def assign(variable: Tensor, value: TensorLike) -> Tensor:
+    r"""Writes value into variable (a Parameter) in place and returns variable.
+
+    Args:
+        variable (Tensor): the Parameter to write.
+        value (Union[Tensor, number.Number]): the new value.
+
+    Returns:
+        Tensor, the result.
+    """
+    return _impl.ms.assign(variable, value)
+
+
+def clip_by_value(
+    x: Union[Tensor, Sequence[Tensor]],
+    clip_value_min: Optional[TensorLike] = None,
+    clip_value_max: Optional[TensorLike] = None,
+) -> Union[Tensor, Sequence[Tensor]]:
+    r"""x clamped into [clip_value_min, clip_value_max] (each tensor of a list).
+
+    Args:
+        x (Union[Tensor, Sequence[Tensor]]): a tensor or a list/tuple of tensors.
+        clip_value_min (Optional[Union[Tensor, number.Number]]): the lower bound. Default:
+            ``None``.
+        clip_value_max (Optional[Union[Tensor, number.Number]]): the upper bound. Default:
+            ``None``.
+
+    Returns:
+        Union[Tensor, Sequence[Tensor]], the result.
+    """
+    return _impl.ms.clip_by_value(x, clip_value_min, clip_value_max)
+
+
 __all__ = [
     'abs',
     'absolute',
     'acos',
     'acosh',
+    'adaptive_avg_pool1d',
+    'adaptive_avg_pool2d',
+    'adaptive_max_pool2d',
     'add',
     'addcdiv',
     'addcmul',
@@ -321,11 +1225,16 @@ __all__ = [
     'as_tensor',
     'asin',
     'asinh',
+    'assign',
     'atan',
     'atan2',
     'atanh',
+    'avg_pool2d',
     'baddbmm',
+    'batch_norm',
     'bernoulli',
+    'binary_cross_entropy',
+    'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
     'bitwise_left_shift',
@@ -337,6 +1246,7 @@ __all__ = [
     'broadcast_shapes',
     'broadcast_tensors',
     'broadcast_to',
+    'cast',
     'cat',
     'cdist',
     'ceil',
@@ -344,24 +1254,32 @@ __all__ = [
     'chunk',
     'clamp',
     'clip',
+    'clip_by_value',
     'concat',
     'concatenate',
+    'conv1d',
+    'conv2d',
     'copysign',
     'cos',
     'cosh',
     'count_nonzero',
     'cross',
+    'cross_entropy',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
+    'dense',
+    'depend',
     'diag',
     'diagonal',
     'div',
     'dot',
     'dropout',
+    'dropout2d',
     'einsum',
     'elu',
+    'embedding',
     'empty',
     'empty_like',
     'eq',
@@ -372,8 +1290,10 @@ __all__ = [
     'exp',
     'exp2',
     'expand',
+    'expand_dims',
     'expm1',
     'eye',
+    'fill',
     'fix',
     'flatten',
     'flip',
@@ -385,29 +1305,34 @@ __all__ = [
     'fmax',
     'fmin',
     'fmod',
+    'fold',
     'frac',
     'from_numpy',
     'full',
     'full_like',
     'gather',
+    'gather_elements',
     'ge',
     'gelu',
     'ger',
     'get_rng_state',
     'greater',
     'greater_equal',
+    'group_norm',
     'gt',
     'hardsigmoid',
     'hardswish',
     'hardtanh',
     'histc',
     'hstack',
+    'huber_loss',
     'hypot',
     'index_add',
     'index_put',
     'index_select',
     'initial_seed',
     'inner',
+    'interpolate',
     'inverse',
     'isclose',
     'isfinite',
@@ -415,7 +1340,10 @@ __all__ = [
     'isnan',
     'isneginf',
     'isposinf',
+    'kl_div',
     'kthvalue',
+    'l1_loss',
+    'layer_norm',
     'le',
     'leaky_relu',
     'lerp',
@@ -442,6 +1370,7 @@ __all__ = [
     'masked_select',
     'matmul',
     'max',
+    'max_pool2d',
     'maximum',
     'mean',
     'median',
@@ -453,6 +1382,7 @@ __all__ = [
     'mode',
     'moveaxis',
     'movedim',
+    'mse_loss',
     'msort',
     'mul',
     'multinomial',
@@ -464,6 +1394,7 @@ __all__ = [
     'ne',
     'neg',
     'negative',
+    'nll_loss',
     'nonzero',
     'norm',
     'normal',
@@ -483,6 +1414,7 @@ __all__ = [
     'randn',
     'randn_like',
     'randperm',
+    'rank',
     'ravel',
     'reciprocal',
     'relu',
@@ -501,12 +1433,15 @@ __all__ = [
     'selu',
     'set_rng_state',
     'set_seed',
+    'shape',
     'sigmoid',
     'sign',
     'signbit',
     'silu',
     'sin',
     'sinh',
+    'size',
+    'smooth_l1_loss',
     'softmax',
     'softplus',
     'sort',
@@ -541,10 +1476,12 @@ __all__ = [
     'trunc',
     'unbind',
     'unflatten',
+    'unfold',
     'uniform',
     'unique',
     'unique_consecutive',
     'unsqueeze',
+    'unstack',
     'var',
     'var_mean',
     'vstack',

@@ -2,4 +2,4 @@
 argument normalisation (dims, sizes, pairs), overloads (``max(x, dim)`` vs
 ``max(x, other)``) and composites. The generated functions of every face call these; no face
 defines an op's behaviour itself."""
-from . import args, creation, elementwise, index, linalg, nn, reduce, shape, sort  # noqa: F401
+from . import args, creation, elementwise, index, linalg, ms, nn, reduce, shape, sort  # noqa: F401

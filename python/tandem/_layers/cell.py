@@ -515,6 +515,8 @@ class Cell(CellTree):
         return ""
 
     def __repr__(self) -> str:
+        if _mindspore_styled(type(self)):
+            return self._ms_repr()
         lines = []
         extra = self.extra_repr()
         if extra:
@@ -529,8 +531,35 @@ class Cell(CellTree):
             return main + lines[0] + ")"
         return main + "\n  " + "\n  ".join(lines) + "\n)"
 
+    def _ms_repr(self) -> str:
+        """MindSpore's layout: ``Name<extra>`` for a leaf, children indented beneath and
+        the closing ``>`` on its own line for a container."""
+        ms_extra = getattr(self, "ms_extra_repr", None)
+        extra = ms_extra() if ms_extra is not None else self.extra_repr()
+        name = type(self).__name__
+        if not self._cells:
+            return f"{name}<{extra}>"
+        lines = [extra] if extra else []
+        for key, cell in self._cells.items():
+            child = "None" if cell is None else cell._ms_repr()
+            lines.append(f"({key}): " + child.replace("\n", "\n  "))
+        return name + "<\n  " + "\n  ".join(lines) + "\n  >"
+
     def __dir__(self) -> List[str]:
         return list(super().__dir__()) + list(self._params) + list(self._buffers) + list(self._cells)
+
+
+def _mindspore_styled(cls: type) -> bool:
+    """A Cell written MindSpore's way (construct, no forward) prints as MindSpore prints it;
+    PyTorch-style modules (forward) keep PyTorch's layout."""
+    for klass in cls.__mro__:
+        if klass is Cell:
+            return False
+        if "forward" in klass.__dict__:
+            return False
+        if "construct" in klass.__dict__:
+            return True
+    return False
 
 
 Module = Cell

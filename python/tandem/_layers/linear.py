@@ -162,6 +162,14 @@ class Flatten(Cell):
         """
         return ops.flatten(input, self.start_dim, self.end_dim)
 
+    def ms_extra_repr(self) -> str:
+        """MindSpore prints a Flatten with its default dims as ``Flatten<>``.
+
+        Returns:
+            str: the dims when they are not the defaults, else empty.
+        """
+        return "" if (self.start_dim, self.end_dim) == (1, -1) else self.extra_repr()
+
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 

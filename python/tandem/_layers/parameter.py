@@ -55,9 +55,9 @@ class Parameter(Tensor):
         return self
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Parameter":
-        p = Parameter(_C.clone(self.detach()), self.name, self.requires_grad)
+        p = type(self)(_C.clone(self.detach()), self.name, self.requires_grad)
         memo[id(self)] = p
         return p
 
     def __reduce_ex__(self, protocol: Any) -> Tuple[Any, ...]:
-        return (Parameter, (Tensor(self.detach()), self.name, self.requires_grad))
+        return (type(self), (Tensor(self.detach()), self.name, self.requires_grad))

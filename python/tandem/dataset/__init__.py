@@ -19,7 +19,8 @@ from . import transforms, vision
 from ._engine import DictIterator, TupleIterator
 from ._pipeline import Dataset
 from ._sources import FashionMnistDataset, GeneratorDataset, MnistDataset, NumpySlicesDataset
+from ._mindrecord import MindDataset
 
 __all__ = ["Dataset", "FashionMnistDataset", "MnistDataset", "GeneratorDataset",
-           "NumpySlicesDataset", "TupleIterator", "DictIterator", "config", "transforms",
+           "NumpySlicesDataset", "MindDataset", "TupleIterator", "DictIterator", "config", "transforms",
            "vision"]

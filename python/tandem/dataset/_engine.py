@@ -21,6 +21,19 @@ _Out = TypeVar("_Out")
 _V = TypeVar("_V", Tensor, np.ndarray)
 
 
+def _column_value(v: Any) -> Any:
+    """A value as the pipeline carries it: a Tensor, or as is for strings and bytes (tandem
+    has no string tensors; MindSpore would give a String tensor)."""
+    if isinstance(v, (bytes, bytearray)):  # MindSpore hands bytes on as uint8 arrays
+        return as_tensor(np.frombuffer(bytes(v), np.uint8).copy())
+    if isinstance(v, str) or (isinstance(v, np.ndarray) and v.dtype.kind in "USO"):
+        return v
+    if isinstance(v, dict):
+        raise TypeError("GeneratorDataset: a row value is a dict; give each column a number, "
+                        "str, bytes, numpy array or Tensor")
+    return as_tensor(v)
+
+
 # ---- sample orders (index space) ------------------------------------------------------------
 def _buffer_shuffle(stream: np.ndarray, buf: int, rng: np.random.Generator) -> np.ndarray:
     """MindSpore's shuffle: fill a buffer, emit a random slot, refill it with the next row."""
@@ -130,7 +143,7 @@ class _Run:
                 if len(row) != ncols:
                     raise ValueError(f"GeneratorDataset: a row has {len(row)} fields but "
                                      f"column_names has {len(self.src.columns)}")
-                yield [as_tensor(v) for v in row]
+                yield [_column_value(v) for v in row]
             return
         order = None
         if self.custom_order:
@@ -286,6 +299,9 @@ class TupleIterator(Generic[_Out]):
         if self._numpy:
             out = []
             for t, npd in zip(row, self._run.np_dtypes):
+                if not isinstance(t, Tensor):  # strings and bytes pass through
+                    out.append(t)
+                    continue
                 a = t.numpy()
                 out.append(a.astype(npd) if npd is not None and a.dtype != npd else a)
             row = out

@@ -52,6 +52,37 @@ class _Source:
         return self.iterable is None
 
 
+def _is_python_callable(op: Any) -> bool:
+    return (callable(op) and not isinstance(op, (TransformOp, _C.Transform, _NumpyCallable))
+            and not isinstance(op, type))
+
+
+def _to_numpy(v: Any) -> Any:
+    return v.asnumpy() if isinstance(v, Tensor) else v
+
+
+def _from_numpy(v: Any) -> Any:
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, (list, tuple)) and not isinstance(v, np.ndarray):
+        return type(v)(_from_numpy(x) for x in v)
+    from .._data.common import as_tensor
+    return as_tensor(np.asarray(v))
+
+
+class _NumpyCallable:
+    """A Python function given to map: MindSpore calls it with numpy arrays (one per input
+    column) and turns what it returns into columns, so numpy code (``x.transpose(2, 0, 1)``,
+    ``x.astype(np.int32)``) works unchanged."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, *cols: Any) -> Any:
+        return _from_numpy(self.fn(*(_to_numpy(c) for c in cols)))
+
+
 def _as_list(x: Any) -> List[Any]:
     if x is None:
         return []
@@ -102,7 +133,8 @@ class Dataset:
         Returns:
             Dataset, the mapped dataset.
         """
-        ops = _as_list(operations)
+        ops = [_NumpyCallable(op) if _is_python_callable(op) else op
+               for op in _as_list(operations)]
         if not ops:
             raise ValueError("map: operations must not be empty")
         c_chain([op for op in ops if not isinstance(op, _C.Transform)])  # type checks

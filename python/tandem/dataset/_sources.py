@@ -82,8 +82,22 @@ class _MnistLike(_SourceDataset):
     def _resolve_dir(d: Optional[str]) -> str:
         raise NotImplementedError
 
+    def _splits(self) -> List[str]:
+        """The splits to read. 'all' reads whichever splits the folder holds, as MindSpore
+        does: its MNIST download unpacks into MNIST_Data/train (train-* files only) and
+        MNIST_Data/test (t10k-* files only)."""
+        if self.usage != "all":
+            return [self.usage]
+        present = [s for s in ("train", "test") if _has_split(self.dataset_dir, s)]
+        if not present:
+            raise ValueError(
+                f"{self._name}: no MNIST files in {self.dataset_dir!r}: expected "
+                "train-images-idx3-ubyte + train-labels-idx1-ubyte and/or "
+                "t10k-images-idx3-ubyte + t10k-labels-idx1-ubyte (optionally .gz)")
+        return present
+
     def _build_source(self) -> _Source:
-        splits = ["train", "test"] if self.usage == "all" else [self.usage]
+        splits = self._splits()
         parts = [load_mnist(self.dataset_dir, s) for s in splits]
         images = parts[0][0] if len(parts) == 1 else _C.cat([p[0] for p in parts], 0)
         labels = parts[0][1] if len(parts) == 1 else _C.cat([p[1] for p in parts], 0)
@@ -96,9 +110,20 @@ class _MnistLike(_SourceDataset):
                        np_dtypes=[None, np.dtype(np.uint32)])
 
 
+_SPLIT_PREFIX = {"train": "train", "test": "t10k"}
+
+
+def _has_split(directory: str, split: str) -> bool:
+    prefix = _SPLIT_PREFIX[split]
+    return all(
+        any(os.path.isfile(os.path.join(directory, f"{prefix}-{kind}{ext}")) for ext in ("", ".gz"))
+        for kind in ("images-idx3-ubyte", "labels-idx1-ubyte"))
+
+
 _MNIST_ARGS = """
         usage (str, optional): ``'train'`` (60000 rows), ``'test'`` (10000) or ``'all'``
-            (both, train first); ``None`` means ``'all'``. Default: ``None`` .
+            (the splits the folder holds, train first: a folder with one split's files
+            reads that split); ``None`` means ``'all'``. Default: ``None`` .
         num_samples (int, optional): read only this many rows (after shuffling; 0 or ``None``
             reads all). Default: ``None`` .
         num_parallel_workers (int, optional): worker threads. Default: ``None`` .

@@ -2,7 +2,7 @@
 pad_mode, SequentialCell, SoftmaxCrossEntropyWithLogits, ...): a name map over tandem._layers
 (the PyTorch names are in ``tandem.mint.nn``)."""
 from .._layers.cell import Cell, Module  # noqa: F401
-from .._layers.parameter import Parameter  # noqa: F401
+from .parameter import Parameter  # noqa: F401  (MindSpore's constructor and repr)
 from .. import _layers as _L
 from .._layers import (  # noqa: F401
     # containers
@@ -83,4 +83,11 @@ __all__ = [
     "polynomial_decay_lr", "utils", "warmup_lr",
 ]
 from .graph_cell import GraphCell  # noqa: E402,F401  (deployment: tandem/export.py)
+from .wrap import (WithLossCell, WithEvalCell, TrainOneStepCell,  # noqa: E402,F401
+                   TrainOneStepWithLossScaleCell, FixedLossScaleUpdateCell,
+                   DynamicLossScaleUpdateCell)
+from ..train.metrics import Accuracy, Loss, MAE, MSE, Metric  # noqa: E402,F401  (MindSpore 1.x names)
+__all__ += ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "TrainOneStepWithLossScaleCell",
+            "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell", "Accuracy", "Loss", "MAE", "MSE",
+            "Metric"]
 __all__ += ["GraphCell"]  # deployment

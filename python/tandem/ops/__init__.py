@@ -5,7 +5,11 @@ from .._generated import ms_api as _ms
 from ..jit import cond, debug_print as print_, partial, vmap, while_loop  # noqa: F401
 
 
-class Print:
+from .primitives import *  # noqa: F401,F403,E402  (ops.Add(), ops.ReduceMean(keep_dims=True), ...)
+from . import primitives as _prims  # noqa: E402
+
+
+class Print(_prims.Primitive):
     """Prints its inputs when it runs: at once eagerly, every call inside a compiled
     function (MindSpore's ops.Print primitive).
 
@@ -22,5 +26,5 @@ class Print:
         print_(*inputs)
 
 
-__all__ = ["cond", "print_", "partial", "vmap", "while_loop", "Print"]
+__all__ = ["cond", "print_", "partial", "vmap", "while_loop", "Print"] + _prims.__all__
 __all__ += _ms.__all__

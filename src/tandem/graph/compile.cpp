@@ -14,11 +14,12 @@ Executable compile(const std::function<std::vector<Tensor>(const std::vector<Ten
                    CostReport* before_cost) {
   Tracer tracer;
   std::vector<Tensor> sym = tracer.begin(examples);
-  // An argument that requires grad makes what depends on it require grad, as eagerly: the
-  // results then carry history, and the call runs eagerly so the caller can differentiate.
+  // An argument that requires grad makes the results depend on it through the tape, as
+  // eagerly: the call then runs eagerly (below), so the caller can differentiate them.
   if (is_grad_enabled())
     for (size_t i = 0; i < sym.size(); ++i)
-      if (requires_grad(examples[i])) set_requires_grad(sym[i], true);
+      if (requires_grad(examples[i]) && is_floating(examples[i].dtype()))
+        set_requires_grad(sym[i], true);
   std::vector<Tensor> outs = fn(sym);  // on error, ~Tracer stops tracing
   // A step that ran backward() itself returns plain values (its grads are set on the
   // leaves); other results with history are differentiated by the caller: run eagerly.

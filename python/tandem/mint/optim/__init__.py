@@ -9,8 +9,8 @@ training resumes bit-exactly.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple, TypeVar,
-                    Union, overload)
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple,
+                    TypeVar, Union, overload)
 
 from ... import _C
 from ...autograd import enable_grad
@@ -148,6 +148,37 @@ class Optimizer:
             note_guard(self, Optimizer._hyper)  # type: ignore[arg-type]  # called with self
         self._impl.step()
         return loss
+
+    def __call__(self, gradients: Sequence[Optional[Tensor]]) -> bool:
+        """MindSpore's calling convention (``optimizer(grads)``, as ``mindspore.mint.optim``
+        optimizers are called after ``value_and_grad``): one update from `gradients`, one per
+        parameter in param_groups order (``None`` skips one). The parameters' ``.grad`` are
+        left as they were.
+
+        Args:
+            gradients (Sequence[Tensor]): the gradients.
+
+        Returns:
+            bool, ``True``.
+        """
+        params = self._params()
+        grads = list(gradients)
+        if len(grads) != len(params):
+            raise ValueError(f"{type(self).__name__}: got {len(grads)} gradients for "
+                             f"{len(params)} parameters (one per parameter, in param_groups "
+                             "order)")
+        saved = [p.grad for p in params]
+        try:
+            for p, g in zip(params, grads):
+                if g is not None and not isinstance(g, Tensor):
+                    raise TypeError(f"{type(self).__name__}: gradients must be Tensors or "
+                                    f"None, got {type(g).__name__}")
+                p.grad = g
+            self.step()
+        finally:
+            for p, g in zip(params, saved):
+                p.grad = g
+        return True
 
     def _hyper(self) -> Tuple[Tuple[Tuple[str, Any], ...], ...]:
         return tuple(tuple(sorted((k, v) for k, v in g.items() if k != "params"
