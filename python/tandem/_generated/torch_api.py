@@ -2482,7 +2482,13 @@ def pad(
     return _impl.shape.pad(input, pad, mode, value)
 
 
-def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: object,
+    dtype: Optional[DType] = None,
+    *,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+) -> Tensor:
     r"""A new tensor holding a copy of data: a number, a nested sequence, a numpy array or a tensor.
     Python floats become the default float dtype, ints int64, bools bool.
 
@@ -2492,26 +2498,36 @@ def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool =
             None, for floating-point results). Default: ``None``.
 
     Keyword args:
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.Tensor(data, dtype), requires_grad)
+    _impl.creation.check_device(device, 'tensor')
+    return _impl.creation.with_grad(_impl.creation.tensor(data, dtype), requires_grad)
 
 
-def as_tensor(data: object, dtype: Optional[DType] = None) -> Tensor:
+def as_tensor(
+    data: object,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+) -> Tensor:
     r"""Like tensor(), but shares memory with a tensor or numpy array when no conversion is needed.
 
     Args:
         data (object): the values.
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'as_tensor')
     return _impl.creation.as_tensor(data, dtype)
 
 
@@ -2527,7 +2543,13 @@ def from_numpy(array: object) -> Tensor:
     return _C.from_numpy(array)
 
 
-def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size filled with 0.
 
     Args:
@@ -2537,16 +2559,29 @@ def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.full(_impl.args.size(size), 0, _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'zeros')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'zeros')
+    return _impl.creation.with_grad(_C.full(shape, 0, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size filled with 1.
 
     Args:
@@ -2556,16 +2591,29 @@ def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.full(_impl.args.size(size), 1, _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'ones')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'ones')
+    return _impl.creation.with_grad(_C.full(shape, 1, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size with uninitialised values.
 
     Args:
@@ -2575,13 +2623,20 @@ def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.empty(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'empty')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'empty')
+    return _impl.creation.with_grad(_C.empty(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
 def full(
@@ -2589,6 +2644,7 @@ def full(
     fill_value: Number,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of the given size filled with fill_value; the dtype follows the value (float ->
@@ -2602,12 +2658,15 @@ def full(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'full')
     return _impl.creation.with_grad(_impl.creation.full(size, fill_value, dtype), requires_grad)
 
 
@@ -2615,6 +2674,7 @@ def zeros_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with 0.
@@ -2625,12 +2685,15 @@ def zeros_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'zeros_like')
     return _impl.creation.with_grad(_C.full(input.shape, 0, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2638,6 +2701,7 @@ def ones_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with 1.
@@ -2648,12 +2712,15 @@ def ones_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'ones_like')
     return _impl.creation.with_grad(_C.full(input.shape, 1, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2661,6 +2728,7 @@ def empty_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""An uninitialised tensor of input's shape.
@@ -2671,12 +2739,15 @@ def empty_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'empty_like')
     return _impl.creation.with_grad(_C.empty(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2685,6 +2756,7 @@ def full_like(
     fill_value: Number,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with fill_value.
@@ -2696,12 +2768,15 @@ def full_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'full_like')
     return _impl.creation.with_grad(_C.full(input.shape, fill_value, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2709,6 +2784,7 @@ def rand_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Uniform samples in [0, 1) in input's shape.
@@ -2719,12 +2795,15 @@ def rand_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'rand_like')
     return _impl.creation.with_grad(_C.rand(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2732,6 +2811,7 @@ def randn_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Standard normal samples in input's shape.
@@ -2742,12 +2822,15 @@ def randn_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'randn_like')
     return _impl.creation.with_grad(_C.randn(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2781,6 +2864,7 @@ def arange(
     step: Number = 1,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Values from start to end (exclusive) in steps of step; arange(n) counts 0..n-1. int64 when
@@ -2794,12 +2878,15 @@ def arange(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'arange')
     return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), requires_grad)
 
 
@@ -2809,6 +2896,7 @@ def linspace(
     steps: int,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""steps evenly spaced values from start to end, both included.
@@ -2821,12 +2909,15 @@ def linspace(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'linspace')
     return _impl.creation.with_grad(_C.linspace(float(start), float(end), int(steps), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2864,6 +2955,7 @@ def eye(
     m: Optional[int] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""An n x m matrix with ones on the diagonal and zeros elsewhere.
@@ -2875,12 +2967,15 @@ def eye(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'eye')
     return _impl.creation.with_grad(_C.eye(n, m, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -2947,7 +3042,13 @@ def set_rng_state(state: Tuple[int, int]) -> None:
     return _C.set_rng_state(*state)
 
 
-def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""Uniform samples in [0, 1).
 
     Args:
@@ -2957,16 +3058,29 @@ def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.rand(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'rand')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'rand')
+    return _impl.creation.with_grad(_C.rand(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""Standard normal samples.
 
     Args:
@@ -2976,13 +3090,20 @@ def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
     """
-    return _impl.creation.with_grad(_C.randn(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'randn')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'randn')
+    return _impl.creation.with_grad(_C.randn(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
 def randint(
@@ -2991,6 +3112,7 @@ def randint(
     size: Optional[Size] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
 ) -> Tensor:
     r"""Random integers in [low, high); randint(high, size) draws from [0, high).
 
@@ -3003,10 +3125,13 @@ def randint(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'randint')
     return _impl.creation.randint(low, high, size, dtype)
 
 
@@ -3016,6 +3141,7 @@ def normal(
     size: Optional[Size] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Normal samples with the given mean and standard deviation; with tensor mean or std the
@@ -3030,12 +3156,15 @@ def normal(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'normal')
     return _impl.creation.with_grad(_impl.creation.normal(mean, std, size, dtype), requires_grad)
 
 
@@ -3079,7 +3208,7 @@ def bernoulli(input: Tensor, p: Optional[float] = None) -> Tensor:
     return _impl.creation.bernoulli(input, p)
 
 
-def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
+def randperm(n: int, *, dtype: Optional[DType] = None, device: Optional[object] = None) -> Tensor:
     r"""A random permutation of 0..n-1.
 
     Args:
@@ -3088,10 +3217,13 @@ def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
+    _impl.creation.check_device(device, 'randperm')
     return _C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)
 
 

@@ -88,6 +88,16 @@ class Cell(CellTree):
     def training(self, mode: bool) -> None:
         object.__setattr__(self, "_training", bool(mode))
 
+    # PyTorch's names for the registries, read (and written) by user code: the same
+    # ordered dicts, so ``self._modules[name] = m`` registers a sub-module.
+    @property
+    def _modules(self) -> "OrderedDict[str, Optional[Cell]]":
+        return self.__dict__["_cells"]
+
+    @property
+    def _parameters(self) -> "OrderedDict[str, Optional[Parameter]]":
+        return self.__dict__["_params"]
+
     # --- attribute registration --------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
@@ -345,7 +355,7 @@ class Cell(CellTree):
 
     def to(self: _T, *args: Any, **kwargs: Any) -> _T:
         """Converts the floating-point parameters and buffers to a dtype, in place (CPU is
-        the only device, so device arguments are accepted and ignored).
+        the only device: 'cpu' is accepted, a CUDA device raises).
 
         Args:
             *args: a dtype among them is the target (``to(tandem.float64)``,
@@ -355,10 +365,15 @@ class Cell(CellTree):
         Returns:
             Cell: this cell.
         """
+        from .._device import as_device, device as _device
         dtype = kwargs.get("dtype")
+        if kwargs.get("device") is not None:
+            as_device(kwargs["device"], "Module.to")
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
+            elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                as_device(a, "Module.to")
         if dtype is None:
             return self
         from .. import no_grad
@@ -403,6 +418,19 @@ class Cell(CellTree):
             Cell: this cell.
         """
         return self
+
+    def cuda(self: _T, device: Any = None) -> _T:
+        """Raises: tandem has no CUDA backend (PyTorch code should check
+        ``mint.cuda.is_available()``, as D2L's ``try_gpu()`` does).
+
+        Args:
+            device: the CUDA device asked for.
+
+        Returns:
+            Cell: never returns.
+        """
+        raise RuntimeError(f"{type(self).__name__}.cuda: tandem has no CUDA backend "
+                           f"(mint.cuda.is_available() is False); keep the module on the CPU")
 
     # --- state ---------------------------------------------------------------------------------
     def state_dict(self, destination: Optional[Dict[str, Tensor]] = None, prefix: str = "",

@@ -12,8 +12,11 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
 
+from ._augment import ColorJitter, RandomResizedCrop, RandomVerticalFlip
+
 __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHorizontalFlip",
-           "CenterCrop", "Lambda", "InterpolationMode"]
+           "CenterCrop", "Lambda", "InterpolationMode", "RandomResizedCrop", "ColorJitter",
+           "RandomVerticalFlip"]
 
 
 class InterpolationMode:
@@ -62,11 +65,29 @@ class Lambda(TransformOp):
 
 
 class ToTensor(TransformOp):
-    """Converts a uint8 image (H, W) or (H, W, C) to a float32 (C, H, W) tensor scaled to
-    [0, 1] (other dtypes are only moved to channels-first)."""
+    """Converts a uint8 image (H, W) or (H, W, C) -- a tensor, a numpy array or a PIL image --
+    to a float32 (C, H, W) tensor scaled to [0, 1] (other dtypes are only moved to
+    channels-first). Like torchvision's, it always returns a Tensor."""
 
     def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_to_tensor()]
+
+    def __call__(self, pic: Any) -> Any:
+        """Converts one image.
+
+        Args:
+            pic (Tensor, numpy.ndarray or PIL.Image): the image, channels last.
+
+        Returns:
+            Tensor: float32 (C, H, W).
+        """
+        import numpy as np
+        if not isinstance(pic, _C.Tensor):
+            a = np.asarray(pic)
+            if not a.flags.writeable or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a).copy()
+            pic = _C.from_numpy(a)
+        return super().__call__(pic)
 
 
 class Resize(TransformOp):
