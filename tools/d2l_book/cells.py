@@ -44,6 +44,20 @@ def git_show(mirror: str, path: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+def git_bytes(mirror: str, path: str) -> bytes:
+    """The bytes of ``path`` at HEAD of the bare mirror (images)."""
+    return subprocess.run(["git", "-C", mirror, "show", f"HEAD:{path}"], check=True,
+                          capture_output=True).stdout
+
+
+_IMG_REF = re.compile(r"\.\./img/([\w.-]+)")
+
+
+def images_used(sec: "Section") -> List[str]:
+    """The book's images (``../img/<name>``) a section opens."""
+    return sorted({m for c in sec.cells for m in _IMG_REF.findall(c)})
+
+
 def list_sections(mirror: str, chapter: str) -> List[str]:
     """The section files of a chapter (index.md excluded), sorted by name."""
     out = subprocess.run(["git", "-C", mirror, "ls-tree", "--name-only", "HEAD", f"{chapter}/"],

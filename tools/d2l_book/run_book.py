@@ -37,7 +37,7 @@ def _preamble(mode: str) -> str:
 
 
 def run_section(sec: book.Section, root: str, mode: str, timeout: float,
-                env: Dict[str, str]) -> dict:
+                env: Dict[str, str], mirror: str) -> dict:
     """Runs one section in a subprocess under ``root`` (cwd root/<name>/work, the book's
     ../data next to it); returns the worker's result plus wall seconds."""
     base = os.path.join(root, sec.chapter, sec.name)
@@ -49,6 +49,19 @@ def run_section(sec: book.Section, root: str, mode: str, timeout: float,
         dst = os.path.join(data, f)
         if not os.path.exists(dst):
             os.symlink(p, dst)
+    imgs = book.images_used(sec)
+    if imgs:  # the book's ../img files, read from the mirror into this run's folder only
+        img_dir = os.path.join(base, "img")
+        os.makedirs(img_dir, exist_ok=True)
+        for name in imgs:
+            dst = os.path.join(img_dir, name)
+            if not os.path.exists(dst):
+                try:
+                    data = book.git_bytes(mirror, f"img/{name}")
+                except subprocess.CalledProcessError:
+                    continue
+                with open(dst, "wb") as f:
+                    f.write(data)
     job = os.path.join(base, "job.json")
     result = os.path.join(base, "result.json")
     with open(job, "w") as f:
@@ -80,7 +93,7 @@ def run_section(sec: book.Section, root: str, mode: str, timeout: float,
 def cause(err: dict) -> str:
     """A failure's cause with the numbers taken out, so alike failures group together."""
     msg = re.sub(r"0x[0-9a-f]+", "0x…", err.get("message", ""))
-    msg = re.sub(r"\d+", "N", msg)[:140]
+    msg = re.sub(r"\b\d+\b", "N", msg)[:140]
     return f"{err['type']}: {msg}"
 
 
@@ -122,9 +135,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--d2l", choices=["tandem", "book"], default="tandem",
                     help="tandem.d2l, or the book's d2l/torch.py ported by the same rules")
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--timeout", type=float, default=240.0)
     ap.add_argument("--max-epochs", type=int, default=1)
     ap.add_argument("--max-batches", type=int, default=3)
+    ap.add_argument("--min-examples", type=int, default=300,
+                    help="a bounded pass still sees this many examples (small-batch loops)")
     ap.add_argument("--json", default=None, help="write every section's result here")
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--tandem-python", default=None,
@@ -138,7 +153,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     sections = book.load_sections(a.mirror, a.chapters, mod, a.only)
     env = dict(os.environ)
     env.update({"TANDEM_D2L_MAX_EPOCHS": str(a.max_epochs),
-                "TANDEM_D2L_MAX_BATCHES": str(a.max_batches), "MPLBACKEND": "Agg",
+                "TANDEM_D2L_MAX_BATCHES": str(a.max_batches),
+                "TANDEM_D2L_MIN_EXAMPLES": str(a.min_examples), "MPLBACKEND": "Agg",
                 "PYTHONDONTWRITEBYTECODE": "1"})
     env.setdefault("TANDEM_DATA", "/work/shared/data/d2l")
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -156,7 +172,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         env["TANDEM_BUILD_DIR"] = os.path.abspath(env["TANDEM_BUILD_DIR"])
     t0 = time.time()
     with ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        results = list(ex.map(lambda s: run_section(s, root, a.mode, a.timeout, env), sections))
+        results = list(ex.map(lambda s: run_section(s, root, a.mode, a.timeout, env, a.mirror), sections))
     print(f"D2L book ({a.mode}, d2l={a.d2l}): {len(sections)} sections in "
           f"{time.time() - t0:.0f} s\n")
     table = report(results, sections)

@@ -18,8 +18,9 @@ def _bound_epochs(n):  # the harness rewrites range(num_epochs) to range(__d2l_b
 
 
 def _cap_loader_batches() -> None:
-    """Every DataLoader pass stops after $TANDEM_D2L_MAX_BATCHES batches (len() unchanged),
-    so the book's own training loops finish in seconds."""
+    """Every DataLoader pass stops after $TANDEM_D2L_MAX_BATCHES batches and at least
+    $TANDEM_D2L_MIN_EXAMPLES examples (len() unchanged), so the book's own training loops
+    finish in seconds."""
     cap = int(os.environ.get("TANDEM_D2L_MAX_BATCHES", "0"))
     if cap <= 0:
         return
@@ -27,12 +28,10 @@ def _cap_loader_batches() -> None:
     cls = dl.DataLoader
     orig = cls.__iter__
 
+    from tandem.d2l.core import limit_batches
+
     def capped(self):
-        it = orig(self)
-        for i, b in enumerate(it):
-            if i >= cap:
-                break
-            yield b
+        return limit_batches(orig(self))
     cls.__iter__ = capped
 
 

@@ -94,3 +94,11 @@ def transpose(x, *args, **kwargs):
 
 
 np = _np
+
+
+def __getattr__(name):
+    # d2l.Image is PIL.Image, imported on first use (PIL is needed only by the vision chapters)
+    if name == "Image":
+        from PIL import Image
+        return Image
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,8 +26,18 @@ def max_epochs(n: int) -> int:
     return min(int(n), int(cap)) if cap else int(n)
 
 
+def _batch_len(b: Any) -> int:
+    first = b[0] if isinstance(b, (list, tuple)) and b else b
+    if isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    shape = getattr(first, "shape", None)
+    return int(shape[0]) if shape else 1
+
+
 def limit_batches(it: Iterable[Any]) -> Iterator[Any]:
-    """The batches of ``it``, at most $TANDEM_D2L_MAX_BATCHES of them when set.
+    """The batches of ``it``; with $TANDEM_D2L_MAX_BATCHES set, a pass stops after that many
+    batches once it has also seen $TANDEM_D2L_MIN_EXAMPLES examples (default 0), so loops
+    with tiny batches still reach their logging steps.
 
     Args:
         it (Iterable): a data iterator.
@@ -36,9 +46,12 @@ def limit_batches(it: Iterable[Any]) -> Iterator[Any]:
         Iterator: the (possibly shortened) batches.
     """
     cap = int(os.environ.get("TANDEM_D2L_MAX_BATCHES", "0") or 0)
+    need = int(os.environ.get("TANDEM_D2L_MIN_EXAMPLES", "0") or 0)
+    seen = 0
     for i, b in enumerate(it):
-        if cap and i >= cap:
+        if cap and i >= cap and seen >= need:
             return
+        seen += _batch_len(b)
         yield b
 
 

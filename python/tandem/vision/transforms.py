@@ -19,6 +19,28 @@ __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHo
            "RandomVerticalFlip"]
 
 
+def _is_pil(img: Any) -> bool:
+    return type(img).__module__.startswith("PIL.")
+
+
+class _PILAware:
+    """Built-in transforms called on a PIL image (torchvision's usual input) work on it as a
+    (C, H, W) uint8 tensor and give a PIL image back, as torchvision does."""
+
+    def __call__(self, img: Any) -> Any:
+        if not _is_pil(img):
+            return super().__call__(img)  # type: ignore[misc]
+        import numpy as np
+        from PIL import Image
+        a = np.asarray(img)
+        chw = _C.from_numpy(np.ascontiguousarray(a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)))
+        out = super().__call__(chw).numpy()  # type: ignore[misc]
+        if out.dtype != np.uint8:
+            return out  # e.g. Normalize: no longer an 8-bit image
+        out = out[0] if a.ndim == 2 else np.moveaxis(out, 0, -1)
+        return Image.fromarray(np.ascontiguousarray(out))
+
+
 class InterpolationMode:
     """Interpolation modes (torchvision's enum); only BILINEAR is implemented."""
 
@@ -35,6 +57,21 @@ class Compose(_Compose):
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
         super().__init__(transforms, allow_empty=True)
+
+    def __call__(self, img: Any) -> Any:
+        """Applies the transforms in order to one image.
+
+        Args:
+            img (Tensor, numpy.ndarray or PIL.Image): the image.
+
+        Returns:
+            Any: the last transform's output.
+        """
+        if _is_pil(img):  # each step keeps PIL in, PIL out (ToTensor ends it)
+            for t in self.transforms:
+                img = t(img)
+            return img
+        return super().__call__(img)
 
 
 class Lambda(TransformOp):
@@ -90,7 +127,7 @@ class ToTensor(TransformOp):
         return super().__call__(pic)
 
 
-class Resize(TransformOp):
+class Resize(_PILAware, TransformOp):
     """Resizes the last two dims (bilinear, without antialiasing).
 
     Args:
@@ -136,7 +173,7 @@ class Normalize(TransformOp):
         return [self._c]
 
 
-class CenterCrop(TransformOp):
+class CenterCrop(_PILAware, TransformOp):
     """Crops the centre (offset round((H - h) / 2)); smaller images are zero-padded.
 
     Args:
@@ -151,7 +188,7 @@ class CenterCrop(TransformOp):
         return [_C.t_center_crop(*self._hw, hwc=False, mindspore_style=False)]
 
 
-class RandomCrop(TransformOp):
+class RandomCrop(_PILAware, TransformOp):
     """Zero-pads, then crops at a uniformly random position.
 
     Args:
@@ -179,7 +216,7 @@ class RandomCrop(TransformOp):
         return [_C.t_random_crop(*self._hw, self._pad, hwc=False)]
 
 
-class RandomHorizontalFlip(TransformOp):
+class RandomHorizontalFlip(_PILAware, TransformOp):
     """Flips the last dim (the width) with probability p.
 
     Args:

@@ -1,0 +1,82 @@
+"""tandem.vision.ops (box_iou, nms, roi_pool), transforms on PIL images, mint.jit.script /
+trace / save / load and nn.DataParallel on one device."""
+import numpy as np
+import pytest
+
+from tandem import mint
+from tandem.mint import nn
+from tandem.vision import ops, transforms
+
+
+def _iou_np(a, b):
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    wh = np.clip(rb - lt, 0, None)
+    inter = wh[..., 0] * wh[..., 1]
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None] - inter)
+
+
+def test_box_iou_and_nms():
+    a = np.array([[0, 0, 2, 2], [1, 1, 3, 3], [10, 10, 11, 12]], dtype=np.float32)
+    b = np.array([[0, 0, 1, 1], [0, 0, 2, 2]], dtype=np.float32)
+    np.testing.assert_allclose(ops.box_iou(mint.tensor(a), mint.tensor(b)).numpy(),
+                               _iou_np(a, b), rtol=1e-6)
+    scores = mint.tensor([0.9, 0.8, 0.7])
+    assert ops.nms(mint.tensor(a), scores, 0.1).tolist() == [0, 2]
+    assert ops.nms(mint.tensor(a), scores, 0.5).tolist() == [0, 1, 2]
+    assert ops.batched_nms(mint.tensor(a), scores, mint.tensor([0, 1, 0]), 0.1).tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match="box_iou"):
+        ops.box_iou(mint.ones(3), mint.ones(2, 4))
+
+
+def test_roi_pool_values_and_grad():
+    X = mint.arange(16.0).reshape(1, 1, 4, 4)
+    X.requires_grad_(True)
+    rois = mint.tensor([[0.0, 0, 0, 20, 20], [0, 0, 10, 30, 30]])
+    out = ops.roi_pool(X, rois, output_size=(2, 2), spatial_scale=0.1)
+    # worked by hand from torchvision's rounding rules
+    assert out.tolist() == [[[[5.0, 6.0], [9.0, 10.0]]], [[[9.0, 11.0], [13.0, 15.0]]]]
+    out.sum().backward()
+    assert float(X.grad.sum()) == 8.0 and float(X.grad[0, 0, 3, 3]) == 1.0
+    same = ops.roi_pool(X.detach(), [mint.tensor([[0.0, 0, 20, 20]])], 2, 0.1)
+    assert same.tolist() == out[:1].tolist()
+
+
+def test_transforms_on_pil_images_return_pil():
+    from PIL import Image
+    a = np.random.default_rng(0).integers(0, 255, (8, 12, 3), dtype=np.uint8)
+    img = Image.fromarray(a)
+    flipped = transforms.RandomHorizontalFlip(p=1.0)(img)
+    assert isinstance(flipped, Image.Image)
+    np.testing.assert_array_equal(np.asarray(flipped), a[:, ::-1])
+    assert transforms.Resize((4, 6))(img).size == (6, 4)
+    out = transforms.Compose([transforms.RandomVerticalFlip(1.0), transforms.ToTensor()])(img)
+    np.testing.assert_allclose(out.numpy(), np.moveaxis(a[::-1], -1, 0) / 255.0, rtol=1e-6)
+
+
+def test_jit_script_trace_save_load(tmp_path):
+    net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    x = mint.randn(3, 4)
+    ref = net(x).detach().numpy()
+    s = mint.jit.script(net)
+    np.testing.assert_allclose(s(x).detach().numpy(), ref, rtol=1e-6)
+    assert len(list(s.parameters())) == 4 and s.original is net
+    path = s.save(str(tmp_path / "mlp.tdm"))
+    np.testing.assert_allclose(mint.jit.load(path)(x).detach().numpy(), ref, rtol=1e-5)
+    t = mint.jit.trace(net, x)
+    np.testing.assert_allclose(t(x).detach().numpy(), ref, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="call the module once"):
+        mint.jit.script(nn.Linear(2, 2)).save(str(tmp_path / "x.tdm"))
+    with pytest.raises(TypeError, match="example_inputs"):
+        mint.jit.trace(net)
+
+
+def test_data_parallel_is_a_passthrough_on_cpu():
+    net = nn.Linear(3, 2)
+    dp = nn.DataParallel(net, device_ids=["cpu"])
+    x = mint.randn(4, 3)
+    np.testing.assert_array_equal(dp(x).detach().numpy(), net(x).detach().numpy())
+    assert dp.module is net and list(dp.state_dict()) == ["module.weight", "module.bias"]
+    with pytest.raises(RuntimeError, match="CPU"):
+        nn.DataParallel(net, device_ids=[0, 1])
