@@ -28,6 +28,14 @@ class _PILAware:
     (C, H, W) uint8 tensor and give a PIL image back, as torchvision does."""
 
     def __call__(self, img: Any) -> Any:
+        """Applies the transform to one image.
+
+        Args:
+            img (Tensor, numpy.ndarray or PIL.Image): the image (arrays channels first).
+
+        Returns:
+            Any: the transformed image, of img's kind.
+        """
         if not _is_pil(img):
             return super().__call__(img)  # type: ignore[misc]
         import numpy as np
