@@ -134,3 +134,27 @@ def test_synthetic_data_and_linreg():
     assert tuple(X.shape) == (500, 2) and tuple(y.shape) == (500, 1)
     resid = y - d2l.linreg(X, w.reshape(2, 1), b)
     assert float(resid.std()) < 0.02
+
+
+def test_anchor_targets_and_detection():
+    gt = mint.tensor([[0, 0.1, 0.08, 0.52, 0.92], [1, 0.55, 0.2, 0.9, 0.88]])
+    anchors = mint.tensor([[0, 0.1, 0.2, 0.3], [0.15, 0.2, 0.4, 0.4], [0.63, 0.05, 0.88, 0.98],
+                           [0.66, 0.45, 0.8, 0.8], [0.57, 0.3, 0.92, 0.9]])
+    off, mask, cls = d2l.multibox_target(anchors.unsqueeze(0), gt.unsqueeze(0))
+    assert cls.tolist() == [[0, 1, 2, 0, 2]]
+    assert mask.tolist() == [[0.0] * 4 + [1.0] * 8 + [0.0] * 4 + [1.0] * 4]
+    # anchor 1 -> box 0: centres (0.275, 0.3) vs (0.31, 0.5), anchor size 0.25 x 0.2
+    np.testing.assert_allclose(off.numpy()[0, 4:8],
+                               [1.4, 10.0, 5 * np.log(0.42 / 0.25 + 1e-6),
+                                5 * np.log(0.84 / 0.2 + 1e-6)], rtol=1e-4)
+    anc = mint.tensor([[0.1, 0.08, 0.52, 0.92], [0.08, 0.2, 0.56, 0.95],
+                       [0.15, 0.3, 0.62, 0.91], [0.55, 0.2, 0.9, 0.88]])
+    probs = mint.tensor([[0.0] * 4, [0.9, 0.8, 0.7, 0.1], [0.1, 0.2, 0.3, 0.9]])
+    out = d2l.multibox_detection(probs.unsqueeze(0), mint.zeros(1, 16), anc.unsqueeze(0), 0.5)
+    np.testing.assert_allclose(out.numpy()[0, :, :2], [[0, 0.9], [1, 0.9], [-1, 0.8], [-1, 0.7]],
+                               rtol=1e-6)
+    Y = d2l.multibox_prior(mint.zeros(1, 3, 4, 6), sizes=[0.5, 0.25], ratios=[1, 2])
+    assert tuple(Y.shape) == (1, 4 * 6 * 3, 4)
+    first = Y.reshape(4, 6, 3, 4)[0, 0, 0].numpy()  # centre (1/12, 1/8), w 0.5*4/6, h 0.5
+    np.testing.assert_allclose(first, [1 / 12 - 1 / 6, 1 / 8 - 0.25, 1 / 12 + 1 / 6, 1 / 8 + 0.25],
+                               rtol=1e-5)

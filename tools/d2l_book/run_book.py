@@ -36,6 +36,11 @@ def _preamble(mode: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Chapters whose loops log only after a whole number of passes over a dataset (minibatch-sgd
+# plots every 200 examples and full-batch GD passes 1500): bounded to this many epochs.
+CHAPTER_EPOCHS = {"chapter_optimization": 2}
+
+
 def run_section(sec: book.Section, root: str, mode: str, timeout: float,
                 env: Dict[str, str], mirror: str) -> dict:
     """Runs one section in a subprocess under ``root`` (cwd root/<name>/work, the book's
@@ -68,8 +73,14 @@ def run_section(sec: book.Section, root: str, mode: str, timeout: float,
         json.dump({"cells": sec.cells, "preamble": _preamble(mode), "result": result}, f)
     t0 = time.time()
     try:
+        if sec.chapter in CHAPTER_EPOCHS:
+            env = dict(env, TANDEM_D2L_MAX_EPOCHS=str(max(int(env["TANDEM_D2L_MAX_EPOCHS"]),
+                                                          CHAPTER_EPOCHS[sec.chapter])))
         p = subprocess.run([sys.executable, WORKER, job], cwd=work, env=env, timeout=timeout,
                            capture_output=True, text=True)
+        with open(os.path.join(base, "output.txt"), "w") as f:  # what the cells printed
+            f.write(p.stdout or "")
+            f.write(p.stderr or "")
         crashed = p.returncode != 0
         tail = (p.stderr or "").strip().splitlines()[-1:] if crashed else []
     except subprocess.TimeoutExpired:

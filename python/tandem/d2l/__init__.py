@@ -19,6 +19,9 @@ from .core import (Accumulator, Benchmark, Residual, Timer, accuracy, corr2d,  #
                    mkdir_if_not_exist, resnet18, sgd, squared_loss, synthetic_data,
                    try_all_gpus, try_gpu)
 from .data_hub import DATA_HUB, DATA_URL, download, download_all, download_extract  # noqa: F401
+from .detection import (assign_anchor_to_bbox, box_center_to_corner,  # noqa: F401
+                        box_corner_to_center, box_iou, multibox_detection, multibox_prior,
+                        multibox_target, nms, offset_boxes, offset_inverse)
 from .plotting import (Animator, annotate, bbox_to_rect, plot, plt, set_axes,  # noqa: F401
                        set_figsize, show_bboxes, show_heatmaps, show_images,
                        show_list_len_pair_hist, show_trace_2d, use_svg_display)
