@@ -80,3 +80,28 @@ def test_data_parallel_is_a_passthrough_on_cpu():
     assert dp.module is net and list(dp.state_dict()) == ["module.weight", "module.bias"]
     with pytest.raises(RuntimeError, match="CPU"):
         nn.DataParallel(net, device_ids=[0, 1])
+
+
+def test_image_folder_and_cifar10_from_local_files(tmp_path):
+    import pickle
+    from PIL import Image
+    from tandem.vision import datasets
+    for cls, n in (("dog", 2), ("cat", 1)):
+        (tmp_path / "imgs" / cls).mkdir(parents=True)
+        for i in range(n):
+            Image.fromarray(np.full((4, 5, 3), 40 * i, np.uint8)).save(tmp_path / "imgs" / cls / f"{i}.png")
+    ds = datasets.ImageFolder(str(tmp_path / "imgs"), transform=transforms.ToTensor())
+    assert ds.classes == ["cat", "dog"] and len(ds) == 3 and ds.targets == [0, 1, 1]
+    x, y = ds[2]
+    assert tuple(x.shape) == (3, 4, 5) and y == 1
+    folder = tmp_path / "c" / "cifar-10-batches-py"
+    folder.mkdir(parents=True)
+    raw = np.arange(2 * 3072, dtype=np.int64).astype(np.uint8).reshape(2, 3072)
+    with open(folder / "test_batch", "wb") as f:
+        pickle.dump({"data": raw, "labels": [3, 7]}, f)
+    c = datasets.CIFAR10(str(tmp_path / "c"), train=False)
+    img, lab = c[1]
+    assert lab == 7 and img.size == (32, 32)
+    np.testing.assert_array_equal(np.asarray(img)[..., 0].ravel(), raw[1, :1024])
+    with pytest.raises(RuntimeError, match="never downloads"):
+        datasets.CIFAR10(str(tmp_path / "c"), train=True, download=True)

@@ -8,7 +8,9 @@ from .. import _C
 from .._data.common import c_chain, load_mnist
 from ..utils.data.dataset import Dataset
 
-__all__ = ["FashionMNIST"]
+from ._folders import CIFAR10, ImageFolder  # noqa: E402
+
+__all__ = ["FashionMNIST", "ImageFolder", "CIFAR10"]
 
 Tensor = _C.Tensor
 
