@@ -263,3 +263,40 @@ def test_setitem_drops_leading_unit_dims_like_torch():
     with pytest.raises((ValueError, RuntimeError)):
         z = mint.zeros(3)
         z[0] = mint.ones(2)
+
+
+# --- PyTorch .pt files -------------------------------------------------------------------------
+def test_load_torch_state_dict_without_torch_code(tmp_path):
+    net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+    sd = net.state_dict()
+    sd["extra.strided"] = torch.arange(12.0).reshape(3, 4).t()  # a non-contiguous view
+    sd["extra.half"] = torch.tensor([1.5, -2.0], dtype=torch.float16)
+    sd["extra.bf16"] = torch.tensor([1.5, -2.0], dtype=torch.bfloat16)
+    path = tmp_path / "w.pt"
+    torch.save(sd, path)
+    ours = mint.load(str(path))
+    assert list(ours) == list(sd)
+    for k, v in sd.items():
+        got = ours[k]
+        assert tuple(got.shape) == tuple(v.shape), k
+        np.testing.assert_array_equal(got.float().numpy(), v.float().numpy(), err_msg=k)
+    assert ours["1.num_batches_tracked"].dtype == mint.int64
+    assert ours["extra.bf16"].dtype == mint.bfloat16
+    tnet = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    tnet.load_state_dict({k: v for k, v in ours.items() if not k.startswith("extra")})
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    net.eval(), tnet.eval()
+    np.testing.assert_allclose(tnet(mint.tensor(x)).detach().numpy(),
+                               net(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    with open(path, "rb") as f:  # a file object works too
+        assert list(mint.load(f)) == list(sd)
+
+
+def test_load_torch_file_refuses_code(tmp_path):
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+    path = tmp_path / "evil.pt"
+    torch.save({"w": torch.ones(2), "x": Evil()}, path)
+    with pytest.raises(Exception, match="not allowed"):
+        mint.load(str(path))
