@@ -215,3 +215,21 @@ def test_bernoulli_and_uniform_like_torch():
     assert float(u.log_prob(mint.tensor(5.0))) == -math.inf
     s = u.sample((1000,))
     assert float(s.min()) >= 1.0 and float(s.max()) < 3.0
+
+
+def test_generator_fixes_shuffle_and_split():
+    def order(g):
+        return [x.tolist() for x, _ in DataLoader(_ds(12), batch_size=12, shuffle=True,
+                                                  generator=g)]
+    tandem.manual_seed(0)
+    a = order(mint.Generator().manual_seed(5))
+    tandem.manual_seed(1)
+    b = order(mint.Generator().manual_seed(5))
+    assert a == b and sorted(a[0]) == list(range(12))
+    s1 = [list(s.indices) for s in tandem.utils.data.random_split(
+        list(range(10)), [3, 7], generator=mint.Generator().manual_seed(2))]
+    s2 = [list(s.indices) for s in tandem.utils.data.random_split(
+        list(range(10)), [3, 7], generator=mint.Generator().manual_seed(2))]
+    assert s1 == s2
+    with pytest.raises(TypeError, match="mint.Generator"):
+        DataLoader(_ds(), generator=object())

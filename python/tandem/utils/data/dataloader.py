@@ -123,8 +123,8 @@ class DataLoader(Generic[T_co]):
         timeout (float): not supported (must be 0). Default: ``0``.
         worker_init_fn (None): not supported (workers are threads). Default: ``None``.
         multiprocessing_context (None): not supported. Default: ``None``.
-        generator (None): not supported; seed with ``tandem.manual_seed``.
-            Default: ``None``.
+        generator (mint.Generator, optional): the generator the shuffle seed is drawn from
+            (the global one when None). Default: ``None``.
         prefetch_factor (int, optional): batches prepared ahead (2 when ``None``).
             Default: ``None``.
         persistent_workers (bool): accepted for PyTorch code (threads are cheap to start).
@@ -141,11 +141,15 @@ class DataLoader(Generic[T_co]):
                  multiprocessing_context: Optional[object] = None,
                  generator: Optional[object] = None, *, prefetch_factor: Optional[int] = None,
                  persistent_workers: bool = False, pin_memory_device: str = "") -> None:
-        if batch_sampler is not None or worker_init_fn is not None or generator is not None \
+        if batch_sampler is not None or worker_init_fn is not None \
                 or multiprocessing_context is not None or timeout:
-            raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, generator, "
+            raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, "
                                       "multiprocessing_context and timeout are not supported "
                                       "(workers are C++ threads; seed with tandem.manual_seed)")
+        from ...mint._compat import Generator
+        if generator is not None and not isinstance(generator, Generator):
+            raise TypeError(f"DataLoader: generator must be a mint.Generator, got "
+                            f"{type(generator).__name__}")
         if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"DataLoader: dataset must be map-style (__getitem__ and __len__), "
                             f"got {type(dataset).__name__}")
@@ -161,7 +165,11 @@ class DataLoader(Generic[T_co]):
         self.sampler, self.num_workers, self.collate_fn = sampler, num_workers, collate_fn
         self.drop_last, self.pin_memory = bool(drop_last), pin_memory
         self.prefetch_factor = 2 if prefetch_factor is None else int(prefetch_factor)
-        self._seed = draw_seed()
+        if generator is not None:  # the shuffle seed comes from the given generator
+            with generator:
+                self._seed = draw_seed()
+        else:
+            self._seed = draw_seed()
         self._build()
 
     def _build(self) -> None:
