@@ -305,3 +305,21 @@ def test_load_torch_file_refuses_code(tmp_path):
     torch.save({"w": torch.ones(2), "x": Evil()}, path)
     with pytest.raises(Exception, match="not allowed"):
         mint.load(str(path))
+
+
+def test_graph_mode_module_call_stays_differentiable():
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    X = mint.randn(5, 3)
+    net(X).sum().backward()
+    eager = [p.grad.numpy().copy() for p in net.parameters()]
+    net.zero_grad()
+    tandem.set_context(mode=tandem.GRAPH_MODE)
+    try:
+        net(X).sum().backward()  # the book's loop: loss.backward() after net(X)
+        np.testing.assert_allclose([p.grad.numpy() for p in net.parameters()][0], eager[0],
+                                   rtol=1e-6)
+        with mint.no_grad():
+            y = net(X)  # evaluation compiles
+        assert "_graph_fn" in net.__dict__ and not y.requires_grad
+    finally:
+        tandem.set_context(mode=tandem.PYNATIVE_MODE)

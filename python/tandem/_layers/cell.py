@@ -207,11 +207,21 @@ class Cell(CellTree):
         from ..jit import GRAPH_MODE, JitFunction, get_context
         if get_context("mode") != GRAPH_MODE or kwargs or _C.is_tracing():
             return self._run(*args, **kwargs)
+        if _C.is_grad_enabled() and self._needs_tape(args):
+            # A compiled forward has no backward outside a compiled step, so a call whose
+            # result must be differentiable (PyTorch's loss.backward() after net(X)) runs
+            # eagerly; no_grad calls (evaluation) and @jit training steps still compile.
+            return self._run(*args, **kwargs)
         fn = self.__dict__.get("_graph_fn")
         if fn is None:  # compiled per signature and per train/eval flag
             fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)  # type: ignore[arg-type]
             object.__setattr__(self, "_graph_fn", fn)
         return fn(self.training, *args)
+
+    def _needs_tape(self, args: Tuple[Any, ...]) -> bool:
+        if any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return True
+        return any(p.requires_grad for p in self.parameters())
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         cls = type(self)
