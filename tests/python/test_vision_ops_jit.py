@@ -105,3 +105,23 @@ def test_image_folder_and_cifar10_from_local_files(tmp_path):
     np.testing.assert_array_equal(np.asarray(img)[..., 0].ravel(), raw[1, :1024])
     with pytest.raises(RuntimeError, match="never downloads"):
         datasets.CIFAR10(str(tmp_path / "c"), train=True, download=True)
+
+
+def test_resnet18_has_torchvision_names_and_loads_a_pt_file(tmp_path):
+    torch = pytest.importorskip("torch")
+    from tandem.vision import models
+    net = models.resnet18(num_classes=10)
+    names = list(net.state_dict())
+    assert names[:6] == ["conv1.weight", "bn1.weight", "bn1.bias", "bn1.running_mean",
+                         "bn1.running_var", "bn1.num_batches_tracked"]
+    assert "layer2.0.downsample.0.weight" in names and names[-2:] == ["fc.weight", "fc.bias"]
+    # a state dict written by torch (random values, torchvision's key names) loads by name
+    sd = {k: torch.tensor(np.random.default_rng(0).standard_normal(tuple(v.shape)).astype(np.float32))
+          if v.dtype == mint.float32 else torch.zeros((), dtype=torch.int64)
+          for k, v in net.state_dict().items()}
+    torch.save(sd, tmp_path / "r18.pth")
+    loaded = models.resnet18(num_classes=10, weights=str(tmp_path / "r18.pth"))
+    np.testing.assert_array_equal(loaded.fc.weight.detach().numpy(), sd["fc.weight"].numpy())
+    assert tuple(loaded.eval()(mint.rand(1, 3, 64, 64)).shape) == (1, 10)
+    with pytest.raises(RuntimeError, match="not downloaded"):
+        models.resnet18(pretrained=True)

@@ -1,4 +1,4 @@
 """tandem.vision: torchvision's names for tandem (transforms, datasets)."""
-from . import datasets, ops, transforms
+from . import datasets, models, ops, transforms
 
-__all__ = ["datasets", "ops", "transforms"]
+__all__ = ["datasets", "models", "ops", "transforms"]
