@@ -34,6 +34,11 @@ if ! .venv/bin/python -c "import numpy, pytest, hypothesis, nanobind, scikit_bui
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${PIP_PACKAGES[@]}"
 fi
+# Test-only: the D2L book's cells use pandas (data preprocessing, Kaggle) and PIL; the
+# notebook path of tandem.d2l's Animator is tested with IPython's display.
+if ! .venv/bin/python -c "import pandas, PIL, IPython, matplotlib_inline" 2>/dev/null; then
+  .venv/bin/python -m pip install -q pandas pillow ipython matplotlib-inline
+fi
 
 # Test-only: ONNX export is checked with onnx.checker and run in onnxruntime (tandem itself
 # needs neither).

@@ -54,17 +54,38 @@ def _repr_float(v: Any) -> str:
     return f"{float(v): .8e}"
 
 
+#: mint.set_printoptions writes here. While they are the defaults, tensors print in
+#: MindSpore's format (the system modelled); any change switches to these options.
+PRINT_OPTIONS: Dict[str, Any] = dict(precision=4, threshold=1000, edgeitems=3, linewidth=75,
+                                     sci_mode=None)
+_DEFAULT_PRINT_OPTIONS: Dict[str, Any] = dict(PRINT_OPTIONS)
+
+
 def _value_str(t: Tensor) -> str:
     """The value part of MindSpore's repr: numpy layout, comma separated, floats in
     scientific notation with 8 digits (``[ 3.26189250e-01, -1.50000000e+00]``)."""
     a = t.asnumpy()  # not numpy(): that refuses tensors that require grad, as in PyTorch
-    if a.ndim == 0:  # a scalar prints plainly: value= 3.5
-        return str(a.astype(np.float32) if t.dtype == dtype.bfloat16 else a)
-    if a.dtype.kind == "f" or t.dtype == dtype.bfloat16:
-        return np.array2string(a.astype(np.float64) if a.dtype.kind != "f" else a,
-                               separator=", ", formatter={"float_kind": _repr_float},
-                               threshold=1000, edgeitems=3, prefix=" ")
-    return np.array2string(a, separator=", ", threshold=1000, edgeitems=3, prefix=" ")
+    o = PRINT_OPTIONS
+    if o == _DEFAULT_PRINT_OPTIONS:  # MindSpore's format unless set_printoptions changed it
+        if a.ndim == 0:  # a scalar prints plainly: value= 3.5
+            return str(a.astype(np.float32) if t.dtype == dtype.bfloat16 else a)
+        if a.dtype.kind == "f" or t.dtype == dtype.bfloat16:
+            return np.array2string(a.astype(np.float64) if a.dtype.kind != "f" else a,
+                                   separator=", ", formatter={"float_kind": _repr_float},
+                                   threshold=1000, edgeitems=3, prefix=" ")
+        return np.array2string(a, separator=", ", threshold=1000, edgeitems=3, prefix=" ")
+    o = PRINT_OPTIONS
+    if t.dtype == dtype.bool:
+        return np.array2string(a, separator=", ", threshold=o["threshold"],
+                               edgeitems=o["edgeitems"], max_line_width=o["linewidth"])
+    kw: Dict[str, Any] = {}
+    if o["sci_mode"] is not None and a.dtype.kind == "f":
+        p = o["precision"]
+        kw["formatter"] = {"float_kind": (lambda x: f"{x:.{p}e}") if o["sci_mode"]
+                           else (lambda x: f"{x:.{p}f}")}
+    return np.array2string(a, separator=", ", precision=o["precision"], suppress_small=False,
+                           threshold=o["threshold"], edgeitems=o["edgeitems"],
+                           max_line_width=o["linewidth"], **kw)
 
 
 def _repr(self: Tensor) -> str:
@@ -98,22 +119,59 @@ def _iter(self: Tensor) -> Iterator[Tensor]:
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+    # np.asarray(t) (copy=None) shares memory, as numpy's own asarray does; np.array(t)
+    # (copy=True) must not, or writes to the "copy" would change the tensor.
     a = self.numpy()
-    return a.astype(dtype) if dtype is not None else a
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        if copy is False:
+            raise ValueError(f"__array__: converting {self.dtype.name} to {np.dtype(dtype)} "
+                             f"needs a copy, but copy=False was given")
+        return a.astype(dtype)
+    return a.copy() if copy else a
+
+
+def _dlpack(self: Tensor, *, stream: Any = None, max_version: Any = None,
+            dl_device: Any = None, copy: Optional[bool] = None) -> Any:
+    """A DLPack capsule viewing this tensor's memory (zero-copy; the consumer keeps the
+    memory alive). bfloat16 has no numpy dtype and cannot be exported this way."""
+    if self.requires_grad:
+        raise RuntimeError("__dlpack__: can't export a tensor that requires grad; use "
+                           "tensor.detach()")
+    if self.dtype == dtype.bfloat16:
+        raise TypeError("__dlpack__: bfloat16 tensors cannot be exported (convert with "
+                        ".float() first)")
+    a = self.numpy()
+    if copy:
+        a = a.copy()
+    kw: Dict[str, Any] = {}
+    if max_version is not None:
+        kw["max_version"] = max_version
+    try:
+        return a.__dlpack__(stream=stream, **kw)
+    except TypeError:
+        return a.__dlpack__(stream=stream)
+
+
+def _dlpack_device(self: Tensor) -> Tuple[int, int]:
+    """(kDLCPU, 0): tandem tensors live in host memory."""
+    return (1, 0)
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """to(dtype), to(other_tensor) or to(device, dtype); CPU is the only device."""
+    """to(dtype), to(other_tensor) or to(device, dtype); CPU is the only device (a CUDA
+    device raises)."""
+    from ._device import as_device, device as _dev
     target = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
+    if kwargs.get("device") is not None:
+        as_device(kwargs["device"], "Tensor.to")
     for a in args:
         if isinstance(a, _C.dtype):
             target = a
         elif isinstance(a, Tensor):
             target = a.dtype
-        elif isinstance(a, str):
-            if a != "cpu":
-                raise ValueError(f"to: unknown device {a!r}; tandem runs on 'cpu'")
+        elif isinstance(a, (str, _dev)) or (isinstance(a, int) and not isinstance(a, bool)):
+            as_device(a, "Tensor.to")
         else:
             raise TypeError(f"to: expected a dtype, a tensor or a device, got {type(a).__name__}")
     if target is None or target == self.dtype:
@@ -149,9 +207,16 @@ def _is_floating_point(self: Tensor) -> bool:
     return self.dtype in _FLOAT
 
 
-def _cpu(self: Tensor) -> Tensor:
+def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """self (tandem runs on the CPU)."""
     return self
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+    """Raises: tandem has no CUDA backend (check mint.cuda.is_available() first)."""
+    raise RuntimeError("Tensor.cuda: tandem has no CUDA backend (mint.cuda.is_available() "
+                       "is False); keep tensors on the CPU or use "
+                       "x.to(d2l.try_gpu()) / x.to('cpu')")
 
 
 def _T(self: Tensor) -> Tensor:
@@ -162,8 +227,9 @@ def _mT(self: Tensor) -> Tensor:
     return _C.transpose(self, -2, -1)
 
 
-def _device(self: Tensor) -> str:
-    return "cpu"
+def _device(self: Tensor) -> Any:
+    from ._device import CPU
+    return CPU
 
 
 def _is_cuda(self: Tensor) -> bool:
@@ -210,6 +276,28 @@ def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
 
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     return _C.uniform_(self, a, b)
+
+
+_c_setitem = Tensor.__setitem__
+
+
+def _setitem(self: Tensor, index: Any, value: Any) -> None:
+    # PyTorch drops leading size-1 dims of the value before broadcasting it into the slot
+    # (x[i] = t with t of shape (1, 1) into a scalar slot); numpy broadcasting alone refuses.
+    try:
+        _c_setitem(self, index, value)
+    except (ValueError, RuntimeError):
+        if not isinstance(value, Tensor) or value.ndim == 0 or value.shape[0] != 1:
+            raise
+        v = value
+        while v.ndim > 0 and v.shape[0] == 1:
+            v = _C.reshape(v, list(v.shape[1:]))
+            try:
+                _c_setitem(self, index, v)
+                return
+            except (ValueError, RuntimeError):
+                continue
+        raise
 
 
 def install() -> None:
@@ -354,6 +442,7 @@ EXTRA_METHODS: Dict[str, Any] = {
     "__iter__": _iter,
     "__array__": _array,
     "__array_priority__": 1000,
+    "__setitem__": _setitem,
     "to": _to,
     "type": _type,
     "astype": _astype,
@@ -379,6 +468,9 @@ EXTRA_METHODS: Dict[str, Any] = {
     "new_full": _new_full,
     "is_floating_point": _is_floating_point,
     "cpu": _cpu,
+    "cuda": _cuda,
+    "__dlpack__": _dlpack,
+    "__dlpack_device__": _dlpack_device,
     "T": property(_T),
     "mT": property(_mT),
     "device": property(_device),

@@ -366,7 +366,8 @@ def _copy_stream(src: IO[bytes], dst: IO[bytes]) -> None:
 def load(f: Union[PathT, IO[bytes]], map_location: Optional[str] = None,
          weights_only: bool = True) -> Any:
     """Loads what :func:`save` wrote (torch.load); a safetensors file from another writer
-    loads as a dict name -> tensor. The file holds only tensors and JSON values, so loading
+    loads as a dict name -> tensor, and a file PyTorch's torch.save wrote (its zip + pickle
+    format) loads without torch, tensors and containers only (any other object is refused). The file holds only tensors and JSON values, so loading
     never runs code whatever `weights_only` says.
 
     Args:
@@ -389,6 +390,9 @@ def load(f: Union[PathT, IO[bytes]], map_location: Optional[str] = None,
             with open(p, "wb") as dst:
                 _copy_stream(f, dst)
             return load(p)
+    from ._torch_pickle import is_torch_zip, load_torch_zip
+    if is_torch_zip(_as_path(f)):  # a file torch.save wrote: read without torch, tensors only
+        return load_torch_zip(_as_path(f))
     tensors, metadata = _C.load_safetensors(_as_path(f))
     if _STRUCTURE_KEY not in metadata:
         return {name: t for name, t in tensors}

@@ -39,13 +39,16 @@ def _declared(sig):
         out.append(("*" + a.vararg.arg, None))
     out += [(p.arg, None if d is None else ast.literal_eval(d))
             for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        out.append(("**" + a.kwarg.arg, None))
     return out
 
 
 def _actual(fn):
     out = []
     for p in inspect.signature(fn).parameters.values():
-        name = "*" + p.name if p.kind is p.VAR_POSITIONAL else p.name
+        name = ("*" + p.name if p.kind is p.VAR_POSITIONAL
+                else "**" + p.name if p.kind is p.VAR_KEYWORD else p.name)
         out.append((name, None if p.default is p.empty else p.default))
     return out
 

@@ -57,6 +57,8 @@ def _params(sig: str) -> Tuple[List[Tuple[str, str, Optional[str], str]], Option
         out.append(("*" + a.vararg.arg, "pos", None, a.vararg.annotation))
     for p, d in zip(a.kwonlyargs, a.kw_defaults):
         out.append((p.arg, "kw", None if d is None else ast.unparse(d), p.annotation))
+    if a.kwarg is not None:
+        out.append(("**" + a.kwarg.arg, "kw", None, a.kwarg.annotation))
     return out, fn.returns
 
 

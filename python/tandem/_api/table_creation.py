@@ -5,6 +5,12 @@ from .rows import Op
 
 _RG = "requires_grad: bool = False"
 _DT = "dtype: Optional[DType] = None"
+_DEV = "device: Optional[object] = None"
+_SIZE_KW = "**size_kw: Size"
+_SIZE_ARGS = {"size_kw": "``size=`` given by keyword, as in PyTorch's ``rand(size=(2, 3))`` "
+                         "(instead of the positional size; no other keyword is accepted).",
+              "device": "where the result lives: only the CPU ('cpu', ``mint.device('cpu')``) "
+                        "exists; a CUDA device raises."}
 _LIKE = {"input": "the tensor whose shape (and dtype, unless dtype is given) to take."}
 
 
@@ -12,40 +18,53 @@ def _grad(expr: str) -> str:
     return f"_impl.creation.with_grad({expr}, requires_grad)"
 
 
+def _dev(name: str, expr: str) -> str:
+    """The body ``expr`` after checking that ``device`` is the CPU."""
+    return f"_impl.creation.check_device(device, {name!r})\nreturn {expr}"
+
+
+def _sized(name: str, expr: str) -> str:
+    """The body of a ``*size`` creation op that also takes ``size=`` by keyword: ``expr``
+    reads the shape from ``shape``."""
+    return (f"_impl.creation.check_device(device, {name!r})\n"
+            f"shape = _impl.args.size_or_keyword(size, size_kw, {name!r})\nreturn {expr}")
+
+
 def _filled(name: str, value: str, doc: str) -> Op:
-    return Op(name, f"(*size: Size, {_DT}, {_RG}) -> Tensor",
-              _grad(f"_C.full(_impl.args.size(size), {value}, _impl.creation.float_dtype(dtype))"),
-              doc)
+    return Op(name, f"(*size: Size, {_DT}, {_DEV}, {_RG}, {_SIZE_KW}) -> Tensor",
+              _sized(name, _grad(f"_C.full(shape, {value}, _impl.creation.float_dtype(dtype))")),
+              doc, args=_SIZE_ARGS)
 
 
 def _like(name: str, expr: str, doc: str, extra: str = "", **kw) -> Op:
-    return Op(name, f"(input: Tensor{extra}, *, {_DT}, {_RG}) -> Tensor",
-              _grad(expr), doc, args={**_LIKE, **kw.pop("args", {})}, **kw)
+    return Op(name, f"(input: Tensor{extra}, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
+              _dev(name, _grad(expr)), doc, args={**_LIKE, **_SIZE_ARGS, **kw.pop("args", {})},
+              **kw)
 
 
 ROWS = [
-    Op("tensor", f"(data: object, dtype: Optional[DType] = None, *, {_RG}) -> Tensor",
-       _grad("_C.Tensor(data, dtype)"),
+    Op("tensor", f"(data: object, dtype: Optional[DType] = None, *, {_DEV}, {_RG}) -> Tensor",
+       _dev("tensor", _grad("_impl.creation.tensor(data, dtype)")),
        "A new tensor holding a copy of data: a number, a nested sequence, a numpy array or a "
        "tensor. Python floats become the default float dtype, ints int64, bools bool.",
-       args={"data": "the values."}),
-    Op("as_tensor", "(data: object, dtype: Optional[DType] = None) -> Tensor",
-       "_impl.creation.as_tensor(data, dtype)",
+       args={"data": "the values.", **_SIZE_ARGS}),
+    Op("as_tensor", f"(data: object, dtype: Optional[DType] = None, {_DEV}) -> Tensor",
+       _dev("as_tensor", "_impl.creation.as_tensor(data, dtype)"),
        "Like tensor(), but shares memory with a tensor or numpy array when no conversion is "
-       "needed.", args={"data": "the values."}),
+       "needed.", args={"data": "the values.", **_SIZE_ARGS}),
     Op("from_numpy", "(array: object) -> Tensor", "_C.from_numpy(array)",
        "A tensor sharing memory with the numpy array (writes show through both ways).",
        args={"array": "a numpy array of a supported dtype."}, grad=False),
     _filled("zeros", "0", "A tensor of the given size filled with 0."),
     _filled("ones", "1", "A tensor of the given size filled with 1."),
-    Op("empty", f"(*size: Size, {_DT}, {_RG}) -> Tensor",
-       _grad("_C.empty(_impl.args.size(size), _impl.creation.float_dtype(dtype))"),
-       "A tensor of the given size with uninitialised values."),
-    Op("full", f"(size: Size, fill_value: Number, *, {_DT}, {_RG}) -> Tensor",
-       _grad("_impl.creation.full(size, fill_value, dtype)"),
+    Op("empty", f"(*size: Size, {_DT}, {_DEV}, {_RG}, {_SIZE_KW}) -> Tensor",
+       _sized("empty", _grad("_C.empty(shape, _impl.creation.float_dtype(dtype))")),
+       "A tensor of the given size with uninitialised values.", args=_SIZE_ARGS),
+    Op("full", f"(size: Size, fill_value: Number, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
+       _dev("full", _grad("_impl.creation.full(size, fill_value, dtype)")),
        "A tensor of the given size filled with fill_value; the dtype follows the value "
        "(float -> default float dtype, int -> int64, bool -> bool) unless given.",
-       args={"fill_value": "the value of every element."}),
+       args={"fill_value": "the value of every element.", **_SIZE_ARGS}),
     _like("zeros_like", "_C.full(input.shape, 0, input.dtype if dtype is None else dtype)",
           "A tensor of input's shape filled with 0."),
     _like("ones_like", "_C.full(input.shape, 1, input.dtype if dtype is None else dtype)",
@@ -67,28 +86,30 @@ ROWS = [
        "[0, high).", args={**_LIKE, "low": "the lowest value (or high, when high is None).",
                             "high": "one above the largest value."}, grad=False),
     Op("arange", f"(start: Number = 0, end: Optional[Number] = None, step: Number = 1, *, "
-       f"{_DT}, {_RG}) -> Tensor",
-       _grad("_impl.creation.arange(start, end, step, dtype)"),
+       f"{_DT}, {_DEV}, {_RG}) -> Tensor",
+       _dev("arange", _grad("_impl.creation.arange(start, end, step, dtype)")),
        "Values from start to end (exclusive) in steps of step; arange(n) counts 0..n-1. "
        "int64 when all arguments are ints, else the default float dtype.",
        args={"start": "the first value (or end, when end is None).",
-             "end": "the bound, not included.", "step": "the difference between neighbours."}),
-    Op("linspace", f"(start: Number, end: Number, steps: int, *, {_DT}, {_RG}) -> Tensor",
-       _grad("_C.linspace(float(start), float(end), int(steps), "
-             "_impl.creation.float_dtype(dtype))"),
+             "end": "the bound, not included.", "step": "the difference between neighbours.",
+             **_SIZE_ARGS}),
+    Op("linspace", f"(start: Number, end: Number, steps: int, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
+       _dev("linspace", _grad("_C.linspace(float(start), float(end), int(steps), "
+                              "_impl.creation.float_dtype(dtype))")),
        "steps evenly spaced values from start to end, both included.",
        args={"start": "the first value.", "end": "the last value.",
-             "steps": "the number of values."}),
+             "steps": "the number of values.", **_SIZE_ARGS}),
     Op("logspace", f"(start: Number, end: Number, steps: int, base: float = 10.0, *, {_DT}, "
        f"{_RG}) -> Tensor",
        _grad("_impl.creation.logspace(start, end, steps, base, dtype)"),
        "steps values from base**start to base**end, evenly spaced on a log scale.",
        args={"start": "the first exponent.", "end": "the last exponent.",
              "steps": "the number of values.", "base": "the base of the exponents."}),
-    Op("eye", f"(n: int, m: Optional[int] = None, *, {_DT}, {_RG}) -> Tensor",
-       _grad("_C.eye(n, m, _impl.creation.float_dtype(dtype))"),
+    Op("eye", f"(n: int, m: Optional[int] = None, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
+       _dev("eye", _grad("_C.eye(n, m, _impl.creation.float_dtype(dtype))")),
        "An n x m matrix with ones on the diagonal and zeros elsewhere.",
-       args={"n": "the number of rows.", "m": "the number of columns (n when None)."}),
+       args={"n": "the number of rows.", "m": "the number of columns (n when None).",
+             **_SIZE_ARGS}),
     Op("meshgrid", "(*tensors: Union[Tensor, Sequence[Tensor]], indexing: str = 'ij')"
        " -> Tuple[Tensor, ...]",
        "_impl.creation.meshgrid(tensors, indexing)",
@@ -109,27 +130,27 @@ ROWS = [
     Op("set_rng_state", "(state: Tuple[int, int]) -> None", "_C.set_rng_state(*state)",
        "Restores a state returned by get_rng_state.", args={"state": "(seed, offset)."},
        grad=False),
-    Op("rand", f"(*size: Size, {_DT}, {_RG}) -> Tensor",
-       _grad("_C.rand(_impl.args.size(size), _impl.creation.float_dtype(dtype))"),
-       "Uniform samples in [0, 1)."),
-    Op("randn", f"(*size: Size, {_DT}, {_RG}) -> Tensor",
-       _grad("_C.randn(_impl.args.size(size), _impl.creation.float_dtype(dtype))"),
-       "Standard normal samples."),
+    Op("rand", f"(*size: Size, {_DT}, {_DEV}, {_RG}, {_SIZE_KW}) -> Tensor",
+       _sized("rand", _grad("_C.rand(shape, _impl.creation.float_dtype(dtype))")),
+       "Uniform samples in [0, 1).", args=_SIZE_ARGS),
+    Op("randn", f"(*size: Size, {_DT}, {_DEV}, {_RG}, {_SIZE_KW}) -> Tensor",
+       _sized("randn", _grad("_C.randn(shape, _impl.creation.float_dtype(dtype))")),
+       "Standard normal samples.", args=_SIZE_ARGS),
     Op("randint", "(low: int = 0, high: Optional[int] = None, size: Optional[Size] = None, *, "
-       f"{_DT}) -> Tensor",
-       "_impl.creation.randint(low, high, size, dtype)",
+       f"{_DT}, {_DEV}) -> Tensor",
+       _dev("randint", "_impl.creation.randint(low, high, size, dtype)"),
        "Random integers in [low, high); randint(high, size) draws from [0, high).",
        args={"low": "the lowest value (or high, when only two arguments are given).",
-             "high": "one above the largest value.", "size": "the shape of the result."},
-       grad=False),
+             "high": "one above the largest value.", "size": "the shape of the result.",
+             **_SIZE_ARGS}, grad=False),
     Op("normal", "(mean: Union[float, Tensor] = 0.0, std: Union[float, Tensor] = 1.0, "
-       f"size: Optional[Size] = None, *, {_DT}, {_RG}) -> Tensor",
-       _grad("_impl.creation.normal(mean, std, size, dtype)"),
+       f"size: Optional[Size] = None, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
+       _dev("normal", _grad("_impl.creation.normal(mean, std, size, dtype)")),
        "Normal samples with the given mean and standard deviation; with tensor mean or std "
        "the result has their broadcast shape.",
        args={"mean": "the mean (number or tensor).",
              "std": "the standard deviation (number or tensor).",
-             "size": "the shape of the result (with number mean and std)."}),
+             "size": "the shape of the result (with number mean and std).", **_SIZE_ARGS}),
     Op("uniform", f"(low: float = 0.0, high: float = 1.0, size: Optional[Size] = None, *, "
        f"{_DT}, {_RG}) -> Tensor",
        _grad("_C.uniform(float(low), float(high), _impl.args.size_or_scalar(size), "
@@ -142,9 +163,10 @@ ROWS = [
        "0/1 draws with probability input (or p, in input's shape).", method=True,
        args={"input": "the probabilities.", "p": "one probability for every element."},
        grad=False),
-    Op("randperm", f"(n: int, *, {_DT}) -> Tensor",
-       "_C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)",
-       "A random permutation of 0..n-1.", args={"n": "the number of elements."}, grad=False),
+    Op("randperm", f"(n: int, *, {_DT}, {_DEV}) -> Tensor",
+       _dev("randperm", "_C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)"),
+       "A random permutation of 0..n-1.", args={"n": "the number of elements.", **_SIZE_ARGS},
+       grad=False),
     Op("multinomial", "(input: Tensor, num_samples: int, replacement: bool = False) -> Tensor",
        "_C.multinomial(input, num_samples, replacement)",
        "Category indices drawn from each row of input (non-negative weights).", method=True,

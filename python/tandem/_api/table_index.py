@@ -62,7 +62,7 @@ ROWS = [
     Op("one_hot", "(tensor: Tensor, num_classes: int = -1) -> Tensor",
        "_C.one_hot(tensor, num_classes)",
        "The int64 one-hot encoding of integer class indices, with a new last dim of size "
-       "num_classes (the largest index + 1 when -1).", grad=False,
+       "num_classes (the largest index + 1 when -1).", grad=False, also=("F",),
        args={"tensor": "the class indices.", "num_classes": "the number of classes."}),
     Op("index_put", "(input: Tensor, indices: Sequence[Tensor], values: TensorLike, "
        "accumulate: bool = False) -> Tensor",

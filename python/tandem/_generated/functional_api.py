@@ -17,6 +17,7 @@ from .torch_api import logsigmoid
 from .torch_api import gelu
 from .torch_api import softplus
 from .torch_api import pad
+from .torch_api import one_hot
 from .torch_api import softmax
 from .torch_api import log_softmax
 from .torch_api import dropout
@@ -1173,6 +1174,7 @@ __all__ = [
     'mish',
     'mse_loss',
     'nll_loss',
+    'one_hot',
     'pad',
     'relu',
     'relu6',

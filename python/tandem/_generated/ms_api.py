@@ -290,6 +290,8 @@ def ones(shape: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None
     Returns:
         Tensor, the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('ones', 'dtype', dtype)
     return _impl.ms.filled('ones', shape, 1, dtype)
 
 
@@ -305,6 +307,8 @@ def zeros(size: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None
     Returns:
         Tensor, the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('zeros', 'dtype', dtype)
     return _impl.ms.filled('zeros', size, 0, dtype)
 
 
@@ -320,6 +324,8 @@ def fill(type: Optional[DType], shape: Union[int, Sequence[int], Tensor], value:
     Returns:
         Tensor, the result.
     """
+    if type is not None and not isinstance(type, DType):
+        _impl.args.not_a_dtype('fill', 'type', type)
     return _impl.ms.fill(type, shape, value)
 
 
@@ -344,6 +350,8 @@ def uniform(
     Returns:
         Tensor, the result.
     """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('uniform', 'dtype', dtype)
     return _impl.ms.uniform(shape, minval, maxval, dtype)
 
 
@@ -381,6 +389,8 @@ def select(cond: Tensor, input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(cond, Tensor):
+        _impl.args.not_a_tensor('select', 'cond', cond)
     return _C.where(cond, input, other)
 
 
@@ -395,6 +405,8 @@ def transpose(input: Tensor, input_perm: Sequence[int]) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('transpose', 'input', input)
     return _impl.ms.transpose(input, input_perm)
 
 
@@ -408,6 +420,8 @@ def expand_dims(input_x: Tensor, axis: int) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('expand_dims', 'input_x', input_x)
     return _impl.ms.expand_dims(input_x, axis)
 
 
@@ -430,6 +444,8 @@ def gather(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input_params, Tensor):
+        _impl.args.not_a_tensor('gather', 'input_params', input_params)
     return _impl.ms.gather(input_params, input_indices, axis, batch_dims)
 
 
@@ -444,6 +460,10 @@ def gather_elements(input: Tensor, dim: int, index: Tensor) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('gather_elements', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('gather_elements', 'index', index)
     return _C.gather(input, dim, _impl.index.as_long(index))
 
 
@@ -462,6 +482,8 @@ def flatten(input: Tensor, order: str = 'C', *, start_dim: int = 1, end_dim: int
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('flatten', 'input', input)
     return _impl.ms.flatten(input, order, start_dim, end_dim)
 
 
@@ -475,6 +497,10 @@ def cast(input: Tensor, dtype: DType) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cast', 'input', input)
+    if not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('cast', 'dtype', dtype)
     return _C.to_dtype(input, dtype)
 
 
@@ -487,6 +513,8 @@ def shape(input_x: Tensor) -> Tuple[int, ...]:
     Returns:
         Tuple[int, Ellipsis], tuple of int.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('shape', 'input_x', input_x)
     return tuple(input_x.shape)
 
 
@@ -499,6 +527,8 @@ def rank(input_x: Tensor) -> int:
     Returns:
         int, int.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('rank', 'input_x', input_x)
     return input_x.ndim
 
 
@@ -511,6 +541,8 @@ def size(input_x: Tensor) -> int:
     Returns:
         int, int.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('size', 'input_x', input_x)
     return int(input_x.numel())
 
 
@@ -534,6 +566,8 @@ def one_hot(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(indices, Tensor):
+        _impl.args.not_a_tensor('one_hot', 'indices', indices)
     return _impl.ms.one_hot(indices, depth, on_value, off_value, axis)
 
 
@@ -548,6 +582,8 @@ def squeeze(input: Tensor, axis: Dim = None) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('squeeze', 'input', input)
     return _C.squeeze(input, axis)
 
 
@@ -566,6 +602,8 @@ def split(
     Returns:
         Tuple[Tensor, Ellipsis], the result.
     """
+    if not isinstance(tensor, Tensor):
+        _impl.args.not_a_tensor('split', 'tensor', tensor)
     return _impl.shape.split(tensor, split_size_or_sections, axis)
 
 
@@ -580,6 +618,8 @@ def chunk(input: Tensor, chunks: int, axis: int = 0) -> Tuple[Tensor, ...]:
     Returns:
         Tuple[Tensor, Ellipsis], the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('chunk', 'input', input)
     return tuple(_C.chunk(input, chunks, axis))
 
 
@@ -593,6 +633,8 @@ def unstack(input_x: Tensor, axis: int = 0) -> Tuple[Tensor, ...]:
     Returns:
         Tuple[Tensor, Ellipsis], the result.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('unstack', 'input_x', input_x)
     return tuple(_C.unbind(input_x, axis))
 
 
@@ -612,6 +654,8 @@ def repeat_interleave(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('repeat_interleave', 'input', input)
     return _impl.shape.repeat_interleave(input, repeats, axis, None)
 
 
@@ -627,6 +671,10 @@ def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mean', 'input', input)
+    if not isinstance(keep_dims, bool):
+        _impl.args.not_a_bool('mean', 'keep_dims', keep_dims)
     return _C.mean(input, _impl.args.dims(axis), keep_dims, None)
 
 
@@ -656,6 +704,12 @@ def max(
     Returns:
         Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('max', 'input', input)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('max', 'keepdims', keepdims)
+    if where is not None and not isinstance(where, Tensor):
+        _impl.args.not_a_tensor('max', 'where', where)
     return _impl.ms.max_min('max', input, axis, keepdims, initial, where)
 
 
@@ -685,6 +739,12 @@ def min(
     Returns:
         Tuple[Tensor, Tensor], tuple(Tensor), (values, indices).
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('min', 'input', input)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('min', 'keepdims', keepdims)
+    if where is not None and not isinstance(where, Tensor):
+        _impl.args.not_a_tensor('min', 'where', where)
     return _impl.ms.max_min('min', input, axis, keepdims, initial, where)
 
 
@@ -708,6 +768,10 @@ def var(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('var', 'input', input)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('var', 'keepdims', keepdims)
     return _impl.ms.var_std(_C.var, input, axis, ddof, keepdims)
 
 
@@ -731,6 +795,10 @@ def std(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('std', 'input', input)
+    if not isinstance(keepdims, bool):
+        _impl.args.not_a_bool('std', 'keepdims', keepdims)
     return _impl.ms.var_std(_C.std, input, axis, ddof, keepdims)
 
 
@@ -748,6 +816,10 @@ def softmax(input: Tensor, axis: int = -1, *, dtype: Optional[DType] = None) -> 
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('softmax', 'input', input)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('softmax', 'dtype', dtype)
     return _C.softmax(input, int(axis), dtype)
 
 
@@ -761,6 +833,8 @@ def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(logits, Tensor):
+        _impl.args.not_a_tensor('log_softmax', 'logits', logits)
     return _C.log_softmax(logits, int(axis), None)
 
 
@@ -783,6 +857,10 @@ def dropout(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dropout', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout', 'training', training)
     return _C.dropout(input, float(p), bool(training))
 
 
@@ -797,6 +875,12 @@ def dense(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tenso
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dense', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('dense', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('dense', 'bias', bias)
     return _impl.ms.dense(input, weight, bias)
 
 
@@ -823,6 +907,14 @@ def binary_cross_entropy_with_logits(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'weight', weight)
+    if pos_weight is not None and not isinstance(pos_weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy_with_logits', 'pos_weight', pos_weight)
     return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
@@ -850,6 +942,12 @@ def cross_entropy(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('cross_entropy', 'weight', weight)
     return _C.cross_entropy(input, target, weight, ignore_index, reduction, float(label_smoothing))
 
 
@@ -877,6 +975,12 @@ def nll_loss(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(inputs, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'inputs', inputs)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'target', target)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('nll_loss', 'weight', weight)
     return _impl.ms.nll_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
 
 
@@ -893,6 +997,10 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('mse_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('mse_loss', 'target', target)
     return _C.mse_loss(input, target, reduction)
 
 
@@ -909,6 +1017,10 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('l1_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('l1_loss', 'target', target)
     return _C.l1_loss(input, target, reduction)
 
 
@@ -931,6 +1043,10 @@ def smooth_l1_loss(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('smooth_l1_loss', 'input', input)
+    if not isinstance(target, Tensor):
+        _impl.args.not_a_tensor('smooth_l1_loss', 'target', target)
     return _C.smooth_l1_loss(input, target, reduction, float(beta))
 
 
@@ -965,6 +1081,12 @@ def conv2d(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('conv2d', 'bias', bias)
     return _impl.ms.conv(2, input, weight, bias, stride, pad_mode, padding, dilation, groups)
 
 
@@ -998,6 +1120,12 @@ def conv1d(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'input', input)
+    if not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'weight', weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _impl.args.not_a_tensor('conv1d', 'bias', bias)
     return _impl.ms.conv(1, input, weight, bias, stride, pad_mode, padding, dilation, groups)
 
 
@@ -1029,6 +1157,12 @@ def max_pool2d(
     Returns:
         Union[Tensor, Tuple[Tensor, Tensor]], the result.
     """
+    if not isinstance(x, Tensor):
+        _impl.args.not_a_tensor('max_pool2d', 'x', x)
+    if not isinstance(return_indices, bool):
+        _impl.args.not_a_bool('max_pool2d', 'return_indices', return_indices)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('max_pool2d', 'ceil_mode', ceil_mode)
     return _impl.nn.max_pool(2, x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -1059,6 +1193,12 @@ def avg_pool2d(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input_x, Tensor):
+        _impl.args.not_a_tensor('avg_pool2d', 'input_x', input_x)
+    if not isinstance(ceil_mode, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'ceil_mode', ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        _impl.args.not_a_bool('avg_pool2d', 'count_include_pad', count_include_pad)
     return _impl.nn.avg_pool(2, input_x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -1086,6 +1226,8 @@ def interpolate(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('interpolate', 'input', input)
     return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, False)
 
 
@@ -1099,6 +1241,8 @@ def leaky_relu(input: Tensor, alpha: float = 0.2) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('leaky_relu', 'input', input)
     return _C.leaky_relu(input, float(alpha))
 
 
@@ -1120,6 +1264,12 @@ def binary_cross_entropy(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(logits, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'logits', logits)
+    if not isinstance(labels, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'labels', labels)
+    if weight is not None and not isinstance(weight, Tensor):
+        _impl.args.not_a_tensor('binary_cross_entropy', 'weight', weight)
     return _C.binary_cross_entropy(logits, labels, weight, reduction)
 
 
@@ -1141,6 +1291,12 @@ def kl_div(
     Returns:
         Tensor, the result.
     """
+    if not isinstance(logits, Tensor):
+        _impl.args.not_a_tensor('kl_div', 'logits', logits)
+    if not isinstance(labels, Tensor):
+        _impl.args.not_a_tensor('kl_div', 'labels', labels)
+    if not isinstance(log_target, bool):
+        _impl.args.not_a_bool('kl_div', 'log_target', log_target)
     return _C.kl_div(logits, labels, reduction, log_target)
 
 
@@ -1167,6 +1323,8 @@ def assign(variable: Tensor, value: TensorLike) -> Tensor:
     Returns:
         Tensor, the result.
     """
+    if not isinstance(variable, Tensor):
+        _impl.args.not_a_tensor('assign', 'variable', variable)
     return _impl.ms.assign(variable, value)
 
 

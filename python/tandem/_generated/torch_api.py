@@ -2815,7 +2815,13 @@ def pad(
     return _impl.shape.pad(input, pad, mode, value)
 
 
-def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: object,
+    dtype: Optional[DType] = None,
+    *,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+) -> Tensor:
     r"""A new tensor holding a copy of data: a number, a nested sequence, a numpy array or a tensor.
     Python floats become the default float dtype, ints int64, bools bool.
 
@@ -2825,6 +2831,8 @@ def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool =
             None, for floating-point results). Default: ``None``.
 
     Keyword args:
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -2835,22 +2843,30 @@ def tensor(data: object, dtype: Optional[DType] = None, *, requires_grad: bool =
         _impl.args.not_a_dtype('tensor', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('tensor', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.Tensor(data, dtype), requires_grad)
+    _impl.creation.check_device(device, 'tensor')
+    return _impl.creation.with_grad(_impl.creation.tensor(data, dtype), requires_grad)
 
 
-def as_tensor(data: object, dtype: Optional[DType] = None) -> Tensor:
+def as_tensor(
+    data: object,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+) -> Tensor:
     r"""Like tensor(), but shares memory with a tensor or numpy array when no conversion is needed.
 
     Args:
         data (object): the values.
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('as_tensor', 'dtype', dtype)
+    _impl.creation.check_device(device, 'as_tensor')
     return _impl.creation.as_tensor(data, dtype)
 
 
@@ -2866,7 +2882,13 @@ def from_numpy(array: object) -> Tensor:
     return _C.from_numpy(array)
 
 
-def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size filled with 0.
 
     Args:
@@ -2876,8 +2898,13 @@ def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
@@ -2886,10 +2913,18 @@ def zeros(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
         _impl.args.not_a_dtype('zeros', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('zeros', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.full(_impl.args.size(size), 0, _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'zeros')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'zeros')
+    return _impl.creation.with_grad(_C.full(shape, 0, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size filled with 1.
 
     Args:
@@ -2899,8 +2934,13 @@ def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
@@ -2909,10 +2949,18 @@ def ones(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
         _impl.args.not_a_dtype('ones', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('ones', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.full(_impl.args.size(size), 1, _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'ones')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'ones')
+    return _impl.creation.with_grad(_C.full(shape, 1, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""A tensor of the given size with uninitialised values.
 
     Args:
@@ -2922,8 +2970,13 @@ def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
@@ -2932,7 +2985,9 @@ def empty(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
         _impl.args.not_a_dtype('empty', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('empty', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.empty(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'empty')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'empty')
+    return _impl.creation.with_grad(_C.empty(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
 def full(
@@ -2940,6 +2995,7 @@ def full(
     fill_value: Number,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of the given size filled with fill_value; the dtype follows the value (float ->
@@ -2953,6 +3009,8 @@ def full(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -2963,6 +3021,7 @@ def full(
         _impl.args.not_a_dtype('full', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('full', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'full')
     return _impl.creation.with_grad(_impl.creation.full(size, fill_value, dtype), requires_grad)
 
 
@@ -2970,6 +3029,7 @@ def zeros_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with 0.
@@ -2980,6 +3040,8 @@ def zeros_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -2992,6 +3054,7 @@ def zeros_like(
         _impl.args.not_a_dtype('zeros_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('zeros_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'zeros_like')
     return _impl.creation.with_grad(_C.full(input.shape, 0, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -2999,6 +3062,7 @@ def ones_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with 1.
@@ -3009,6 +3073,8 @@ def ones_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3021,6 +3087,7 @@ def ones_like(
         _impl.args.not_a_dtype('ones_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('ones_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'ones_like')
     return _impl.creation.with_grad(_C.full(input.shape, 1, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3028,6 +3095,7 @@ def empty_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""An uninitialised tensor of input's shape.
@@ -3038,6 +3106,8 @@ def empty_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3050,6 +3120,7 @@ def empty_like(
         _impl.args.not_a_dtype('empty_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('empty_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'empty_like')
     return _impl.creation.with_grad(_C.empty(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3058,6 +3129,7 @@ def full_like(
     fill_value: Number,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""A tensor of input's shape filled with fill_value.
@@ -3069,6 +3141,8 @@ def full_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3081,6 +3155,7 @@ def full_like(
         _impl.args.not_a_dtype('full_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('full_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'full_like')
     return _impl.creation.with_grad(_C.full(input.shape, fill_value, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3088,6 +3163,7 @@ def rand_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Uniform samples in [0, 1) in input's shape.
@@ -3098,6 +3174,8 @@ def rand_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3110,6 +3188,7 @@ def rand_like(
         _impl.args.not_a_dtype('rand_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('rand_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'rand_like')
     return _impl.creation.with_grad(_C.rand(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3117,6 +3196,7 @@ def randn_like(
     input: Tensor,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Standard normal samples in input's shape.
@@ -3127,6 +3207,8 @@ def randn_like(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3139,6 +3221,7 @@ def randn_like(
         _impl.args.not_a_dtype('randn_like', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('randn_like', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'randn_like')
     return _impl.creation.with_grad(_C.randn(input.shape, input.dtype if dtype is None else dtype), requires_grad)
 
 
@@ -3176,6 +3259,7 @@ def arange(
     step: Number = 1,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Values from start to end (exclusive) in steps of step; arange(n) counts 0..n-1. int64 when
@@ -3189,6 +3273,8 @@ def arange(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3199,6 +3285,7 @@ def arange(
         _impl.args.not_a_dtype('arange', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('arange', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'arange')
     return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), requires_grad)
 
 
@@ -3208,6 +3295,7 @@ def linspace(
     steps: int,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""steps evenly spaced values from start to end, both included.
@@ -3220,6 +3308,8 @@ def linspace(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3230,6 +3320,7 @@ def linspace(
         _impl.args.not_a_dtype('linspace', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('linspace', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'linspace')
     return _impl.creation.with_grad(_C.linspace(float(start), float(end), int(steps), _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3271,6 +3362,7 @@ def eye(
     m: Optional[int] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""An n x m matrix with ones on the diagonal and zeros elsewhere.
@@ -3282,6 +3374,8 @@ def eye(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3292,6 +3386,7 @@ def eye(
         _impl.args.not_a_dtype('eye', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('eye', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'eye')
     return _impl.creation.with_grad(_C.eye(n, m, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
@@ -3358,7 +3453,13 @@ def set_rng_state(state: Tuple[int, int]) -> None:
     return _C.set_rng_state(*state)
 
 
-def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""Uniform samples in [0, 1).
 
     Args:
@@ -3368,8 +3469,13 @@ def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
@@ -3378,10 +3484,18 @@ def rand(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False
         _impl.args.not_a_dtype('rand', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('rand', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.rand(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'rand')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'rand')
+    return _impl.creation.with_grad(_C.rand(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
-def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *size: Size,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+    **size_kw: Size,
+) -> Tensor:
     r"""Standard normal samples.
 
     Args:
@@ -3391,8 +3505,13 @@ def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
+        **size_kw (int or tuple of ints): ``size=`` given by keyword, as in PyTorch's
+            ``rand(size=(2, 3))`` (instead of the positional size; no other keyword is
+            accepted).
 
     Returns:
         Tensor: the result.
@@ -3401,7 +3520,9 @@ def randn(*size: Size, dtype: Optional[DType] = None, requires_grad: bool = Fals
         _impl.args.not_a_dtype('randn', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('randn', 'requires_grad', requires_grad)
-    return _impl.creation.with_grad(_C.randn(_impl.args.size(size), _impl.creation.float_dtype(dtype)), requires_grad)
+    _impl.creation.check_device(device, 'randn')
+    shape = _impl.args.size_or_keyword(size, size_kw, 'randn')
+    return _impl.creation.with_grad(_C.randn(shape, _impl.creation.float_dtype(dtype)), requires_grad)
 
 
 def randint(
@@ -3410,6 +3531,7 @@ def randint(
     size: Optional[Size] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
 ) -> Tensor:
     r"""Random integers in [low, high); randint(high, size) draws from [0, high).
 
@@ -3422,12 +3544,15 @@ def randint(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('randint', 'dtype', dtype)
+    _impl.creation.check_device(device, 'randint')
     return _impl.creation.randint(low, high, size, dtype)
 
 
@@ -3437,6 +3562,7 @@ def normal(
     size: Optional[Size] = None,
     *,
     dtype: Optional[DType] = None,
+    device: Optional[object] = None,
     requires_grad: bool = False,
 ) -> Tensor:
     r"""Normal samples with the given mean and standard deviation; with tensor mean or std the
@@ -3451,6 +3577,8 @@ def normal(
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
         requires_grad (bool): whether autograd records operations on the result. Default:
             ``False``.
 
@@ -3461,6 +3589,7 @@ def normal(
         _impl.args.not_a_dtype('normal', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('normal', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'normal')
     return _impl.creation.with_grad(_impl.creation.normal(mean, std, size, dtype), requires_grad)
 
 
@@ -3510,7 +3639,7 @@ def bernoulli(input: Tensor, p: Optional[float] = None) -> Tensor:
     return _impl.creation.bernoulli(input, p)
 
 
-def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
+def randperm(n: int, *, dtype: Optional[DType] = None, device: Optional[object] = None) -> Tensor:
     r"""A random permutation of 0..n-1.
 
     Args:
@@ -3519,12 +3648,15 @@ def randperm(n: int, *, dtype: Optional[DType] = None) -> Tensor:
     Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
+        device (object, optional): where the result lives: only the CPU ('cpu',
+            ``mint.device('cpu')``) exists; a CUDA device raises. Default: ``None``.
 
     Returns:
         Tensor: the result.
     """
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('randperm', 'dtype', dtype)
+    _impl.creation.check_device(device, 'randperm')
     return _C.randperm(int(n), _C.dtype.int64 if dtype is None else dtype)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .. import _C
 
@@ -108,3 +108,18 @@ def pair(v: Union[int, Sequence[int]], n: int = 2, name: str = "argument") -> Li
     if len(v) != n:
         raise ValueError(f"expected {name} to be an int or a sequence of {n} ints, got {v}")
     return v
+
+
+def size_or_keyword(size: Tuple[Any, ...], size_kw: Dict[str, Any], op: str) -> tuple:
+    """The shape of ``rand(2, 3)`` / ``rand((2, 3))`` / ``rand(size=(2, 3))``: the *size
+    positional form, or PyTorch's ``size=`` keyword (never both, no other keyword)."""
+    extra = [k for k in size_kw if k != "size"]
+    if extra:
+        raise TypeError(f"{op}() got an unexpected keyword argument {extra[0]!r}")
+    if "size" in size_kw:
+        if size:
+            raise TypeError(f"{op}(): the size was given both by position {size} and as "
+                            f"size={size_kw['size']!r}; pass it once")
+        kw = size_kw["size"]
+        return (int(kw),) if isinstance(kw, int) else tuple(kw)
+    return globals()["size"](size)

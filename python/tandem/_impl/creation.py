@@ -117,3 +117,23 @@ def bernoulli(input: Tensor, p: Optional[float]) -> Tensor:
     if p is not None:
         return _C.bernoulli(_C.full(input.shape, float(p), input.dtype))
     return _C.bernoulli(input)
+
+
+def check_device(device: Any, op: str) -> None:
+    """Raises unless ``device`` is None or the CPU (tandem has no other device)."""
+    if device is not None:
+        from .._device import as_device
+        as_device(device, op)
+
+
+def tensor(data: Any, dtype: Optional[_C.dtype]) -> Tensor:
+    """torch.tensor(data): a copy; sequences may hold 0-d / one-element tensors, as
+    PyTorch allows (``tensor([t1, t2])`` with scalar tensors)."""
+    try:
+        return _C.Tensor(data, dtype)
+    except (TypeError, ValueError):
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+            import numpy as np
+            arr = np.array([x.detach().numpy() if isinstance(x, Tensor) else x for x in data])
+            return _C.Tensor(arr, dtype)
+        raise

@@ -88,6 +88,16 @@ class Cell(CellTree):
     def training(self, mode: bool) -> None:
         object.__setattr__(self, "_training", bool(mode))
 
+    # PyTorch's names for the registries, read (and written) by user code: the same
+    # ordered dicts, so ``self._modules[name] = m`` registers a sub-module.
+    @property
+    def _modules(self) -> "OrderedDict[str, Optional[Cell]]":
+        return self.__dict__["_cells"]
+
+    @property
+    def _parameters(self) -> "OrderedDict[str, Optional[Parameter]]":
+        return self.__dict__["_params"]
+
     # --- attribute registration --------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
@@ -232,11 +242,21 @@ class Cell(CellTree):
         from ..jit import GRAPH_MODE, JitFunction, get_context
         if get_context("mode") != GRAPH_MODE or kwargs or _C.is_tracing():
             return self._run(*args, **kwargs)
+        if _C.is_grad_enabled() and self._needs_tape(args):
+            # A compiled forward has no backward outside a compiled step, so a call whose
+            # result must be differentiable (PyTorch's loss.backward() after net(X)) runs
+            # eagerly; no_grad calls (evaluation) and @jit training steps still compile.
+            return self._run(*args, **kwargs)
         fn = self.__dict__.get("_graph_fn")
         if fn is None:  # compiled per signature and per train/eval flag
             fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)  # type: ignore[arg-type]
             object.__setattr__(self, "_graph_fn", fn)
         return fn(self.training, *args)
+
+    def _needs_tape(self, args: Tuple[Any, ...]) -> bool:
+        if any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return True
+        return any(p.requires_grad for p in self.parameters())
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         cls = type(self)
@@ -380,7 +400,7 @@ class Cell(CellTree):
 
     def to(self: _T, *args: Any, **kwargs: Any) -> _T:
         """Converts the floating-point parameters and buffers to a dtype, in place (CPU is
-        the only device, so device arguments are accepted and ignored).
+        the only device: 'cpu' is accepted, a CUDA device raises).
 
         Args:
             *args: a dtype among them is the target (``to(tandem.float64)``,
@@ -390,10 +410,15 @@ class Cell(CellTree):
         Returns:
             Cell: this cell.
         """
+        from .._device import as_device, device as _device
         dtype = kwargs.get("dtype")
+        if kwargs.get("device") is not None:
+            as_device(kwargs["device"], "Module.to")
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
+            elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                as_device(a, "Module.to")
         if dtype is None:
             return self
         from .. import no_grad
@@ -438,6 +463,19 @@ class Cell(CellTree):
             Cell: this cell.
         """
         return self
+
+    def cuda(self: _T, device: Any = None) -> _T:
+        """Raises: tandem has no CUDA backend (PyTorch code should check
+        ``mint.cuda.is_available()``, as D2L's ``try_gpu()`` does).
+
+        Args:
+            device: the CUDA device asked for.
+
+        Returns:
+            Cell: never returns.
+        """
+        raise RuntimeError(f"{type(self).__name__}.cuda: tandem has no CUDA backend "
+                           f"(mint.cuda.is_available() is False); keep the module on the CPU")
 
     # --- state ---------------------------------------------------------------------------------
     def state_dict(self, destination: Optional[Dict[str, Tensor]] = None, prefix: str = "",

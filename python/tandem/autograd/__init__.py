@@ -58,24 +58,79 @@ class _GradMode:
         return wrapper  # type: ignore[return-value]  # functools.wraps keeps fn's signature
 
 
-class no_grad(_GradMode):
-    """Disables gradient recording: ``with no_grad(): ...`` or ``@no_grad()``.
+class _NoParamGradMode(_GradMode):
+    """A grad mode also usable as a bare decorator (``@no_grad`` as well as ``@no_grad()``),
+    as PyTorch's no_grad / enable_grad / inference_mode are."""
+
+    _mode = False
+
+    def __new__(cls, orig_func: Optional[Callable[..., Any]] = None) -> Any:
+        if orig_func is not None:
+            if not callable(orig_func):
+                raise TypeError(f"{cls.__name__}: expected a function to decorate, got "
+                                f"{type(orig_func).__name__}")
+            return cls()(orig_func)
+        return super().__new__(cls)
+
+    def __init__(self, orig_func: Optional[Callable[..., Any]] = None) -> None:
+        super().__init__(self._mode)
+
+
+class no_grad(_NoParamGradMode):
+    """Disables gradient recording: ``with no_grad(): ...``, ``@no_grad()`` or ``@no_grad``.
 
     Inside the scope new tensors have ``requires_grad=False`` whatever their inputs, so no
     graph is kept (inference, parameter updates by hand). Used as a decorator, it applies to
     every call of the decorated function.
+
+    Args:
+        orig_func (Callable, optional): the decorated function, when written ``@no_grad``
+            without parentheses. Default: ``None``.
     """
 
-    def __init__(self) -> None:
-        super().__init__(False)
+    _mode = False
 
 
-class enable_grad(_GradMode):
-    """Enables gradient recording inside a no_grad region: ``with enable_grad(): ...`` or
-    ``@enable_grad()``."""
+class enable_grad(_NoParamGradMode):
+    """Enables gradient recording inside a no_grad region: ``with enable_grad(): ...``,
+    ``@enable_grad()`` or ``@enable_grad``.
 
-    def __init__(self) -> None:
-        super().__init__(True)
+    Args:
+        orig_func (Callable, optional): the decorated function, when written
+            ``@enable_grad`` without parentheses. Default: ``None``.
+    """
+
+    _mode = True
+
+
+class inference_mode(_GradMode):
+    """PyTorch's inference_mode: no gradient recording in the scope (tandem has no separate
+    inference tensors, so it is no_grad); ``inference_mode(False)`` leaves grad mode as it
+    is. A context manager and a decorator, with or without parentheses.
+
+    Args:
+        mode (bool or Callable): True disables recording; a function (bare ``@inference_mode``)
+            is decorated. Default: ``True``.
+    """
+
+    def __new__(cls, mode: Union[bool, Callable[..., Any]] = True) -> Any:
+        if callable(mode):
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: Union[bool, Callable[..., Any]] = True) -> None:
+        super().__init__(False if mode else _C.is_grad_enabled())
+        self._keep = not mode
+
+    def __enter__(self) -> "inference_mode":
+        """Enters the scope.
+
+        Returns:
+            inference_mode: the context manager itself.
+        """
+        if self._keep:
+            self._enabled = _C.is_grad_enabled()
+        return super().__enter__()
 
 
 class set_grad_enabled(_GradMode):
@@ -178,4 +233,5 @@ def backward(tensors: _Tensors, grad_tensors: Optional[_Tensors] = None,
     _C.backward(ts, gs, retain, bool(create_graph))
 
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad", "backward"]
+__all__ = ["no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled", "grad",
+           "backward"]

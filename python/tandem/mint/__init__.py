@@ -31,6 +31,27 @@ __all__ += _ops.__all__
 from ..export import mint_export as export  # noqa: E402,F401  (deployment: tandem/export.py)
 from .. import onnx  # noqa: E402,F401  (mint.onnx.export: tandem/onnx/)
 __all__ += ["export", "onnx"]  # deployment
+
+# Devices, PyTorch's non-op names, and torch.utils / torch.distributions by the same swap.
+import sys as _sys  # noqa: E402
+
+from .._device import device  # noqa: E402,F401
+from . import cuda  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
+from . import jit  # noqa: E402,F401  (mint.jit.script / trace on tandem.jit)
+from .. import utils  # noqa: E402,F401  (mint.utils.data is tandem.utils.data)
+from .. import set_num_threads, get_num_threads  # noqa: E402,F401
+from ..autograd import inference_mode  # noqa: E402,F401
+from ._compat import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,F401
+                      DoubleTensor, FloatTensor, Generator, HalfTensor, IntTensor, LongTensor,
+                      ShortTensor, from_dlpack, get_printoptions, seed, set_printoptions)
+
+_sys.modules.setdefault(__name__ + ".utils", utils)
+_sys.modules.setdefault(__name__ + ".utils.data", utils.data)
+__all__ += ["device", "cuda", "distributions", "jit", "utils", "set_num_threads", "get_num_threads",
+            "inference_mode", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
+            "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+            "Generator", "seed", "from_dlpack", "set_printoptions", "get_printoptions"]
 import builtins as _builtins  # noqa: E402
 
 _py_bool = _builtins.bool

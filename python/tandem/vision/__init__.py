@@ -1,4 +1,4 @@
 """tandem.vision: torchvision's names for tandem (transforms, datasets)."""
-from . import datasets, transforms
+from . import datasets, models, ops, transforms
 
-__all__ = ["datasets", "transforms"]
+__all__ = ["datasets", "models", "ops", "transforms"]

@@ -8,7 +8,9 @@ from .. import _C
 from .._data.common import c_chain, load_mnist
 from ..utils.data.dataset import Dataset
 
-__all__ = ["FashionMNIST"]
+from ._folders import CIFAR10, ImageFolder  # noqa: E402
+
+__all__ = ["FashionMNIST", "ImageFolder", "CIFAR10"]
 
 Tensor = _C.Tensor
 
@@ -38,8 +40,10 @@ class FashionMNIST(Dataset[Tuple[Any, Any]]):
             C++). Default: ``None``.
         target_transform (Callable, optional): applied to each target (an int).
             Default: ``None``.
-        download (bool): nothing is downloaded (no network): ``True`` only turns a missing
-            file into a RuntimeError saying so. Default: ``False``.
+        download (bool): nothing is downloaded (no network): with ``True``, a root without
+            the files falls back to the installed copy ($TANDEM_FASHION_MNIST_DIR or
+            /usr/share/datasets/fashion-mnist), and a missing installation raises a
+            RuntimeError saying so. Default: ``False``.
     """
 
     classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
@@ -55,13 +59,25 @@ class FashionMNIST(Dataset[Tuple[Any, Any]]):
             directory = raw
         self.root, self.train = directory, train
         self.transform, self.target_transform = transform, target_transform
+        split = "train" if train else "test"
         try:
-            self.data, self.targets = load_mnist(directory, "train" if train else "test")
+            self.data, self.targets = load_mnist(directory, split)
         except ValueError as e:
-            if download:
-                raise RuntimeError(f"FashionMNIST: download is not supported (no network); "
-                                   f"install dataset-fashion-mnist or place the files: {e}") from e
-            raise
+            installed = _C.fashion_mnist_dir("")
+            if not download or root is None or os.path.abspath(installed) == os.path.abspath(directory):
+                if download:
+                    raise RuntimeError(f"FashionMNIST: download is not supported (no network); "
+                                       f"install dataset-fashion-mnist or place the files: {e}") from e
+                raise
+            # download=True "downloads" from the local installation: the files are read
+            # from there (nothing is copied or fetched from the network).
+            try:
+                self.data, self.targets = load_mnist(installed, split)
+            except ValueError as e2:
+                raise RuntimeError(f"FashionMNIST: {directory} has no Fashion-MNIST files and "
+                                   f"download is not supported (no network); install "
+                                   f"dataset-fashion-mnist or place the files: {e2}") from e
+            self.root = installed
 
     def __len__(self) -> int:
         return self.data.shape[0]

@@ -12,8 +12,41 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
 
+from ._augment import ColorJitter, RandomResizedCrop, RandomVerticalFlip
+
 __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHorizontalFlip",
-           "CenterCrop", "Lambda", "InterpolationMode"]
+           "CenterCrop", "Lambda", "InterpolationMode", "RandomResizedCrop", "ColorJitter",
+           "RandomVerticalFlip"]
+
+
+def _is_pil(img: Any) -> bool:
+    return type(img).__module__.startswith("PIL.")
+
+
+class _PILAware:
+    """Built-in transforms called on a PIL image (torchvision's usual input) work on it as a
+    (C, H, W) uint8 tensor and give a PIL image back, as torchvision does."""
+
+    def __call__(self, img: Any) -> Any:
+        """Applies the transform to one image.
+
+        Args:
+            img (Tensor, numpy.ndarray or PIL.Image): the image (arrays channels first).
+
+        Returns:
+            Any: the transformed image, of img's kind.
+        """
+        if not _is_pil(img):
+            return super().__call__(img)  # type: ignore[misc]
+        import numpy as np
+        from PIL import Image
+        a = np.asarray(img)
+        chw = _C.from_numpy(np.ascontiguousarray(a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)))
+        out = super().__call__(chw).numpy()  # type: ignore[misc]
+        if out.dtype != np.uint8:
+            return out  # e.g. Normalize: no longer an 8-bit image
+        out = out[0] if a.ndim == 2 else np.moveaxis(out, 0, -1)
+        return Image.fromarray(np.ascontiguousarray(out))
 
 
 class InterpolationMode:
@@ -32,6 +65,21 @@ class Compose(_Compose):
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
         super().__init__(transforms, allow_empty=True)
+
+    def __call__(self, img: Any) -> Any:
+        """Applies the transforms in order to one image.
+
+        Args:
+            img (Tensor, numpy.ndarray or PIL.Image): the image.
+
+        Returns:
+            Any: the last transform's output.
+        """
+        if _is_pil(img):  # each step keeps PIL in, PIL out (ToTensor ends it)
+            for t in self.transforms:
+                img = t(img)
+            return img
+        return super().__call__(img)
 
 
 class Lambda(TransformOp):
@@ -62,14 +110,32 @@ class Lambda(TransformOp):
 
 
 class ToTensor(TransformOp):
-    """Converts a uint8 image (H, W) or (H, W, C) to a float32 (C, H, W) tensor scaled to
-    [0, 1] (other dtypes are only moved to channels-first)."""
+    """Converts a uint8 image (H, W) or (H, W, C) -- a tensor, a numpy array or a PIL image --
+    to a float32 (C, H, W) tensor scaled to [0, 1] (other dtypes are only moved to
+    channels-first). Like torchvision's, it always returns a Tensor."""
 
     def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_to_tensor()]
 
+    def __call__(self, pic: Any) -> Any:
+        """Converts one image.
 
-class Resize(TransformOp):
+        Args:
+            pic (Tensor, numpy.ndarray or PIL.Image): the image, channels last.
+
+        Returns:
+            Tensor: float32 (C, H, W).
+        """
+        import numpy as np
+        if not isinstance(pic, _C.Tensor):
+            a = np.asarray(pic)
+            if not a.flags.writeable or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a).copy()
+            pic = _C.from_numpy(a)
+        return super().__call__(pic)
+
+
+class Resize(_PILAware, TransformOp):
     """Resizes the last two dims (bilinear, without antialiasing).
 
     Args:
@@ -115,7 +181,7 @@ class Normalize(TransformOp):
         return [self._c]
 
 
-class CenterCrop(TransformOp):
+class CenterCrop(_PILAware, TransformOp):
     """Crops the centre (offset round((H - h) / 2)); smaller images are zero-padded.
 
     Args:
@@ -130,7 +196,7 @@ class CenterCrop(TransformOp):
         return [_C.t_center_crop(*self._hw, hwc=False, mindspore_style=False)]
 
 
-class RandomCrop(TransformOp):
+class RandomCrop(_PILAware, TransformOp):
     """Zero-pads, then crops at a uniformly random position.
 
     Args:
@@ -158,7 +224,7 @@ class RandomCrop(TransformOp):
         return [_C.t_random_crop(*self._hw, self._pad, hwc=False)]
 
 
-class RandomHorizontalFlip(TransformOp):
+class RandomHorizontalFlip(_PILAware, TransformOp):
     """Flips the last dim (the width) with probability p.
 
     Args:

@@ -11,10 +11,13 @@ Three paths, chosen from the dataset:
     collate_fn is called in Python.
 Workers are threads, not processes. The shuffle order is seeded by a value drawn from
 tandem's global generator when the DataLoader is built (tandem.manual_seed fixes it); each
-pass over the DataLoader is a new epoch with a new deterministic order.
+pass over the DataLoader is a new epoch with a new deterministic order. As in PyTorch,
+several passes may be live at once (``zip(loader, loader)``, an evaluation pass inside a
+training pass): a pass started while another is still running gets its own Loader.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, Protocol, TypeVar
 
 import numpy as np
@@ -120,8 +123,8 @@ class DataLoader(Generic[T_co]):
         timeout (float): not supported (must be 0). Default: ``0``.
         worker_init_fn (None): not supported (workers are threads). Default: ``None``.
         multiprocessing_context (None): not supported. Default: ``None``.
-        generator (None): not supported; seed with ``tandem.manual_seed``.
-            Default: ``None``.
+        generator (mint.Generator, optional): the generator the shuffle seed is drawn from
+            (the global one when None). Default: ``None``.
         prefetch_factor (int, optional): batches prepared ahead (2 when ``None``).
             Default: ``None``.
         persistent_workers (bool): accepted for PyTorch code (threads are cheap to start).
@@ -138,11 +141,15 @@ class DataLoader(Generic[T_co]):
                  multiprocessing_context: Optional[object] = None,
                  generator: Optional[object] = None, *, prefetch_factor: Optional[int] = None,
                  persistent_workers: bool = False, pin_memory_device: str = "") -> None:
-        if batch_sampler is not None or worker_init_fn is not None or generator is not None \
+        if batch_sampler is not None or worker_init_fn is not None \
                 or multiprocessing_context is not None or timeout:
-            raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, generator, "
+            raise NotImplementedError("DataLoader: batch_sampler, worker_init_fn, "
                                       "multiprocessing_context and timeout are not supported "
                                       "(workers are C++ threads; seed with tandem.manual_seed)")
+        from ...mint._compat import Generator
+        if generator is not None and not isinstance(generator, Generator):
+            raise TypeError(f"DataLoader: generator must be a mint.Generator, got "
+                            f"{type(generator).__name__}")
         if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"DataLoader: dataset must be map-style (__getitem__ and __len__), "
                             f"got {type(dataset).__name__}")
@@ -158,8 +165,11 @@ class DataLoader(Generic[T_co]):
         self.sampler, self.num_workers, self.collate_fn = sampler, num_workers, collate_fn
         self.drop_last, self.pin_memory = bool(drop_last), pin_memory
         self.prefetch_factor = 2 if prefetch_factor is None else int(prefetch_factor)
-        self._seed = draw_seed()
-        self._generation = 0
+        if generator is not None:  # the shuffle seed comes from the given generator
+            with generator:
+                self._seed = draw_seed()
+        else:
+            self._seed = draw_seed()
         self._build()
 
     def _build(self) -> None:
@@ -181,19 +191,19 @@ class DataLoader(Generic[T_co]):
         if self.collate_fn is not None:
             self._mode = "collate"
             src = [_C.arange(0, len(ds), 1, _C.dtype.int64)]
-            self._loader = new_loader(src, 1, [], num_workers=0, **common)
+            self._make(src, 1, [], num_workers=0, **common)
             return
         if isinstance(ds, TensorDataset):
             self._mode = "tensor"
-            self._loader = new_loader(list(ds.tensors), len(ds.tensors), [],
-                                      num_workers=self.num_workers, **common)
+            self._make(list(ds.tensors), len(ds.tensors), [], num_workers=self.num_workers,
+                       **common)
             return
         spec = getattr(ds, "_tandem_loader_spec", None)
         if spec is not None:
             tensors, chains = spec()
             self._mode = "tensor"
-            self._loader = new_loader(list(tensors), len(tensors), chains,
-                                      num_workers=self.num_workers, **common)
+            self._make(list(tensors), len(tensors), chains, num_workers=self.num_workers,
+                       **common)
             return
         self._mode = "python"
         sample = ds[0] if len(ds) else ()
@@ -205,7 +215,18 @@ class DataLoader(Generic[T_co]):
             ncols = max(len(sample), 1)
         else:
             source, ncols, self._single = ds, 1, True
-        self._loader = new_loader(source, ncols, [], num_workers=self.num_workers, **common)
+        self._make(source, ncols, [], num_workers=self.num_workers, **common)
+
+    def _make(self, *args: Any, **kwargs: Any) -> None:
+        """Builds the primary Loader and keeps its arguments for the extra ones that
+        overlapping passes need."""
+        self._loader_args = (args, kwargs)
+        self._loader = new_loader(*args, **kwargs)
+        self._active: Optional["weakref.ref[_Iter]"] = None
+        self._passes = 0
+
+    def _source_len(self) -> int:
+        return len(self._base)
 
     def __len__(self) -> int:
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
@@ -213,29 +234,45 @@ class DataLoader(Generic[T_co]):
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
-    def _order(self) -> Optional[List[int]]:
-        """This epoch's sample indices into the Loader's source, when not the Loader's own."""
+    def _order(self, epoch: Optional[int] = None) -> Optional[List[int]]:
+        """This epoch's sample indices into the Loader's source, when not the Loader's own
+        (``epoch`` given: an explicit shuffled order for an extra Loader)."""
+        extra = epoch is not None
+        if epoch is None:
+            epoch = self._loader.epoch + 1
         if self.sampler is not None:
             pos = np.fromiter((int(i) for i in self.sampler), dtype=np.int64)
         elif self._indices is not None:
             pos = np.arange(len(self._indices), dtype=np.int64)
             if self.shuffle:
-                rng = np.random.default_rng([self._seed & 0xFFFFFFFF, self._seed >> 32,
-                                             self._loader.epoch + 1])
+                rng = np.random.default_rng([self._seed & 0xFFFFFFFF, self._seed >> 32, epoch])
                 pos = rng.permutation(pos)
+        elif extra and self.shuffle:
+            n = self._source_len()
+            rng = np.random.default_rng([self._seed & 0xFFFFFFFF, self._seed >> 32, epoch,
+                                         0x5EED])
+            return rng.permutation(n).tolist()
         else:
             return None
         order: List[int] = (pos if self._indices is None else self._indices[pos]).tolist()
         return order
 
     def __iter__(self) -> Iterator[Any]:
-        """Starts a pass (an epoch) over the dataset; starting another pass on the same
-        DataLoader ends this one.
+        """Starts a pass (an epoch) over the dataset. Passes are independent: one started
+        while another is still running does not disturb it (it runs on its own Loader).
 
         Returns:
             Iterator[Any]: the batches.
         """
-        return _Iter(self)
+        self._passes += 1
+        live = self._active() if self._active is not None else None
+        if live is None or live._done:
+            it = _Iter(self, self._loader, self._order())
+            self._active = weakref.ref(it)
+            return it
+        args, kwargs = self._loader_args
+        extra = new_loader(*args, **kwargs)
+        return _Iter(self, extra, self._order(self._passes))
 
     def __repr__(self) -> str:
         return (f"DataLoader(dataset={type(self.dataset).__name__}, "
@@ -244,12 +281,11 @@ class DataLoader(Generic[T_co]):
 
 
 class _Iter(Iterator[Any]):
-    """One pass over a DataLoader. Starting another pass on the same DataLoader ends this one."""
+    """One pass over a DataLoader, on one C++ Loader."""
 
-    def __init__(self, dl: DataLoader[Any]) -> None:
-        dl._generation += 1
-        self._dl, self._gen, self._done = dl, dl._generation, False
-        dl._loader.start_epoch(dl._order())
+    def __init__(self, dl: DataLoader[Any], loader: Any, order: Optional[List[int]]) -> None:
+        self._dl, self._loader, self._done = dl, loader, False
+        loader.start_epoch(order)
 
     def __iter__(self) -> "_Iter":
         return self
@@ -261,10 +297,7 @@ class _Iter(Iterator[Any]):
         dl = self._dl
         if self._done:
             raise StopIteration
-        if dl._generation != self._gen:
-            raise RuntimeError("DataLoader: this iterator was invalidated because a new pass over "
-                               "the same DataLoader started")
-        b = dl._loader.next()
+        b = self._loader.next()
         if not b:
             self._done = True
             raise StopIteration

@@ -116,14 +116,17 @@ def random_split(dataset: Dataset[T_co], lengths: Sequence[Union[int, float]],
         dataset (Dataset): the dataset to split (it needs ``__len__``).
         lengths (Sequence[int or float]): ints summing to ``len(dataset)``, or fractions
             summing to 1 (the remainders are spread round-robin, as PyTorch does).
-        generator (None): not supported (must be ``None``). Default: ``None``.
+        generator (mint.Generator, optional): draw the permutation from this generator
+            instead of the global one. Default: ``None``.
 
     Returns:
         List[Subset]: one Subset per length.
     """
-    if generator is not None:
-        raise NotImplementedError("random_split: generator is not supported; seed with "
-                                  "tandem.manual_seed")
+    import contextlib
+    from ...mint._compat import Generator
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"random_split: generator must be a mint.Generator, got "
+                        f"{type(generator).__name__}")
     n = len(dataset)  # type: ignore[arg-type]
     sizes: List[Any] = list(lengths)
     if math.isclose(sum(sizes), 1) and sum(sizes) <= 1:
@@ -134,7 +137,8 @@ def random_split(dataset: Dataset[T_co], lengths: Sequence[Union[int, float]],
     if sum(sizes) != n:
         raise ValueError("random_split: sum of input lengths does not equal the length of the "
                          f"input dataset ({sum(sizes)} vs {n})")
-    perm = _C.randperm(n, _C.dtype.int64).numpy().tolist()
+    with generator if generator is not None else contextlib.nullcontext():
+        perm = _C.randperm(n, _C.dtype.int64).numpy().tolist()
     out: List[Subset[T_co]] = []
     start = 0
     for length in sizes:

@@ -1,0 +1,4 @@
+"""torch.distributions.categorical: Categorical."""
+from ._dists import Categorical
+
+__all__ = ["Categorical"]

@@ -1,0 +1,4 @@
+"""torch.distributions.multinomial: Multinomial."""
+from ._dists import Multinomial
+
+__all__ = ["Multinomial"]
