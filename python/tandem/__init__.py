@@ -118,13 +118,9 @@ __all__ = [
     "float32", "float64", "half", "float", "double", "short", "int", "long", "bool",
     "get_default_dtype", "set_default_dtype", "linalg", "set_num_threads", "get_num_threads",
     "is_tensor", "memory_stats", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
-<<<<<<< HEAD
-    "is_grad_enabled", "grad", "value_and_grad", "get_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
-    "jit", "jit_class", "vmap", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
-=======
-    "is_grad_enabled", "grad", "value_and_grad", "vjp", "jvp", "mint", "ops", "nn", "common",
-    "jit", "jit_class", "vmap", "STRICT", "COMPATIBLE", "LAX", "set_context", "get_context", "GRAPH_MODE", "PYNATIVE_MODE",
->>>>>>> h-ms
+    "is_grad_enabled", "grad", "value_and_grad", "get_grad", "vjp", "jvp", "mint", "ops", "nn",
+    "common", "jit", "jit_class", "vmap", "STRICT", "COMPATIBLE", "LAX", "set_context",
+    "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "amp",
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
     "utils", "vision", "mindrecord", "train",
