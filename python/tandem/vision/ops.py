@@ -2,6 +2,8 @@
 (x1, y1, x2, y2) corner form."""
 from __future__ import annotations
 
+from typing import cast
+
 from .. import _C
 from .._generated import torch_api as _t
 
@@ -83,7 +85,8 @@ def batched_nms(boxes: Tensor, scores: Tensor, idxs: Tensor, iou_threshold: floa
     """
     if boxes.shape[0] == 0:
         return _t.zeros(0, dtype=_C.dtype.int64)
-    shift = (boxes.max() + 1) * idxs.type(boxes.dtype)
+    top = cast(Tensor, boxes.max())
+    shift = (top + 1) * idxs.to(boxes.dtype)
     return nms(boxes + shift[:, None], scores, iou_threshold)
 
 
