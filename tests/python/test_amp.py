@@ -356,3 +356,48 @@ def test_bf16_matmul_kernel(sa, sb, ta, tb):
     # float32 accumulation of the bf16 inputs, rounded once to bf16
     want = (a.float() @ b.float()).bfloat16().float().numpy()
     np.testing.assert_allclose(got.float().numpy(), want, rtol=1e-2, atol=1e-2)
+
+
+def test_build_train_network_and_loss_scale_managers():
+    x, y = mint.randn(32, 8), mint.randint(0, 3, (32,))
+    net = _net()
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    manager = tandem.amp.DynamicLossScaleManager(init_loss_scale=2.0 ** 10, scale_window=2)
+    step = tandem.amp.build_train_network(net, opt, nn.CrossEntropyLoss(), level="O2",
+                                          loss_scale_manager=manager, dtype=tandem.bfloat16)
+    losses = []
+    for _ in range(4):
+        loss, overflow, scale = step(x, y)
+        assert not bool(overflow)
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert manager.get_loss_scale() == 2.0 ** 12  # grew twice: after steps 2 and 4
+    assert all(p.dtype == mint.float32 for p in net.trainable_params())
+    # an overflowing step is skipped and the scale backs off
+    before = [p.detach().clone() for p in net.trainable_params()]
+    _, overflow, _ = step(mint.full((32, 8), float("inf")), y)
+    assert bool(overflow) and manager.get_loss_scale() == 2.0 ** 11
+    for p, b in zip(net.trainable_params(), before):
+        np.testing.assert_array_equal(p.detach().numpy(), b.numpy())
+    fixed = tandem.amp.FixedLossScaleManager(64.0, drop_overflow_update=False)
+    assert fixed.get_update_cell() is None and fixed.get_loss_scale() == 64.0
+    assert tandem.amp.FixedLossScaleManager().get_update_cell() is not None
+    with pytest.raises(ValueError, match="loss_scale must be >= 1"):
+        tandem.amp.FixedLossScaleManager(0.5)
+
+
+def test_model_with_amp_level_trains():
+    from tandem.train import Model
+    net = _net()
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    model = Model(net, nn.CrossEntropyLoss(), opt, metrics={"accuracy"}, amp_level="O2",
+                  loss_scale_manager=tandem.amp.FixedLossScaleManager(128.0))
+    assert type(model.train_network).__name__ == "TrainOneStepWithLossScaleCell"
+    x, y = mint.randn(32, 8), mint.randint(0, 3, (32,))
+    first = model.train_network(x, y)[0].item()
+    for _ in range(5):
+        last = model.train_network(x, y)[0].item()
+    assert last < first
+    assert model.predict_network(x).dtype == mint.float32
+    with pytest.raises(ValueError, match="need loss_fn and optimizer"):
+        Model(_net(), amp_level="O2")

@@ -320,8 +320,8 @@ def test_wrappers_and_metrics():
     loss.update(T.Tensor([1.0, 3.0]))
     assert loss.eval() == 2.0 and isinstance(acc, Accuracy)
     from tandem.train import Model
-    with pytest.raises(NotImplementedError, match="mixed precision"):
-        Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1), amp_level="O2")
+    with pytest.raises(NotImplementedError, match="boost_level"):
+        Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1), boost_level="O1")
 
 
 # ---- save / load and static graphs ---------------------------------------------------------

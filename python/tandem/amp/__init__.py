@@ -10,7 +10,8 @@ from .._layers.cell import Cell
 Tensor = _C.Tensor
 
 __all__ = ["auto_mixed_precision", "get_white_list", "get_black_list", "all_finite",
-           "LossScaler", "StaticLossScaler", "DynamicLossScaler"]
+           "LossScaler", "StaticLossScaler", "DynamicLossScaler", "LossScaleManager",
+           "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]
 
 
 def get_white_list() -> List[type]:
@@ -265,3 +266,7 @@ class DynamicLossScaler(LossScaler):
         self.scale_value.copy_(scale)
         self.counter.copy_(_C.where(grow, zero, count))
         return _C.full([], 1, _C.dtype.bool)
+
+
+from ._train import (DynamicLossScaleManager, FixedLossScaleManager,  # noqa: E402
+                     LossScaleManager, build_train_network)

@@ -122,11 +122,8 @@ class TrainOneStepCell(Cell):
 
 
 def _all_finite(grads: Any) -> Tensor:
-    flags = [_C.all(_C.isfinite(g), None, False) for g in grads if g is not None]
-    out = flags[0]
-    for f in flags[1:]:
-        out = _C.logical_and(out, f)
-    return out
+    from .. import _amp
+    return _amp.all_finite([g for g in grads if g is not None])
 
 
 class FixedLossScaleUpdateCell(Cell):
@@ -166,7 +163,8 @@ class FixedLossScaleUpdateCell(Cell):
 
 class DynamicLossScaleUpdateCell(Cell):
     """A loss scale that shrinks by scale_factor on overflow and grows by it after
-    scale_window steps without one (MindSpore's nn.DynamicLossScaleUpdateCell).
+    scale_window steps without one (MindSpore's nn.DynamicLossScaleUpdateCell): the cell
+    form of ``amp.DynamicLossScaler``, which holds the state (in tensors).
 
     Args:
         loss_scale_value (float): the initial scale.
@@ -180,10 +178,16 @@ class DynamicLossScaleUpdateCell(Cell):
             raise ValueError("DynamicLossScaleUpdateCell: needs loss_scale_value > 0, "
                              "scale_factor > 1 and scale_window >= 1, got "
                              f"{loss_scale_value!r}, {scale_factor!r}, {scale_window!r}")
-        self.loss_scale_value = float(loss_scale_value)
+        from ..amp import DynamicLossScaler
+        object.__setattr__(self, "_scaler",
+                           DynamicLossScaler(loss_scale_value, scale_factor, scale_window))
         self.scale_factor = float(scale_factor)
         self.scale_window = int(scale_window)
-        self.good_steps = 0
+
+    @property
+    def loss_scale_value(self) -> float:
+        """The current scale."""
+        return self.get_loss_scale()
 
     def get_loss_scale(self) -> float:
         """The current scale.
@@ -191,7 +195,7 @@ class DynamicLossScaleUpdateCell(Cell):
         Returns:
             float, the loss scale.
         """
-        return self.loss_scale_value
+        return float(self._scaler.scale_value.item())
 
     def construct(self, loss_scale: Any, overflow: Any) -> bool:
         """Updates the scale after a step.
@@ -203,18 +207,12 @@ class DynamicLossScaleUpdateCell(Cell):
         Returns:
             bool, whether the step may update the parameters (no overflow).
         """
-        if bool(overflow):
-            self.loss_scale_value = max(self.loss_scale_value / self.scale_factor, 1.0)
-            self.good_steps = 0
-        else:
-            self.good_steps += 1
-            if self.good_steps >= self.scale_window:
-                self.loss_scale_value *= self.scale_factor
-                self.good_steps = 0
+        overflow = overflow if isinstance(overflow, Tensor) else Tensor(bool(overflow))
+        self._scaler.adjust(_C.logical_not(overflow))
         if isinstance(loss_scale, Tensor):
             from ..autograd import no_grad
             with no_grad():
-                loss_scale.copy_(Tensor(self.loss_scale_value, loss_scale.dtype))
+                loss_scale.copy_(self._scaler.scale_value.to(loss_scale.dtype))
         return not bool(overflow)
 
 

@@ -44,10 +44,12 @@ class Model:
             (built from network and loss_fn when ``None``). Default: ``None`` .
         eval_indexes (list, optional): positions of loss, outputs and label in
             eval_network's outputs. Default: ``None`` .
-        amp_level (str): ``'O0'`` only; mixed precision (tandem.amp) is not part of this
-            class. Default: ``'O0'`` .
+        amp_level (str): 'O0', 'O1', 'O2', 'O3' or 'auto': the training step is
+            ``amp.build_train_network(network, optimizer, loss_fn, level=amp_level)``.
+            Default: ``'O0'`` .
         boost_level (str): ``'O0'`` only. Default: ``'O0'`` .
-        **kwargs: ``loss_scale_manager`` is refused (mixed precision), others ignored.
+        **kwargs: ``loss_scale_manager`` (amp.FixedLossScaleManager /
+            DynamicLossScaleManager) for build_train_network; others ignored.
     """
 
     def __init__(self, network: Any, loss_fn: Any = None, optimizer: Any = None,
@@ -55,10 +57,10 @@ class Model:
                  eval_indexes: Optional[List[int]] = None, amp_level: str = "O0",
                  boost_level: str = "O0", **kwargs: Any) -> None:
         from ..nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
-        if amp_level != "O0" or kwargs.get("loss_scale_manager") is not None:
-            raise NotImplementedError(
-                f"Model: amp_level={amp_level!r} / loss_scale_manager need mixed precision, "
-                "which tandem.train.Model does not implement; use amp_level='O0'")
+        manager = kwargs.get("loss_scale_manager")
+        amp = amp_level != "O0" or manager is not None
+        if amp and (loss_fn is None or optimizer is None):
+            raise ValueError("Model: amp_level / loss_scale_manager need loss_fn and optimizer")
         if boost_level != "O0":
             raise NotImplementedError(f"Model: boost_level={boost_level!r} is not supported")
         if optimizer is not None and loss_fn is None:
@@ -71,7 +73,15 @@ class Model:
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._metric_fns: Dict[str, Metric] = metrics_dict(metrics)
-        if loss_fn is not None and optimizer is not None:
+        if amp:
+            from ..amp import build_train_network
+            extra = {"loss_scale_manager": manager} if "loss_scale_manager" in kwargs else {}
+            self._train_network = build_train_network(network, optimizer, loss_fn,
+                                                      level=amp_level, **extra)
+            # the converted network (O2/O3 wrap it to cast outputs to float32)
+            network = self._train_network.network._backbone
+            self._network = network
+        elif loss_fn is not None and optimizer is not None:
             self._train_network = TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)
         elif loss_fn is not None:
             self._train_network = WithLossCell(network, loss_fn)
