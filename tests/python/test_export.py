@@ -188,3 +188,21 @@ def test_tandem_run_cli(tmp_path):
     zoo.close(np.load(tmp_path / "y.npy"), _eager(net, x).numpy())
     bad = subprocess.run([exe, str(tmp_path / "x.npy")], capture_output=True, text=True)
     assert bad.returncode == 1 and "load_model" in bad.stderr
+
+
+def test_value_dependent_python_branches_are_refused_and_cond_exports(tmp_path):
+    # Regression: the traced path was written without its guard, so inputs taking the other
+    # branch got the first branch's result.
+    def branchy(x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+    with pytest.raises(ValueError, match="reads tensor values in Python"):
+        tandem.export(branchy, mint.ones(3), file_name=str(tmp_path / "b"))
+
+    def selected(x):
+        return mint.cond(x.sum() > 0, lambda v: v * 2, lambda v: v - 1, (x,))
+    g = tandem.load(tandem.export(selected, mint.ones(3), file_name=str(tmp_path / "c")))
+    for v in (1.0, -2.0):
+        x = mint.full((3,), v)
+        np.testing.assert_array_equal(g(x).numpy(), selected(x).numpy())

@@ -26,8 +26,20 @@ Graph trace_inference(const ExportFn& fn, const std::vector<Tensor>& examples) {
   return tracer.finish(outs);
 }
 
-// Before the inference passes: the function must not update state.
+// Before the inference passes: the function must not update state, nor branch on values.
 void check_pure(const Graph& g) {
+  // A value read in Python picks one path at trace time; the file would hold that path only
+  // and give wrong results for inputs that take another. Refused rather than guessed.
+  if (!g.guards.empty()) {
+    std::string where;
+    for (size_t i = 0; i < g.guards.size() && i < 3; ++i)
+      where += (i ? "; " : "") + g.guards[i].where;
+    throw_error<ValueError>(
+        "export: the function reads tensor values in Python (", g.guards.size(),
+        where.empty() ? " read" : " read(s): ", where,
+        "), so its graph depends on the example's values; express the choice with tensor ops "
+        "(mint.where / ops.select, ops.cond) or make it a static Python value to export it");
+  }
   TANDEM_CHECK(g.writebacks.empty(), ValueError, "export: the function updates ",
                g.writebacks.size(),
                " tensors in place (BatchNorm running statistics in training mode, an optimizer "
