@@ -247,16 +247,19 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     ("layer_norm|var_mean|std_mean|vector_norm|norm", "forward", "wrong", r"(nan|inf|1\.\] vs)",
      "OPEN: statistics of inputs holding +-inf, and p-norms with a huge finite p (torch "
      "rescales by the max first; tandem overflows |x|^p)"),
-    ("addcmul|addcdiv|fmod|remainder|lerp", "forward|inplace", "wrong", r"values differ",
+    ("addcmul|addcdiv|fmod|remainder|lerp|gt|lt|ge|le|eq|ne", "forward|inplace", "wrong",
+     r"values differ",
      "half-precision results are computed from float32 reads of each operand; torch first "
-     "rounds every operand to the result dtype (overflow to inf and fmod's rounding differ)"),
+     "rounds every operand (Python numbers too: 1e30 becomes inf in float16) to the common "
+     "dtype, so overflow to inf and fmod's rounding differ"),
     ("as_strided", "backward", "wrong", r"values differ",
      "OPEN: as_strided with overlapping windows: the gradient is not summed per storage element"),
     ("softmax|log_softmax|dropout|dropout2d", "forward", "wrong", r"dtype",
      "empty or integer inputs: torch skips its kernel (and its dtype checks) for empty "
      "tensors and keeps integer dtypes through dropout; tandem returns the float type"),
-    ("clamp|clip", "backward", "wrong", r"values differ",
-     "OPEN: clamp's gradient where a tensor bound is NaN (torch: 0, tandem: passes it)"),
+    ("clamp|clip|hardtanh", "backward", "wrong", r"values differ",
+     "OPEN: clamp/hardtanh gradients at NaN inputs or NaN bounds (torch passes the "
+     "gradient at a NaN input and drops it at a NaN bound; tandem does the reverse)"),
     ("scatter_reduce|scatter", "backward", "tandem_rejects", r"backward is not implemented",
      "scatter's multiply/amax/amin reductions have no gradient rule yet (NotImplementedError)"),
     (".*", ".*", "tandem_accepts", r"INTERNAL ASSERT FAILED",
