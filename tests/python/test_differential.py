@@ -24,7 +24,7 @@ import differential  # noqa: E402
 #: Cases once found failing (crashes and wrong results), replayed on every run.
 REGRESSIONS_FILE = ROOT / "tests" / "fuzz" / "regressions_differential.jsonl"
 
-CI_CASES = int(os.environ.get("TANDEM_DIFF_CASES", "6000"))
+CI_CASES = int(os.environ.get("TANDEM_DIFF_CASES", "30000"))
 CI_SEED = 20260
 
 
