@@ -48,7 +48,7 @@ ROWS = [
        "A new tensor holding a copy of data: a number, a nested sequence, a numpy array or a "
        "tensor. Python floats become the default float dtype, ints int64, bools bool.",
        args={"data": "the values.", **_SIZE_ARGS}),
-    Op("as_tensor", f"(data: object, dtype: Optional[DType] = None, {_DEV}) -> Tensor",
+    Op("as_tensor", f"(data: object, *, dtype: Optional[DType] = None, {_DEV}) -> Tensor",
        _dev("as_tensor", "_impl.creation.as_tensor(data, dtype)"),
        "Like tensor(), but shares memory with a tensor or numpy array when no conversion is "
        "needed.", args={"data": "the values.", **_SIZE_ARGS}),

@@ -2849,6 +2849,7 @@ def tensor(
 
 def as_tensor(
     data: object,
+    *,
     dtype: Optional[DType] = None,
     device: Optional[object] = None,
 ) -> Tensor:
@@ -2856,6 +2857,8 @@ def as_tensor(
 
     Args:
         data (object): the values.
+
+    Keyword args:
         dtype (dtype, optional): the data type of the result (the default float type when
             None, for floating-point results). Default: ``None``.
         device (object, optional): where the result lives: only the CPU ('cpu',

@@ -102,6 +102,9 @@ def randint(low: Any, high: Any, size: Any, dtype: Any) -> Tensor:
 def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
     """Normal samples; mean and std may be tensors (then size is their broadcast shape)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or dtype is not None:  # torch's tensor overloads take neither
+            raise TypeError("normal: with a tensor mean or std the result has their shape and "
+                            "dtype; size= and dtype= need float mean and std")
         m = mean if isinstance(mean, Tensor) else None
         s = std if isinstance(std, Tensor) else None
         ref = m if m is not None else s
