@@ -11,6 +11,19 @@ echo "== Lint (ruff, clang-format)"
 bash tools/lint.sh || status=1
 echo "== C++ tests (ctest)"
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" || status=1
+if [ "${TANDEM_SKIP_SANITIZE:-0}" != 1 ]; then
+  echo "== C++ tests under AddressSanitizer + UBSan (build in ${BUILD}-asan)"
+  if TANDEM_BUILD_DIR="${BUILD}-asan" bash tools/build.sh -DTANDEM_SANITIZE=ON \
+      -DTANDEM_BUILD_PYTHON=OFF >"$BUILD/asan_build.log" 2>&1; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --test-dir "${BUILD}-asan" --output-on-failure -j "$(nproc)" >"$BUILD/asan_ctest.log" 2>&1 \
+      || { tail -n 60 "$BUILD/asan_ctest.log"; status=1; }
+    grep -E "tests passed" "$BUILD/asan_ctest.log" || true
+  else
+    tail -n 40 "$BUILD/asan_build.log"
+    status=1
+  fi
+fi
 echo "== Python tests (pytest)"
 TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q -p no:cacheprovider \
   tests/python "$@" || status=1
