@@ -185,7 +185,7 @@ CATALOGUE = [
     # settings
     ("tandem.set_num_threads(0)", ValueError, "positive"),
     ("tandem.set_num_threads(-1)", ValueError, "positive"),
-    ("x.to('cuda')", ValueError, "device"),
+    ("x.to('cuda')", RuntimeError, "device"),
 ]
 
 

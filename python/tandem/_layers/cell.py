@@ -92,11 +92,13 @@ class Cell(CellTree):
     # ordered dicts, so ``self._modules[name] = m`` registers a sub-module.
     @property
     def _modules(self) -> "OrderedDict[str, Optional[Cell]]":
-        return self.__dict__["_cells"]
+        cells: "OrderedDict[str, Optional[Cell]]" = self.__dict__["_cells"]
+        return cells
 
     @property
     def _parameters(self) -> "OrderedDict[str, Optional[Parameter]]":
-        return self.__dict__["_params"]
+        params: "OrderedDict[str, Optional[Parameter]]" = self.__dict__["_params"]
+        return params
 
     # --- attribute registration --------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
