@@ -323,3 +323,22 @@ def test_graph_mode_module_call_stays_differentiable():
         assert "_graph_fn" in net.__dict__ and not y.requires_grad
     finally:
         tandem.set_context(mode=tandem.PYNATIVE_MODE)
+
+
+def test_graph_mode_untraceable_forward_runs_eagerly():
+    class Masked(nn.Module):
+        def forward(self, X, n):
+            X = X.clone()
+            X[mint.arange(X.shape[1])[None, :] >= n[:, None]] = -1.0  # reads values
+            return X
+    m = Masked()
+    X, n = mint.ones(2, 3), mint.tensor([1, 2])
+    want = m(X, n).numpy()
+    tandem.set_context(mode=tandem.GRAPH_MODE)
+    try:
+        with pytest.warns(RuntimeWarning, match="runs eagerly"):
+            got = m(X, n)
+        np.testing.assert_array_equal(got.numpy(), want)
+        np.testing.assert_array_equal(m(X, n).numpy(), want)  # stays eager, no new warning
+    finally:
+        tandem.set_context(mode=tandem.PYNATIVE_MODE)

@@ -151,7 +151,10 @@ def load_sections(mirror: str, chapters: List[str], d2l_module: str,
 
 def book_d2l_source(mirror: str) -> str:
     """The book's own d2l/torch.py ported by the same rules (the baseline helper library)."""
-    return port(git_show(mirror, "d2l/torch.py"), "d2l_port")
+    bound = ("import os as _os\n\n\ndef __d2l_bound_epochs(n):  # the harness's epoch bound\n"
+             "    cap = int(_os.environ.get('TANDEM_D2L_MAX_EPOCHS', '1'))\n"
+             "    return min(int(n), cap)\n\n\n")
+    return bound + port(git_show(mirror, "d2l/torch.py"), "d2l_port")
 
 
 def local_data_files() -> Dict[str, str]:

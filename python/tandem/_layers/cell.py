@@ -92,11 +92,13 @@ class Cell(CellTree):
     # ordered dicts, so ``self._modules[name] = m`` registers a sub-module.
     @property
     def _modules(self) -> "OrderedDict[str, Optional[Cell]]":
-        return self.__dict__["_cells"]
+        cells: "OrderedDict[str, Optional[Cell]]" = self.__dict__["_cells"]
+        return cells
 
     @property
     def _parameters(self) -> "OrderedDict[str, Optional[Parameter]]":
-        return self.__dict__["_params"]
+        params: "OrderedDict[str, Optional[Parameter]]" = self.__dict__["_params"]
+        return params
 
     # --- attribute registration --------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -247,11 +249,25 @@ class Cell(CellTree):
             # result must be differentiable (PyTorch's loss.backward() after net(X)) runs
             # eagerly; no_grad calls (evaluation) and @jit training steps still compile.
             return self._run(*args, **kwargs)
+        if self.__dict__.get("_graph_eager"):
+            return self._run(*args, **kwargs)
         fn = self.__dict__.get("_graph_fn")
         if fn is None:  # compiled per signature and per train/eval flag
             fn = JitFunction(lambda training, *a: self._run(*a), static_argnums=0)  # type: ignore[arg-type]
             object.__setattr__(self, "_graph_fn", fn)
-        return fn(self.training, *args)
+        try:
+            return fn(self.training, *args)
+        except RuntimeError as e:
+            # forward reads tensor values (boolean-mask indexing, .item()): it cannot be
+            # traced, so this cell runs eagerly from now on, as PyNative would
+            if "this tensor is symbolic" not in str(e):
+                raise
+            import warnings
+            warnings.warn(f"GRAPH_MODE: {type(self).__name__}.forward reads tensor values and "
+                          f"cannot be compiled; it runs eagerly ({str(e).splitlines()[0][:80]})",
+                          RuntimeWarning, stacklevel=3)
+            object.__setattr__(self, "_graph_eager", True)
+            return self._run(*args, **kwargs)
 
     def _needs_tape(self, args: Tuple[Any, ...]) -> bool:
         if any(isinstance(a, Tensor) and a.requires_grad for a in args):

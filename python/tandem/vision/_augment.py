@@ -106,9 +106,9 @@ def _resize_hwc(a: np.ndarray, h: int, w: int) -> np.ndarray:
     top = f[y0][:, x0] * (1 - wx) + f[y0][:, x1] * wx
     bot = f[y1][:, x0] * (1 - wx) + f[y1][:, x1] * wx
     out = top * (1 - wy) + bot * wy
-    if a.dtype == np.uint8:
-        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
-    return out.astype(a.dtype)
+    res: np.ndarray = (np.clip(np.rint(out), 0, 255).astype(np.uint8) if a.dtype == np.uint8
+                       else out.astype(a.dtype))
+    return res
 
 
 class RandomResizedCrop(_NumpyTransform):

@@ -2,7 +2,7 @@
 (x1, y1, x2, y2) corner form."""
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, List, Tuple
 
 from .. import _C
 from .._generated import torch_api as _t
@@ -85,12 +85,11 @@ def batched_nms(boxes: Tensor, scores: Tensor, idxs: Tensor, iou_threshold: floa
     """
     if boxes.shape[0] == 0:
         return _t.zeros(0, dtype=_C.dtype.int64)
-    top = cast(Tensor, boxes.max())
-    shift = (top + 1) * idxs.to(boxes.dtype)
+    shift = (float(boxes.detach().numpy().max()) + 1) * _C.to_dtype(idxs, boxes.dtype)
     return nms(boxes + shift[:, None], scores, iou_threshold)
 
 
-def _rois(boxes) -> "list":
+def _rois(boxes: Any) -> "List[Tuple[Any, ...]]":
     """(batch index, x1, y1, x2, y2) rows from an (K, 5) tensor or a list of (Ki, 4) tensors."""
     if isinstance(boxes, (list, tuple)):
         rows = []
@@ -103,7 +102,8 @@ def _rois(boxes) -> "list":
     return [(int(r[0]), *map(float, r[1:])) for r in boxes.detach().numpy().tolist()]
 
 
-def roi_pool(input: Tensor, boxes, output_size, spatial_scale: float = 1.0) -> Tensor:  # noqa: A002
+def roi_pool(input: Tensor, boxes: Any, output_size: Any,  # noqa: A002
+             spatial_scale: float = 1.0) -> Tensor:
     """Region-of-interest max pooling (Fast R-CNN), as torchvision.ops.roi_pool: each box,
     scaled by ``spatial_scale`` and rounded to feature-map cells, is split into an
     output_size grid of bins and each bin's maximum is taken (empty bins give 0).

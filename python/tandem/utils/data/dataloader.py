@@ -251,7 +251,8 @@ class DataLoader(Generic[T_co]):
             n = self._source_len()
             rng = np.random.default_rng([self._seed & 0xFFFFFFFF, self._seed >> 32, epoch,
                                          0x5EED])
-            return rng.permutation(n).tolist()
+            perm: List[int] = rng.permutation(n).tolist()
+            return perm
         else:
             return None
         order: List[int] = (pos if self._indices is None else self._indices[pos]).tolist()
