@@ -17,8 +17,7 @@ namespace {
 const std::string& scratch_path() {
   static const std::string path = [] {
     const char* dir = std::getenv("TMPDIR");
-    return std::string(dir && *dir ? dir : "/tmp") + "/tandem_fuzz_idx." +
-           std::to_string(getpid());
+    return std::string(dir && *dir ? dir : "/tmp") + "/tandem_fuzz_idx." + std::to_string(getpid());
   }();
   return path;
 }

@@ -92,7 +92,7 @@ def test_animator_keeps_the_backend_and_plots(monkeypatch):
 
 
 def test_animator_updates_one_notebook_display(monkeypatch):
-    IPython = pytest.importorskip("IPython")
+    pytest.importorskip("IPython")
     from IPython import display
     calls = []
 

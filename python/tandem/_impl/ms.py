@@ -4,7 +4,7 @@ from PyTorch's under the same name (``ops.ones(shape, dtype)``, ``ops.select(con
 the shared ones; only the argument forms are MindSpore's."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 

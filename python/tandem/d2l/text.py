@@ -6,7 +6,7 @@ import collections
 import math
 import random
 import re
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .. import mint
 from ..mint import nn

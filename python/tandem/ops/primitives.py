@@ -4,7 +4,7 @@ called with tensors. Each forwards to the same functional op as ``tandem.ops``; 
 implementation of its own."""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Sequence, Tuple
 
 from .. import _C
 from .._generated import ms_api as F
@@ -468,7 +468,7 @@ class GradOperation(Primitive):
         return grad_fn
 
 
-__all__ = sorted(list(_SIMPLE) + [
+__all__ = sorted(list(_SIMPLE) + [  # noqa: PLE0605  (a list at run time)
     "Primitive", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax",
     "LogSoftmax", "Concat", "Stack", "Squeeze", "Argmax", "MatMul", "BatchMatMul", "OneHot",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "GradOperation"])

@@ -206,10 +206,10 @@ TANDEM_SLEEF_UNARY(vcosh, Sleef_coshf16_u10, Sleef_coshd8_u10)
 inline VF vasinh(VF a) {
   const __m512 ax = _mm512_abs_ps(a.v);
   const __mmask16 big = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(1e18f), _CMP_GT_OQ);
-  const __m512i l = _mm512_castps_si512(
-      _mm512_add_ps(Sleef_logf16_u10(ax), _mm512_set1_ps(0.693147180559945f)));
-  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(a.v),
-                                        _mm512_set1_epi32(int(0x80000000u)));
+  const __m512i l =
+      _mm512_castps_si512(_mm512_add_ps(Sleef_logf16_u10(ax), _mm512_set1_ps(0.693147180559945f)));
+  const __m512i sign =
+      _mm512_and_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(int(0x80000000u)));
   const __m512 signed_l = _mm512_castsi512_ps(_mm512_or_si512(l, sign));
   return {_mm512_mask_blend_ps(big, Sleef_asinhf16_u10(a.v), signed_l)};
 }

@@ -40,9 +40,24 @@ TANDEM_UNARY_FN_S(Sign, T((T(0) < x) - (x < T(0))))
 TANDEM_UNARY_FN_S(Square, T(x* x))
 // if constexpr, not ?: -- the conditional's common type was double, so an int64 near 2^63
 // went through double and came back as INT64_MIN.
-TANDEM_UNARY_FN_S(Floor, [&] { if constexpr (is_fp<T>) return T(std::floor(x)); else return x; }())
-TANDEM_UNARY_FN_S(Ceil, [&] { if constexpr (is_fp<T>) return T(std::ceil(x)); else return x; }())
-TANDEM_UNARY_FN_S(Trunc, [&] { if constexpr (is_fp<T>) return T(std::trunc(x)); else return x; }())
+TANDEM_UNARY_FN_S(Floor, [&] {
+  if constexpr (is_fp<T>)
+    return T(std::floor(x));
+  else
+    return x;
+}())
+TANDEM_UNARY_FN_S(Ceil, [&] {
+  if constexpr (is_fp<T>)
+    return T(std::ceil(x));
+  else
+    return x;
+}())
+TANDEM_UNARY_FN_S(Trunc, [&] {
+  if constexpr (is_fp<T>)
+    return T(std::trunc(x));
+  else
+    return x;
+}())
 TANDEM_UNARY_FN_S(Frac, T(x - std::trunc(x)))
 // x < 0 ? 0 : x keeps NaN and -0.0 as PyTorch does (x > 0 ? x : 0 mapped NaN to 0).
 TANDEM_UNARY_FN_S(Relu, T(x < T(0) ? T(0) : x))
