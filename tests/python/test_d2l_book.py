@@ -30,6 +30,9 @@ SECTIONS = [
     "chapter_recurrent-neural-networks/rnn-scratch",
     "chapter_optimization/minibatch-sgd",
 ]
+# Sections reading the book's data sets (../shared/data/d2l here; CI machines may lack it).
+NEEDS_DATA = {"chapter_recurrent-neural-networks/rnn-scratch",
+              "chapter_optimization/minibatch-sgd"}
 
 
 def test_extraction_and_port_rules():
@@ -46,13 +49,14 @@ def test_representative_sections_run(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), TANDEM_DATA=DATA,
                TANDEM_D2L_CACHE=str(tmp_path / "cache"))
     out = tmp_path / "result.json"
+    sections = SECTIONS if DATA else [s for s in SECTIONS if s not in NEEDS_DATA]
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "d2l_book", "run_book.py"),
-                        "--only", *SECTIONS, "--json", str(out), "--timeout", "240",
+                        "--only", *sections, "--json", str(out), "--timeout", "240",
                         "--workdir", str(tmp_path / "work")],
                        env=env, capture_output=True, text=True, timeout=1200)
     assert p.returncode == 0, p.stderr
     import json
     res = json.load(open(out))
     failed = {s["key"]: s["error"] for s in res["sections"] if s["error"]}
-    assert len(res["sections"]) == len(SECTIONS)
+    assert len(res["sections"]) == len(sections)
     assert not failed, p.stdout
