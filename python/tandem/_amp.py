@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable
 
 from . import _C
 
@@ -26,21 +26,23 @@ def _floating(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.is_floating_point
 
 
-def cast_tree(obj: Any, dtype: Any, only: Optional[tuple] = None) -> Any:
-    """Floating tensors in a nested tuple/list/dict cast to dtype (those of `only`'s dtypes,
-    when given); everything else unchanged."""
+def map_tensors(obj: Any, fn: Callable[[Tensor], Any]) -> Any:
+    """fn applied to every tensor of a nested tuple/namedtuple/list/dict; other leaves kept."""
     if isinstance(obj, Tensor):
-        if obj.dtype.is_floating_point and obj.dtype != dtype and (only is None
-                                                                  or obj.dtype in only):
-            return obj.to(dtype)
-        return obj
+        return fn(obj)
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(cast_tree(o, dtype, only) for o in obj))
+        return type(obj)(*(map_tensors(o, fn) for o in obj))
     if isinstance(obj, (tuple, list)):
-        return type(obj)(cast_tree(o, dtype, only) for o in obj)
+        return type(obj)(map_tensors(o, fn) for o in obj)
     if isinstance(obj, dict):
-        return {k: cast_tree(v, dtype, only) for k, v in obj.items()}
+        return {k: map_tensors(v, fn) for k, v in obj.items()}
     return obj
+
+
+def cast_tree(obj: Any, dtype: Any) -> Any:
+    """Floating tensors in a nested tuple/list/dict cast to dtype; everything else unchanged."""
+    return map_tensors(obj, lambda t: t.to(dtype) if t.dtype.is_floating_point
+                       and t.dtype != dtype else t)
 
 
 class AutocastScope:

@@ -136,16 +136,6 @@ def all_finite(inputs: Union[Tensor, Iterable[Tensor]]) -> Tensor:
     return _amp.all_finite([inputs] if isinstance(inputs, Tensor) else list(inputs))
 
 
-def _tree(obj: Any, fn: Any) -> Any:
-    if isinstance(obj, Tensor):
-        return fn(obj)
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_tree(o, fn) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _tree(v, fn) for k, v in obj.items()}
-    return obj
-
-
 class LossScaler:
     """Base of the loss scalers: ``scale``, ``unscale`` and ``adjust``."""
 
@@ -158,7 +148,7 @@ class LossScaler:
         Returns:
             The scaled inputs, nested as given.
         """
-        return _tree(inputs, lambda t: t * self.scale_value.to(t.dtype))
+        return _amp.map_tensors(inputs, lambda t: t * self.scale_value.to(t.dtype))
 
     def unscale(self, inputs: Any) -> Any:
         """Divides inputs (usually gradients) by the scale.
@@ -169,7 +159,7 @@ class LossScaler:
         Returns:
             The unscaled inputs, nested as given.
         """
-        return _tree(inputs, lambda t: t / self.scale_value.to(t.dtype))
+        return _amp.map_tensors(inputs, lambda t: t / self.scale_value.to(t.dtype))
 
     def adjust(self, grads_finite: Tensor) -> Tensor:
         """Adapts the scale to whether the last gradients were finite.

@@ -65,14 +65,10 @@ class autocast(_amp.AutocastScope):  # noqa: N801  (PyTorch's name)
 
 
 def _per_tensor(outputs: Any, fn: Callable[[Tensor], Tensor]) -> Any:
-    if isinstance(outputs, Tensor):
-        return fn(outputs)
-    if isinstance(outputs, (list, tuple)):
-        return type(outputs)(_per_tensor(o, fn) for o in outputs)
-    if isinstance(outputs, dict):
-        return {k: _per_tensor(v, fn) for k, v in outputs.items()}
-    if isinstance(outputs, Iterable):
-        return [_per_tensor(o, fn) for o in outputs]
+    if isinstance(outputs, (Tensor, list, tuple, dict)):
+        return _amp.map_tensors(outputs, fn)
+    if isinstance(outputs, Iterable):  # generators: torch scales what they yield
+        return [_amp.map_tensors(o, fn) for o in outputs]
     raise TypeError(f"GradScaler.scale: outputs must be a tensor or an iterable of tensors, "
                     f"got {type(outputs).__name__}")
 
