@@ -121,6 +121,21 @@ def evaluate_loss(net, data_iter, loss_fn) -> float:
 
 
 # --- progress bar and plot -------------------------------------------------------------------
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython's ZMQ shell)."""
+    ip = sys.modules.get("IPython")
+    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _notebook_display():
+    """A display handle in a Jupyter kernel, None elsewhere."""
+    if not in_notebook():
+        return None
+    from IPython.display import display
+    return display({"text/plain": ""}, raw=True, display_id=True)
+
+
 class ProgressBar:
     """One live line per epoch: ``epoch 3/10 [#####-----] 120/235 loss 0.512 acc 0.812
     1850 img/s ETA 6s`` redrawn in place with \\r (on stderr)."""
@@ -133,6 +148,11 @@ class ProgressBar:
         self.last_draw = 0.0
         # redraw often on a terminal, rarely into a log file or pipe
         self.every = 0.1 if getattr(stream, "isatty", lambda: False)() else 2.0
+        # In a Jupyter kernel, \r chunks on stderr become one output line each: draw into a
+        # single display output instead (and redraw as often as on a terminal).
+        self.handle = _notebook_display() if enabled else None
+        if self.handle is not None:
+            self.every = 0.2
 
     def update(self, i: int, loss: float, acc: Optional[float], images: int,
                force: bool = False) -> None:
@@ -147,12 +167,18 @@ class ProgressBar:
         done = int(width * i / max(self.n, 1))
         eta = el / max(i, 1) * (self.n - i)
         acc_s = f" acc {acc:.3f}" if acc is not None else ""
-        self.stream.write(f"\repoch {self.epoch}/{self.num_epochs} [{'#' * done}"
-                          f"{'-' * (width - done)}] {i}/{self.n} loss {loss:.4f}{acc_s} "
-                          f"{images / el:6.0f} img/s ETA {eta:4.0f}s ")
+        line = (f"epoch {self.epoch}/{self.num_epochs} [{'#' * done}{'-' * (width - done)}] "
+                f"{i}/{self.n} loss {loss:.4f}{acc_s} {images / el:6.0f} img/s ETA {eta:4.0f}s")
+        if self.handle is not None:  # a notebook: one output line, updated in place
+            self.handle.update({"text/plain": line}, raw=True)
+            return
+        self.stream.write("\r" + line + " ")
         self.stream.flush()
 
     def close(self, text: str = "") -> None:
+        if self.handle is not None:
+            self.handle.update({"text/plain": text}, raw=True)
+            return
         if self.enabled:
             self.stream.write("\r\033[K" if self.stream.isatty() else "\n")
         print(text, flush=True)
@@ -160,11 +186,12 @@ class ProgressBar:
 
 def write_plot(path: str, history: Dict[str, List[float]], title: str) -> str:
     """A PNG like the book's Animator: one curve per metric over the epochs."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A bare Figure renders to PNG through its own Agg canvas: pyplot's global backend is
+    # left alone, so inline plots in a notebook keep working after training.
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=(4.5, 3.2), dpi=100)
+    fig = Figure(figsize=(4.5, 3.2), dpi=100)
+    ax = fig.subplots()
     styles = {"train loss": "b-", "train acc": "m--", "test acc": "g-.", "test loss": "r:"}
     for key, vals in history.items():
         if vals:
@@ -178,7 +205,6 @@ def write_plot(path: str, history: Dict[str, List[float]], title: str) -> str:
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -243,7 +269,8 @@ class Run:
         return t[len(t) // 2] if t else float("nan")
 
     def finish(self, **extra) -> Dict:
-        plot = self.args.plot or f"{self.name}_{self.mode}.png"
+        # args is None when the loops are called from a notebook rather than main()
+        plot = getattr(self.args, "plot", None) or f"{self.name}_{self.mode}.png"
         title = (f"{self.name} ({self.mode}), "
                  + ", ".join(f"{k} {v[-1]:.3f}" for k, v in self.history.items() if v))
         write_plot(plot, self.history, title)
@@ -370,8 +397,9 @@ def classifier_main(name: str, build: Callable[[], "nn.Module"], *, description:
                     epochs: int, lr: float, batch_size: int, resize: Optional[int] = None,
                     optimizer: str = "sgd", init: Optional[Callable] = xavier_init) -> Dict:
     """Parses the common options, builds the model and trains it on Fashion-MNIST."""
+    # a kernel's own argv (-f kernel.json) is not ours: a notebook gets the defaults
     args = parser(description, epochs=epochs, lr=lr, batch_size=batch_size,
-                  resize=resize).parse_args()
+                  resize=resize).parse_args([] if in_notebook() else None)
     check_data()
     setup(args)
     r = args.resize or 28
