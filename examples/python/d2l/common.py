@@ -24,6 +24,7 @@ from typing import Callable, Dict, List, Optional
 
 import tandem
 from tandem import jit, mint
+from tandem.d2l.plotting import in_notebook
 from tandem.mint import nn
 from tandem.utils.data import DataLoader, Subset, TensorDataset
 from tandem.vision import datasets, transforms
@@ -121,13 +122,6 @@ def evaluate_loss(net, data_iter, loss_fn) -> float:
 
 
 # --- progress bar and plot -------------------------------------------------------------------
-def in_notebook() -> bool:
-    """True inside a Jupyter kernel (IPython's ZMQ shell)."""
-    ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
-
-
 def _notebook_display():
     """A display handle in a Jupyter kernel, None elsewhere."""
     if not in_notebook():
