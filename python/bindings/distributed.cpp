@@ -29,8 +29,7 @@ void bind_distributed(nb::module_& m) {
       .def("broadcast", &ProcessGroup::broadcast, nb::arg("tensor"), nb::arg("src"),
            nb::call_guard<nb::gil_scoped_release>(), "In-place copy of rank src's tensor.")
       .def("all_gather", &ProcessGroup::all_gather, nb::arg("tensor_list"), nb::arg("tensor"),
-           nb::call_guard<nb::gil_scoped_release>(),
-           "tensor_list[r] receives rank r's tensor.")
+           nb::call_guard<nb::gil_scoped_release>(), "tensor_list[r] receives rank r's tensor.")
       .def("barrier", &ProcessGroup::barrier, nb::call_guard<nb::gil_scoped_release>(),
            "Blocks until every rank reaches it.");
 }

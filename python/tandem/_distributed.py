@@ -12,7 +12,17 @@ from typing import Optional
 from . import _C
 from ._C import Tensor
 
-ReduceOp = _C.ReduceOp
+
+
+class ReduceOp:
+    """The reductions of ``all_reduce``: ``SUM``, ``AVG`` (mean, floating tensors only),
+    ``MAX`` and ``MIN`` (``torch.distributed.ReduceOp``)."""
+
+    SUM = _C.ReduceOp.SUM
+    AVG = _C.ReduceOp.AVG
+    MAX = _C.ReduceOp.MAX
+    MIN = _C.ReduceOp.MIN
+
 
 _group: Optional[_C.ProcessGroup] = None
 

@@ -36,8 +36,12 @@ const char* reduce_op_name(ReduceOp op) {
 
 #ifndef TANDEM_HAVE_MPI
 
-bool mpi_available() { return false; }
-std::string mpi_thread_level() { return ""; }
+bool mpi_available() {
+  return false;
+}
+std::string mpi_thread_level() {
+  return "";
+}
 void mpi_finalize() {}
 
 struct ProcessGroup::Impl {};
@@ -49,8 +53,12 @@ std::shared_ptr<ProcessGroup> ProcessGroup::world() {
 }
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ProcessGroup::~ProcessGroup() = default;
-int ProcessGroup::rank() const { return 0; }
-int ProcessGroup::size() const { return 1; }
+int ProcessGroup::rank() const {
+  return 0;
+}
+int ProcessGroup::size() const {
+  return 1;
+}
 void ProcessGroup::all_reduce(const Tensor&, ReduceOp) {}
 void ProcessGroup::broadcast(const Tensor&, int) {}
 void ProcessGroup::all_gather(const std::vector<Tensor>&, const Tensor&) {}
@@ -131,7 +139,9 @@ MPI_Op mpi_op(ReduceOp op) {
 
 }  // namespace
 
-bool mpi_available() { return true; }
+bool mpi_available() {
+  return true;
+}
 
 std::string mpi_thread_level() {
   switch (g_thread_level) {
@@ -184,10 +194,11 @@ struct ProcessGroup::Impl {
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, 6, MPI_INT64_T, MPI_MAX, comm), op, rank);
     bool same = true;
     for (int i = 0; i < 3; ++i) same = same && buf[i] == mine[i] && -buf[3 + i] == mine[i];
-    TANDEM_CHECK(same, DistributedError, op, " (rank ", rank, "): ranks disagree on the tensor: ",
-                 "this rank has shape ", shape_str(t.shape()), " (", t.numel(), " elements) of ",
-                 dtype_name(t.dtype()), root >= 0 ? detail::cat(", src ", root) : "",
-                 "; element counts range over [", -buf[3], ", ", buf[0],
+    TANDEM_CHECK(same, DistributedError, op, " (rank ", rank,
+                 "): ranks disagree on the tensor: ", "this rank has shape ", shape_str(t.shape()),
+                 " (", t.numel(), " elements) of ", dtype_name(t.dtype()),
+                 root >= 0 ? detail::cat(", src ", root) : "", "; element counts range over [",
+                 -buf[3], ", ", buf[0],
                  "]; every rank must pass a tensor of the same size and dtype",
                  root >= 0 ? " and the same src" : "");
   }
@@ -214,8 +225,12 @@ std::shared_ptr<ProcessGroup> ProcessGroup::world() {
   return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
 
-int ProcessGroup::rank() const { return impl_->rank; }
-int ProcessGroup::size() const { return impl_->size; }
+int ProcessGroup::rank() const {
+  return impl_->rank;
+}
+int ProcessGroup::size() const {
+  return impl_->size;
+}
 
 namespace {
 std::unique_lock<std::mutex> maybe_lock(ProcessGroup::Impl& g) {
