@@ -7,7 +7,7 @@ Processes are started by ``mpirun -n N python script.py``; each calls
 from __future__ import annotations
 
 import atexit
-from typing import Optional
+from typing import Iterable, Optional
 
 from . import _C
 from ._C import Tensor
@@ -111,6 +111,33 @@ def get_rank() -> int:
 def get_world_size() -> int:
     """The number of ranks."""
     return int(group("get_world_size").size)
+
+
+def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0) -> None:
+    """Broadcasts each tensor from rank ``src`` in place (parameters, buffers): every rank
+    starts from the same weights."""
+    g = group("broadcast_tensors")
+    for t in tensors:
+        g.broadcast(t, src)
+
+
+def average_gradients_in_backward(params: Iterable[Tensor]) -> None:
+    """Registers a gradient hook on each parameter that requires a gradient: the gradient is
+    averaged over all ranks (one all_reduce per parameter) before it is accumulated into
+    ``.grad``. The backward engine visits the parameters in the same order on every rank
+    when the ranks run the same model, so the collectives line up; a parameter that gets no
+    gradient on some rank leaves the others waiting, as in PyTorch's DDP without
+    find_unused_parameters."""
+    g = group("average_gradients_in_backward")
+
+    def hook(grad: Tensor) -> Tensor:
+        out = grad.clone()  # the incoming gradient may be shared with other nodes
+        g.all_reduce(out, _C.ReduceOp.AVG)
+        return out
+
+    for p in params:
+        if p.requires_grad:
+            p.register_hook(hook)
 
 
 def _finalize() -> None:

@@ -1,6 +1,6 @@
 """mint.distributed / tandem.communication over MPI: tests/distributed/collectives_worker.py
 runs under ``mpirun -n 2`` and ``-n 3`` and checks every collective against numpy on every
-rank. Skips where mpirun or tandem's MPI build is absent; every launch has a timeout."""
+rank; ddp_worker.py checks DistributedDataParallel against one process on the global batch. Skips where mpirun or tandem's MPI build is absent; every launch has a timeout."""
 import os
 import pathlib
 import re
@@ -15,6 +15,7 @@ import tandem.mint.distributed as dist
 
 HERE = pathlib.Path(__file__).parent
 WORKER = HERE.parent / "distributed" / "collectives_worker.py"
+DDP_WORKER = HERE.parent / "distributed" / "ddp_worker.py"
 MPIRUN = shutil.which("mpirun")
 
 needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
@@ -42,6 +43,20 @@ def test_collectives_match_numpy(n):
     # mpirun interleaves the ranks' output, so the lines are found, not split.
     oks = sorted(re.findall(r"OK (\d+) (\d+) \d+", r.stdout))
     assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_ddp_matches_single_process_on_the_global_batch(n):
+    r = _mpirun(n, DDP_WORKER)
+    assert r.returncode == 0, r.stdout + r.stderr
+    oks = sorted(re.findall(r"OK (\d+) (\d+) ", r.stdout))
+    assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
+
+
+def test_ddp_needs_an_initialized_group():
+    with pytest.raises(RuntimeError, match="init_process_group|without MPI"):
+        tandem.mint.nn.parallel.DistributedDataParallel(tandem.mint.nn.Linear(2, 2))
 
 
 @needs_mpi
