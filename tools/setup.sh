@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev libopenblas-dev
   libsleef-dev libxbyak-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv
   clang-14 libclang-rt-14-dev libomp-14-dev  # clang + libFuzzer: tools/fuzz.sh
-  clang-format-14)  # tools/lint.sh
+  clang-format-14  # tools/lint.sh
+  libopenmpi-dev openmpi-bin)  # tandem.mint.distributed (optional: built without MPI if absent)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -52,5 +52,6 @@ void bind_init(nb::module_& m);
 // argument and the expected type (call last, once every function is defined).
 void install_arg_errors(nb::module_& m);
 void bind_deploy(nb::module_& m);
+void bind_distributed(nb::module_& m);
 
 }  // namespace tandem::py

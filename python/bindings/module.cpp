@@ -71,6 +71,7 @@ NB_MODULE(_C, m) {
   bind_io(m);
   bind_init(m);
   bind_deploy(m);
+  bind_distributed(m);
   m.def(
       "set_num_threads",
       [](int n) {

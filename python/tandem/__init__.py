@@ -106,6 +106,7 @@ from . import amp  # noqa: E402,F401  (mindspore.amp)
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
 from . import dataset, mindrecord, utils, vision  # noqa: E402,F401
 from . import train  # noqa: E402,F401
+from . import communication  # noqa: E402,F401  (mindspore.communication)
 from .export import export, load  # noqa: E402,F401  (deployment: tandem/export.py)
 
 __version__ = "0.1.0"
@@ -123,7 +124,7 @@ __all__ = [
     "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "amp",
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
-    "utils", "vision", "mindrecord", "train",
+    "utils", "vision", "mindrecord", "train", "communication",
 ]
 __all__ += _ops.__all__
 __all__ += ["export", "load"]  # deployment

@@ -17,18 +17,19 @@ FACES = [
     "tandem.vision.transforms", "tandem.vision.datasets", "tandem.nn", "tandem.nn.utils",
     "tandem.ops", "tandem.dataset", "tandem.dataset.vision", "tandem.dataset.transforms",
     "tandem.dataset.config", "tandem.common.initializer", "tandem.serialization",
-    "tandem.autograd", "tandem.context",
+    "tandem.autograd", "tandem.context", "tandem.mint.distributed", "tandem.communication",
 ]
 # Objects only the MindSpore faces export use MindSpore's "Default: ``x`` ." style, objects
 # only the PyTorch faces export PyTorch's "Default: ``x``."; the rest (tandem itself,
 # serialization, the op table's functions in tandem.ops) serve both.
 MINDSPORE_FACES = {"tandem.nn", "tandem.dataset", "tandem.dataset.vision",
                    "tandem.dataset.transforms", "tandem.dataset.config",
-                   "tandem.common.initializer"}
+                   "tandem.common.initializer", "tandem.communication"}
 PYTORCH_FACES = {"tandem.mint", "tandem.mint.nn", "tandem.mint.nn.functional",
                  "tandem.mint.nn.init", "tandem.mint.nn.utils", "tandem.mint.optim",
                  "tandem.mint.optim.lr_scheduler", "tandem.utils.data",
-                 "tandem.vision.transforms", "tandem.vision.datasets", "tandem.autograd"}
+                 "tandem.vision.transforms", "tandem.vision.datasets", "tandem.autograd",
+                 "tandem.mint.distributed"}
 
 # Names that cannot carry the sections or annotations here, and why.
 EXEMPT: dict = {}

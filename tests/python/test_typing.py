@@ -66,4 +66,6 @@ _PACKAGE_FILES = sorted(
                              "mint/__init__.py", "mint/nn/__init__.py", "mint/nn/init.py",
                              "mint/nn/utils.py", "mint/nn/functional.py", "ops/__init__.py",
                              "linalg.py", "serialization.py", "context.py", "_typing.py",
+                             "_distributed.py", "mint/distributed.py",
+                             "communication/__init__.py",
                              "__init__.py")])

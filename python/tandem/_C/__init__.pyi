@@ -559,6 +559,7 @@ class Tensor:
     def histc(self, bins: builtins.int = ..., min: builtins.float = ..., max: builtins.float = ...) -> Tensor: ...
     def softmax(self, dim: Optional[builtins.int] = ..., dtype: Optional[DType] = ...) -> Tensor: ...
     def log_softmax(self, dim: Optional[builtins.int] = ..., dtype: Optional[DType] = ...) -> Tensor: ...
+    def __repr__(self: Tensor) -> str: ...
     def __str__(self: Tensor) -> str: ...
     def __format__(self: Tensor, spec: str) -> str: ...
     def __iter__(self: Tensor) -> Iterator[Tensor]: ...
@@ -570,11 +571,13 @@ class Tensor:
     def float(self: Tensor) -> Tensor: ...
     def double(self: Tensor) -> Tensor: ...
     def half(self: Tensor) -> Tensor: ...
+    def bfloat16(self: Tensor) -> Tensor: ...
     def long(self: Tensor) -> Tensor: ...
     def int(self: Tensor) -> Tensor: ...
     def short(self: Tensor) -> Tensor: ...
     def char(self: Tensor) -> Tensor: ...
     def byte(self: Tensor) -> Tensor: ...
+    def bool(self: Tensor) -> Tensor: ...
     def clone(self: Tensor) -> Tensor: ...
     def copy_(self: Tensor, src: Tensor, non_blocking: builtins.bool = ...) -> Tensor: ...
     def fill_(self: Tensor, value: Any) -> Tensor: ...
@@ -1417,6 +1420,57 @@ class RuntimeModel:
 def load_npy(path: str) -> Tensor: ...
 
 def save_npy(path: str, tensor: Tensor) -> None: ...
+
+class ReduceOp(enum.Enum):
+    """Reduction of all_reduce."""
+
+    SUM = 0
+
+    AVG = 1
+
+    MAX = 2
+
+    MIN = 3
+
+def mpi_available() -> bool:
+    """Whether this build of tandem has the MPI collectives."""
+
+def mpi_thread_level() -> str:
+    """
+    The thread support MPI granted ('multiple', 'serialized', ...); '' before init.
+    """
+
+def mpi_finalize() -> None:
+    """
+    Finalises MPI if tandem initialised it; MPI cannot be initialised again afterwards.
+    """
+
+class ProcessGroup:
+    """A group of processes over an MPI communicator (world: all ranks)."""
+
+    @staticmethod
+    def world() -> ProcessGroup:
+        """The group of all ranks; initialises MPI on first use."""
+
+    @property
+    def rank(self) -> int:
+        """This process's rank in the group."""
+
+    @property
+    def size(self) -> int:
+        """Number of ranks in the group."""
+
+    def all_reduce(self, tensor: Tensor, op: ReduceOp) -> None:
+        """In-place reduction over all ranks."""
+
+    def broadcast(self, tensor: Tensor, src: int) -> None:
+        """In-place copy of rank src's tensor."""
+
+    def all_gather(self, tensor_list: Sequence[Tensor], tensor: Tensor) -> None:
+        """tensor_list[r] receives rank r's tensor."""
+
+    def barrier(self) -> None:
+        """Blocks until every rank reaches it."""
 
 def set_num_threads(n: int) -> None: ...
 

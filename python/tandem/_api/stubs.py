@@ -121,13 +121,26 @@ def _signature(fn, method: bool) -> str:
     return f"({', '.join(parts)}) -> {ret}"
 
 
-def _insert_into_class(text: str, cls: str, lines: Sequence[str]) -> str:
-    src = text.splitlines()
+def _class_range(src: Sequence[str], cls: str) -> tuple:
+    """(first, end) line indices of class ``cls`` in the stub lines, trailing blanks excluded."""
     start = next(i for i, ln in enumerate(src) if ln.startswith(f"class {cls}"))
     end = next((i for i in range(start + 1, len(src))
                 if src[i] and not src[i].startswith((" ", "\t"))), len(src))
     while end > start and not src[end - 1].strip():
         end -= 1
+    return start, end
+
+
+def _class_body(text: str, cls: str) -> str:
+    """The stub text of class ``cls`` alone (members of other classes must not count)."""
+    src = text.splitlines()
+    start, end = _class_range(src, cls)
+    return "\n".join(src[start:end])
+
+
+def _insert_into_class(text: str, cls: str, lines: Sequence[str]) -> str:
+    src = text.splitlines()
+    _, end = _class_range(src, cls)
     return "\n".join(src[:end] + [""] + list(lines) + src[end:]) + "\n"
 
 
@@ -187,7 +200,7 @@ def generate() -> Dict[str, str]:
         gen.put(module)
         body = gen.get()
         if module is tandem._C:
-            body = _insert_into_class(body, "Tensor", _python_methods(body))
+            body = _insert_into_class(body, "Tensor", _python_methods(_class_body(body, "Tensor")))
             body = _insert_into_class(body, "dtype", _dtype_properties())
             body = _builtin_names_in_class(body, "dtype")
             body = _builtin_names_in_class(body, "Tensor")

@@ -39,6 +39,7 @@ from .._device import device  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
 from . import jit  # noqa: E402,F401  (mint.jit.script / trace on tandem.jit)
+from . import distributed  # noqa: E402,F401  (MPI collectives: tandem/_distributed.py)
 from .. import utils  # noqa: E402,F401  (mint.utils.data is tandem.utils.data)
 from .. import set_num_threads, get_num_threads  # noqa: E402,F401
 from ..autograd import inference_mode  # noqa: E402,F401
@@ -48,7 +49,7 @@ from ._compat import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noq
 
 _sys.modules.setdefault(__name__ + ".utils", utils)
 _sys.modules.setdefault(__name__ + ".utils.data", utils.data)
-__all__ += ["device", "cuda", "distributions", "jit", "utils", "set_num_threads", "get_num_threads",
+__all__ += ["device", "cuda", "distributions", "jit", "distributed", "utils", "set_num_threads", "get_num_threads",
             "inference_mode", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
             "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
             "Generator", "seed", "from_dlpack", "set_printoptions", "get_printoptions"]

@@ -36,10 +36,10 @@ from ..._layers import (  # noqa: F401
 from . import init  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
-from .parallel import DataParallel  # noqa: E402,F401
+from .parallel import DataParallel, DistributedDataParallel  # noqa: E402,F401
 
 __all__ = [
-    "functional", "init", "utils", "parallel", "DataParallel", "Module", "Cell", "Parameter",
+    "functional", "init", "utils", "parallel", "DataParallel", "DistributedDataParallel", "Module", "Cell", "Parameter",
     "Sequential", "ModuleList", "ModuleDict", "ParameterList",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
     "Conv1d", "Conv2d", "ConvTranspose2d",
