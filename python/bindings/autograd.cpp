@@ -55,10 +55,10 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def(
       "register_hook",
       [](const Tensor& t, nb::object fn) {
-        auto holder = std::make_shared<nb::object>(fn);
+        std::shared_ptr<PyObject> holder = shared_py(fn);
         register_hook(t, [holder](const Tensor& g) -> Tensor {
           nb::gil_scoped_acquire gil;
-          nb::object r = (*holder)(g);
+          nb::object r = nb::handle(holder.get())(g);
           if (r.is_none()) return Tensor();
           Tensor out;
           if (!nb::try_cast<Tensor>(r, out))
@@ -71,7 +71,29 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       arg("hook"),
       "hook(grad) runs when this tensor's gradient is computed; a returned "
       "tensor replaces the gradient.");
+  cls.def(
+      "register_post_accumulate_grad_hook",
+      [](const Tensor& t, nb::object fn) {
+        std::shared_ptr<PyObject> holder = shared_py(fn);
+        register_post_accumulate_grad_hook(t, [holder](const Tensor& leaf) {
+          nb::gil_scoped_acquire gil;
+          nb::handle(holder.get())(leaf);
+        });
+        return nb::none();
+      },
+      arg("hook"),
+      "hook(tensor) runs after a backward has accumulated this leaf's gradient into .grad.");
 
+  m.def(
+      "queue_backward_callback",
+      [](nb::object fn) {
+        std::shared_ptr<PyObject> holder = shared_py(fn);
+        queue_backward_callback([holder] {
+          nb::gil_scoped_acquire gil;
+          nb::handle(holder.get())();
+        });
+      },
+      arg("callback"), "Runs callback() once the backward running on this thread has finished.");
   m.def(
       "op_registry",
       [] {

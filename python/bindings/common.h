@@ -54,4 +54,29 @@ void install_arg_errors(nb::module_& m);
 void bind_deploy(nb::module_& m);
 void bind_distributed(nb::module_& m);
 
+// Drops a Python reference from any thread (C++ workers, the communication thread). While
+// the interpreter shuts down, a thread without the GIL leaks the object instead: taking the
+// GIL then could block forever or end the thread.
+inline void drop_ref(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing();
+#else
+  const bool finalizing = _Py_IsFinalizing();
+#endif
+  if (!o) return;
+  if (PyGILState_Check()) {  // this thread holds the GIL (also during shutdown)
+    Py_DECREF(o);
+    return;
+  }
+  if (finalizing) return;
+  PyGILState_STATE s = PyGILState_Ensure();
+  Py_DECREF(o);
+  PyGILState_Release(s);
+}
+
+// Shared ownership of a Python object that may be released on any thread.
+inline std::shared_ptr<PyObject> shared_py(nb::object o) {
+  return std::shared_ptr<PyObject>(o.release().ptr(), drop_ref);
+}
+
 }  // namespace tandem::py

@@ -16,23 +16,6 @@ namespace {
 
 using namespace tandem::data;
 
-bool finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
-// Drops a Python reference from any thread. While the interpreter shuts down the object
-// is leaked instead: taking the GIL then could block forever or end the thread.
-void drop_ref(PyObject* o) {
-  if (!o || finalizing()) return;
-  PyGILState_STATE s = PyGILState_Ensure();
-  Py_DECREF(o);
-  PyGILState_Release(s);
-}
-
 // A Python exception captured on a worker thread; rethrown to Python unchanged.
 class PythonException : public std::exception {
  public:

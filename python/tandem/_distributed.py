@@ -2,16 +2,27 @@
 src/tandem/distributed). ``tandem.mint.distributed`` (PyTorch names) and
 ``tandem.communication`` (MindSpore names) are name maps over this module.
 
-Processes are started by ``mpirun -n N python script.py``; each calls
-``init_process_group`` once. A process started without mpirun is a world of one rank."""
+Processes are started by ``mpirun -n N python script.py`` (or ``python -m tandem.run``);
+each calls ``init`` once. A process started without mpirun is a world of one rank.
+
+Every collective takes ``pg``: None for the default (world) group, a ``_C.ProcessGroup``
+made by ``new_group``, or ``NON_MEMBER`` on a rank outside that group (the collective is
+skipped there, as in PyTorch). ``async_op=True`` returns a ``_C.Work`` handle; the
+operation runs on the group's communication thread in program order with the others."""
 from __future__ import annotations
 
 import atexit
-from typing import Iterable, Optional
+import datetime
+import os
+import sys
+import warnings
+from typing import Any, Iterable, Optional, Sequence, Union
 
 from . import _C
 from ._C import Tensor
 
+Work = _C.Work
+DEFAULT_TIMEOUT_S = 1800.0  # PyTorch's default for its CPU backends
 
 
 class ReduceOp:
@@ -24,7 +35,18 @@ class ReduceOp:
     MIN = _C.ReduceOp.MIN
 
 
+class _NonMember:
+    """Stands for a group this rank is not a member of (``GroupMember.NON_GROUP_MEMBER``)."""
+
+    def __repr__(self) -> str:
+        return "NON_GROUP_MEMBER"
+
+
+NON_MEMBER = _NonMember()
+Group = Union[_C.ProcessGroup, _NonMember, None]
+
 _group: Optional[_C.ProcessGroup] = None
+_previous_excepthook = None
 
 
 def _no_mpi() -> RuntimeError:
@@ -38,16 +60,54 @@ def is_available() -> bool:
     return bool(_C.mpi_available())
 
 
-def init(backend: str = "mpi") -> None:
-    """Joins the job's process group (all ranks of the mpirun job). A second call is a no-op."""
-    global _group
+def _timeout_seconds(op: str, timeout: Any) -> float:
+    if timeout is None:
+        env = os.environ.get("TANDEM_DIST_TIMEOUT")
+        if not env:
+            return DEFAULT_TIMEOUT_S
+        try:
+            timeout = float(env)
+        except ValueError:
+            raise ValueError(f"{op}: TANDEM_DIST_TIMEOUT={env!r} is not a number of "
+                             "seconds") from None
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"{op}: timeout must be a positive timedelta or number of seconds, "
+                         f"got {timeout!r}")
+    return float(timeout)
+
+
+def _abort_on_uncaught(exc_type: type, exc: BaseException, tb: Any) -> None:
+    """An uncaught error on one rank ends the job: the other ranks would otherwise wait for
+    it in their next collective (and MPI_Finalize would wait for them)."""
+    (_previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
+    g = _group
+    if g is not None and g.size > 1:
+        sys.stderr.write(f"tandem.distributed: rank {g.rank}: uncaught {exc_type.__name__}; "
+                         "ending the job so the other ranks do not wait for this one\n")
+        sys.stderr.flush()
+        _C.mpi_abort(1)
+
+
+def init(backend: Optional[str] = "mpi", timeout: Any = None) -> None:
+    """Joins the job's process group (all ranks of the mpirun job). A second call is a no-op.
+
+    ``timeout`` (timedelta or seconds; default ``TANDEM_DIST_TIMEOUT`` or 1800 s) bounds
+    each operation: one that has not completed by then (another rank died, hangs, or runs a
+    different collective) ends the job with a message naming it."""
+    global _group, _previous_excepthook
     if backend not in ("mpi", None):
         raise ValueError(f"init_process_group: backend {backend!r} is not supported; tandem "
                          "communicates over MPI, use backend='mpi'")
+    seconds = _timeout_seconds("init_process_group", timeout)
     if not is_available():
         raise _no_mpi()
     if _group is None:
-        _group = _C.ProcessGroup.world()
+        _group = _C.ProcessGroup.world(seconds)
+        if _group.size > 1 and sys.excepthook is not _abort_on_uncaught:
+            _previous_excepthook = sys.excepthook
+            sys.excepthook = _abort_on_uncaught
 
 
 def is_initialized() -> bool:
@@ -56,7 +116,7 @@ def is_initialized() -> bool:
 
 
 def group(op: str) -> _C.ProcessGroup:
-    """The current group; RuntimeError naming ``op`` before init."""
+    """The default group; RuntimeError naming ``op`` before init."""
     if _group is None:
         if not is_available():
             raise _no_mpi()
@@ -65,10 +125,49 @@ def group(op: str) -> _C.ProcessGroup:
     return _group
 
 
+def resolve(op: str, pg: Group) -> Optional[_C.ProcessGroup]:
+    """The group a collective runs on; None (with a warning, as PyTorch) on a non-member."""
+    if pg is None:
+        return group(op)
+    if pg is NON_MEMBER:
+        warnings.warn(f"{op}: this rank is not a member of the given group; the call does "
+                      "nothing here", stacklevel=3)
+        return None
+    if not isinstance(pg, _C.ProcessGroup):
+        raise TypeError(f"{op}: group must be a process group from new_group or None, got "
+                        f"{type(pg).__name__}")
+    group(op)
+    return pg
+
+
 def destroy() -> None:
     """Releases the group's communicator (MPI itself stays up until the process exits)."""
     global _group
     _group = None
+
+
+def new_group(ranks: Optional[Sequence[int]] = None, timeout: Any = None) -> Group:
+    """A group of the given world ranks (all ranks when None). Every rank may call it; a
+    rank outside ``ranks`` gets ``NON_MEMBER``."""
+    world = group("new_group")
+    if ranks is None:
+        return world
+    try:
+        members = sorted({int(r) for r in ranks})
+    except (TypeError, ValueError):
+        raise TypeError(f"new_group: ranks must be a list of ints, got {ranks!r}") from None
+    if not members:
+        raise ValueError("new_group: ranks is empty")
+    bad = [r for r in members if not 0 <= r < world.size]
+    if bad:
+        raise ValueError(f"new_group: ranks {bad} are not ranks of the world (size "
+                         f"{world.size})")
+    if timeout is not None:
+        raise NotImplementedError("new_group: a per-group timeout is not supported; the "
+                                  "group inherits init_process_group's timeout")
+    if world.rank not in members:
+        return NON_MEMBER
+    return world.subgroup(members)
 
 
 def _check_tensor(op: str, tensor: object, arg: str = "tensor") -> Tensor:
@@ -77,67 +176,99 @@ def _check_tensor(op: str, tensor: object, arg: str = "tensor") -> Tensor:
     return tensor
 
 
-def all_reduce(tensor: Tensor, op: _C.ReduceOp = ReduceOp.SUM) -> None:
-    """Reduces ``tensor`` over all ranks in place."""
+def _check_op(name: str, op: object) -> _C.ReduceOp:
     if not isinstance(op, _C.ReduceOp):
-        raise TypeError(f"all_reduce: op must be a ReduceOp (SUM, AVG, MAX, MIN), got {op!r}")
-    group("all_reduce").all_reduce(_check_tensor("all_reduce", tensor), op)
+        raise TypeError(f"{name}: op must be a ReduceOp (SUM, AVG, MAX, MIN), got {op!r}")
+    return op
 
 
-def broadcast(tensor: Tensor, src: int = 0) -> None:
-    """Copies rank ``src``'s ``tensor`` into ``tensor`` on every rank."""
-    group("broadcast").broadcast(_check_tensor("broadcast", tensor), int(src))
+def all_reduce(tensor: Tensor, op: _C.ReduceOp = ReduceOp.SUM, pg: Group = None,
+               async_op: bool = False) -> Optional[Work]:
+    """Reduces ``tensor`` over the group's ranks in place."""
+    _check_op("all_reduce", op)
+    g = resolve("all_reduce", pg)
+    return None if g is None else g.all_reduce(_check_tensor("all_reduce", tensor), op,
+                                               bool(async_op))
 
 
-def all_gather(tensor_list: list[Tensor], tensor: Tensor) -> None:
-    """``tensor_list[r]`` receives rank r's ``tensor``."""
+def broadcast(tensor: Tensor, src: int = 0, pg: Group = None,
+              async_op: bool = False) -> Optional[Work]:
+    """Copies the ``tensor`` of group rank ``src`` into ``tensor`` on every rank."""
+    g = resolve("broadcast", pg)
+    return None if g is None else g.broadcast(_check_tensor("broadcast", tensor), int(src),
+                                              bool(async_op))
+
+
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, pg: Group = None,
+               async_op: bool = False) -> Optional[Work]:
+    """``tensor_list[r]`` receives group rank r's ``tensor``."""
     if not isinstance(tensor_list, (list, tuple)):
         raise TypeError("all_gather: tensor_list must be a list of tensors, got "
                         f"{type(tensor_list).__name__}")
     outs = [_check_tensor("all_gather", t, "tensor_list[i]") for t in tensor_list]
-    group("all_gather").all_gather(outs, _check_tensor("all_gather", tensor))
+    g = resolve("all_gather", pg)
+    return None if g is None else g.all_gather(outs, _check_tensor("all_gather", tensor),
+                                               bool(async_op))
 
 
-def barrier() -> None:
-    """Blocks until every rank reaches the barrier."""
-    group("barrier").barrier()
+def reduce_scatter(output: Tensor, input: Tensor, op: _C.ReduceOp = ReduceOp.SUM,
+                   pg: Group = None, async_op: bool = False) -> Optional[Work]:
+    """``output`` receives the reduction over ranks of block ``rank`` of ``input`` (which
+    holds one output-sized block per rank, in rank order)."""
+    _check_op("reduce_scatter", op)
+    g = resolve("reduce_scatter", pg)
+    if g is None:
+        return None
+    return g.reduce_scatter(_check_tensor("reduce_scatter", output, "output"),
+                            _check_tensor("reduce_scatter", input, "input"), op, bool(async_op))
 
 
-def get_rank() -> int:
-    """This process's rank."""
-    return int(group("get_rank").rank)
+def send(tensor: Tensor, dst: int, pg: Group = None, tag: int = 0,
+         async_op: bool = False) -> Optional[Work]:
+    """Sends ``tensor`` to group rank ``dst``."""
+    g = resolve("send", pg)
+    return None if g is None else g.send(_check_tensor("send", tensor), int(dst), int(tag),
+                                         bool(async_op))
 
 
-def get_world_size() -> int:
-    """The number of ranks."""
-    return int(group("get_world_size").size)
+def recv(tensor: Tensor, src: Optional[int] = None, pg: Group = None, tag: int = 0,
+         async_op: bool = False) -> Union[int, Work, None]:
+    """Fills ``tensor`` from group rank ``src`` (None: any); returns the sender's rank (or
+    the handle when async)."""
+    g = resolve("recv", pg)
+    if g is None:
+        return None
+    return g.recv(_check_tensor("recv", tensor), -1 if src is None else int(src), int(tag),
+                  bool(async_op))
+
+
+def barrier(pg: Group = None, async_op: bool = False) -> Optional[Work]:
+    """Blocks until every rank of the group reaches the barrier."""
+    g = resolve("barrier", pg)
+    return None if g is None else g.barrier(bool(async_op))
+
+
+def get_rank(pg: Group = None) -> int:
+    """This process's rank in the group (-1 on a non-member, as PyTorch)."""
+    if pg is NON_MEMBER:
+        return -1
+    return int(resolve("get_rank", pg).rank)
+
+
+def get_world_size(pg: Group = None) -> int:
+    """The number of ranks of the group (-1 on a non-member, as PyTorch)."""
+    if pg is NON_MEMBER:
+        return -1
+    return int(resolve("get_world_size", pg).size)
 
 
 def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0) -> None:
     """Broadcasts each tensor from rank ``src`` in place (parameters, buffers): every rank
-    starts from the same weights."""
+    starts from the same weights. The broadcasts are queued together and waited on once."""
     g = group("broadcast_tensors")
-    for t in tensors:
-        g.broadcast(t, src)
-
-
-def average_gradients_in_backward(params: Iterable[Tensor]) -> None:
-    """Registers a gradient hook on each parameter that requires a gradient: the gradient is
-    averaged over all ranks (one all_reduce per parameter) before it is accumulated into
-    ``.grad``. The backward engine visits the parameters in the same order on every rank
-    when the ranks run the same model, so the collectives line up; a parameter that gets no
-    gradient on some rank leaves the others waiting, as in PyTorch's DDP without
-    find_unused_parameters."""
-    g = group("average_gradients_in_backward")
-
-    def hook(grad: Tensor) -> Tensor:
-        out = grad.clone()  # the incoming gradient may be shared with other nodes
-        g.all_reduce(out, _C.ReduceOp.AVG)
-        return out
-
-    for p in params:
-        if p.requires_grad:
-            p.register_hook(hook)
+    works = [g.broadcast(t, src, True) for t in tensors]
+    for w in works:
+        w.wait()
 
 
 def _finalize() -> None:

@@ -51,8 +51,53 @@ def main():
     moved = max(float(np.abs(a.numpy() - b.numpy()).max()) for a, b in
                 zip(ref.state_dict().values(), mlp(seed=0).state_dict().values()))
     assert moved > 1e-3, "training did not change the weights"
+    check_buckets_and_no_sync(rank, world, xs, ys)
+    check_unused_parameter_raises()
     dist.destroy_process_group()
     print(f"OK {rank} {world} {diff:.2e}", flush=True)
+
+
+def check_buckets_and_no_sync(rank, world, xs, ys):
+    """Tiny buckets (one or two parameters each, reduced while backward still runs) and
+    gradient accumulation: two micro-batches under no_sync, then one synchronised backward,
+    equal one process accumulating all of them."""
+    ddp = mint.nn.parallel.DistributedDataParallel(mlp(seed=rank + 10), bucket_cap_mb=1e-5)
+    assert len(ddp.reducer.buckets) >= 3, len(ddp.reducer.buckets)
+    ref = mlp(seed=10)
+    opt = mint.optim.SGD(ddp.parameters(), lr=0.1)
+    ref_opt = mint.optim.SGD(ref.parameters(), lr=0.1)
+    mine = slice(rank * B, (rank + 1) * B)
+    for s in range(2):
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        for micro in range(3):
+            x, y = xs[(s + micro) % STEPS], ys[(s + micro) % STEPS]
+            loss = mint.nn.functional.mse_loss(ddp(tandem.tensor(x[mine])),
+                                               tandem.tensor(y[mine]))
+            if micro < 2:
+                with ddp.no_sync():
+                    loss.backward()
+            else:
+                loss.backward()
+            mint.nn.functional.mse_loss(ref(tandem.tensor(x)), tandem.tensor(y)).backward()
+        assert ddp.reducer.last_reductions == len(ddp.reducer.buckets)
+        opt.step()
+        ref_opt.step()
+    for a, b in zip(ddp.module.state_dict().values(), ref.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def check_unused_parameter_raises():
+    """A parameter without a gradient raises at the end of backward (same on every rank here,
+    so every rank raises and the job goes on)."""
+    net = mint.nn.ModuleDict({"used": mint.nn.Linear(IN, OUT), "unused": mint.nn.Linear(IN, OUT)})
+    ddp = mint.nn.parallel.DistributedDataParallel(net)
+    out = ddp.module["used"](tandem.tensor(np.ones((2, IN), np.float32))).sum()
+    try:
+        out.backward()
+        raise AssertionError("no error for an unused parameter")
+    except RuntimeError as e:
+        assert "produced no gradient for 2 parameter(s)" in str(e), e
 
 
 if __name__ == "__main__":

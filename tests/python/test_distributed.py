@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -16,6 +17,8 @@ import tandem.mint.distributed as dist
 HERE = pathlib.Path(__file__).parent
 WORKER = HERE.parent / "distributed" / "collectives_worker.py"
 DDP_WORKER = HERE.parent / "distributed" / "ddp_worker.py"
+ASYNC_WORKER = HERE.parent / "distributed" / "async_worker.py"
+FAILURE_WORKER = HERE.parent / "distributed" / "failure_worker.py"
 MPIRUN = shutil.which("mpirun")
 
 needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
@@ -25,6 +28,7 @@ needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
 def _env():
     return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                 OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1",
+                TANDEM_DIST_TIMEOUT=os.environ.get("TANDEM_DIST_TIMEOUT", "30"),
                 PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent.parent / "python"),
                                                          os.environ.get("PYTHONPATH")])))
 
@@ -41,6 +45,15 @@ def test_collectives_match_numpy(n):
     r = _mpirun(n, WORKER)
     assert r.returncode == 0, r.stdout + r.stderr
     # mpirun interleaves the ranks' output, so the lines are found, not split.
+    oks = sorted(re.findall(r"OK (\d+) (\d+) \d+", r.stdout))
+    assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_async_half_reduce_scatter_p2p_and_groups_match_numpy(n):
+    r = _mpirun(n, ASYNC_WORKER)
+    assert r.returncode == 0, r.stdout + r.stderr
     oks = sorted(re.findall(r"OK (\d+) (\d+) \d+", r.stdout))
     assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
 
@@ -85,3 +98,35 @@ def test_collectives_before_init_raise():
         dist.init_process_group(backend="nccl")
     with pytest.raises(ValueError, match="world group"):
         tandem.communication.get_rank("other")
+
+
+def _alive(token):
+    """Processes whose command line carries token (the ranks of one launch)."""
+    r = subprocess.run(["pgrep", "-f", token], capture_output=True, text=True)
+    return [p for p in r.stdout.split() if int(p) != os.getpid()]
+
+
+@needs_mpi
+@pytest.mark.parametrize("mode,message", [
+    ("raise", "uncaught ValueError; ending the job"),
+    ("exit", "exited"),
+    ("kill", "signal 9"),
+    ("hang", "has not completed after"),
+])
+def test_a_failing_rank_ends_every_rank_with_a_message(mode, message):
+    token = f"tandem-failure-{mode}-{os.getpid()}"
+    env = dict(_env(), TANDEM_DIST_TIMEOUT="4")
+    cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-n", "3", sys.executable,
+           str(FAILURE_WORKER), mode, token]
+    start = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=90)
+    elapsed = time.monotonic() - start
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert "UNEXPECTED" not in out, out
+    assert message in out, out
+    # Well within the test's limit: the failure is detected, not waited out (hang: the
+    # 4 s watchdog plus start-up).
+    assert elapsed < 60, (elapsed, out)
+    time.sleep(0.5)
+    assert _alive(token) == [], f"ranks left running: {_alive(token)}"

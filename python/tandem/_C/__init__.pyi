@@ -256,6 +256,11 @@ class Tensor:
         hook(grad) runs when this tensor's gradient is computed; a returned tensor replaces the gradient.
         """
 
+    def register_post_accumulate_grad_hook(self, hook: object) -> None:
+        """
+        hook(tensor) runs after a backward has accumulated this leaf's gradient into .grad.
+        """
+
     __array_priority__: builtins.int = 1000
 
     def neg(self) -> Tensor: ...
@@ -617,6 +622,9 @@ class Tensor:
     @staticmethod
     def from_numpy(array: '_np.ndarray') -> Tensor: ...
     def init_data(self: Tensor, slice_index: Optional[builtins.int] = ..., shape: Any = ..., opt_shard_group: Optional[str] = ...) -> Tensor: ...
+
+def queue_backward_callback(callback: object) -> None:
+    """Runs callback() once the backward running on this thread has finished."""
 
 def op_registry() -> list[Any]:
     """(name, has_vjp, non_differentiable) for every registered op."""
@@ -1445,12 +1453,36 @@ def mpi_finalize() -> None:
     Finalises MPI if tandem initialised it; MPI cannot be initialised again afterwards.
     """
 
+def mpi_abort(code: int) -> None:
+    """Ends every process of the job with exit code `code` (MPI_Abort)."""
+
+class Work:
+    """The handle of an asynchronous collective (async_op=True)."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """
+        Blocks until the operation has run (raises its error; timeout in seconds bounds the wait). Returns True.
+        """
+
+    def is_completed(self) -> bool:
+        """Whether the operation has run."""
+
+    def source_rank(self) -> int:
+        """recv: the rank the tensor came from (-1 before completion)."""
+
+    def __repr__(self) -> str: ...
+
 class ProcessGroup:
     """A group of processes over an MPI communicator (world: all ranks)."""
 
     @staticmethod
-    def world() -> ProcessGroup:
-        """The group of all ranks; initialises MPI on first use."""
+    def world(timeout: float) -> ProcessGroup:
+        """
+        The group of all ranks; initialises MPI on first use. timeout (seconds) bounds each operation.
+        """
+
+    def subgroup(self, ranks: Sequence[int]) -> ProcessGroup:
+        """A group of the given (sorted) ranks; only its members call it."""
 
     @property
     def rank(self) -> int:
@@ -1460,16 +1492,35 @@ class ProcessGroup:
     def size(self) -> int:
         """Number of ranks in the group."""
 
-    def all_reduce(self, tensor: Tensor, op: ReduceOp) -> None:
+    @property
+    def world_ranks(self) -> list[int]:
+        """The world rank of each member, by group rank."""
+
+    @property
+    def timeout(self) -> float:
+        """Seconds an operation may take."""
+
+    def all_reduce(self, tensor: Tensor, op: ReduceOp, async_op: bool = False) -> object:
         """In-place reduction over all ranks."""
 
-    def broadcast(self, tensor: Tensor, src: int) -> None:
+    def broadcast(self, tensor: Tensor, src: int, async_op: bool = False) -> object:
         """In-place copy of rank src's tensor."""
 
-    def all_gather(self, tensor_list: Sequence[Tensor], tensor: Tensor) -> None:
+    def all_gather(self, tensor_list: Sequence[Tensor], tensor: Tensor, async_op: bool = False) -> object:
         """tensor_list[r] receives rank r's tensor."""
 
-    def barrier(self) -> None:
+    def reduce_scatter(self, output: Tensor, input: Tensor, op: ReduceOp, async_op: bool = False) -> object:
+        """output receives the reduction of block rank of input (size blocks)."""
+
+    def send(self, tensor: Tensor, dst: int, tag: int = 0, async_op: bool = False) -> object:
+        """Sends tensor to rank dst."""
+
+    def recv(self, tensor: Tensor, src: int, tag: int = 0, async_op: bool = False) -> object:
+        """
+        Receives into tensor from rank src (-1: any); returns the sender's rank (sync).
+        """
+
+    def barrier(self, async_op: bool = False) -> object:
         """Blocks until every rank reaches it."""
 
 def set_num_threads(n: int) -> None: ...

@@ -46,6 +46,14 @@ bool retains_grad(const Tensor& t);
 // fn(grad) runs when the gradient of t is computed; a defined return value replaces it.
 using GradHook = std::function<Tensor(const Tensor&)>;
 void register_hook(const Tensor& t, GradHook fn);
+// fn(leaf) runs after a backward has accumulated a gradient into leaf's .grad (PyTorch's
+// register_post_accumulate_grad_hook): data-parallel training reduces .grad from there.
+using PostAccumulateHook = std::function<void(const Tensor&)>;
+void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateHook fn);
+// Queues fn to run when the backward running on this thread has finished (after every
+// leaf's .grad is written; PyTorch's engine.queue_callback). Throws outside a backward.
+// Callbacks are dropped, not run, when the backward fails.
+void queue_backward_callback(std::function<void()> fn);
 
 // --- backward ------------------------------------------------------------------------------
 // Accumulates d(sum_i roots[i] * grads[i]) / d(leaf) into each leaf's .grad. grads may be

@@ -104,7 +104,29 @@ void accumulate(const std::shared_ptr<TensorImpl>& leaf, Tensor g, bool create_g
     GradModeGuard off(false);
     apply_inplace("add", m.grad, g);
   }
+  for (auto& h : m.post_accumulate_hooks) h(t);
 }
+
+// Callbacks queued by queue_backward_callback during the outermost backward of this thread.
+thread_local int backward_depth = 0;
+thread_local std::vector<std::function<void()>> backward_callbacks;
+
+// Runs the outermost backward's queued callbacks after it finished (a callback may queue
+// more); drops them when the backward throws.
+struct CallbackScope {
+  CallbackScope() { ++backward_depth; }
+  ~CallbackScope() {
+    if (--backward_depth == 0) backward_callbacks.clear();
+  }
+  void finish() {
+    if (backward_depth != 1) return;
+    for (size_t i = 0; i < backward_callbacks.size(); ++i) {
+      std::function<void()> fn = std::move(backward_callbacks[i]);
+      fn();
+    }
+    backward_callbacks.clear();
+  }
+};
 
 struct Run {
   std::vector<Tensor> captured;
@@ -268,7 +290,16 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
               bool create_graph) {
   std::vector<Tensor> g = grads;
   std::vector<Edge> edges = root_edges(roots, g, "backward");
+  CallbackScope callbacks;
   run_engine(edges, g, retain_graph, create_graph, true, nullptr);
+  callbacks.finish();
+}
+
+void queue_backward_callback(std::function<void()> fn) {
+  TANDEM_CHECK(backward_depth > 0, Error,
+               "queue_backward_callback: no backward is running on this thread; callbacks can "
+               "only be queued from inside a backward (a gradient hook)");
+  backward_callbacks.push_back(std::move(fn));
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
@@ -284,7 +315,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     Edge e = gradient_edge(inputs[j]);
     run.capture_slots[e.fn.get()].push_back({e.slot, j});
   }
+  CallbackScope callbacks;
   run_engine(edges, g, retain_graph, create_graph, false, &run);
+  callbacks.finish();
   for (size_t j = 0; j < inputs.size(); ++j) {
     TANDEM_CHECK(run.captured[j].defined() || allow_unused, Error, "grad: input ", j,
                  " was not used in the graph of the outputs; pass allow_unused=True if "

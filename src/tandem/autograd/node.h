@@ -47,6 +47,7 @@ struct AutogradMeta {
   bool is_view = false;                   // produced by a view op from a tensor with history
   std::shared_ptr<TensorImpl> view_base;  // for views: the tensor they alias (the root base)
   std::vector<GradHook> hooks;
+  std::vector<PostAccumulateHook> post_accumulate_hooks;  // leaves only
 };
 
 // The meta of t, created on demand.

@@ -103,6 +103,16 @@ void register_hook(const Tensor& t, GradHook fn) {
   meta_of(t).hooks.push_back(std::move(fn));
 }
 
+void register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateHook fn) {
+  TANDEM_CHECK(requires_grad(t), Error,
+               "cannot register a post-accumulate-grad hook on a tensor that doesn't require "
+               "gradient");
+  TANDEM_CHECK(is_leaf(t), Error,
+               "post-accumulate-grad hooks can only be registered on leaf tensors (they run "
+               "after .grad is written, which only leaves have)");
+  meta_of(t).post_accumulate_hooks.push_back(std::move(fn));
+}
+
 Tensor sum_to(const Tensor& g, const Shape& shape) {
   if (g.shape() == shape) return g;
   int64_t lead = g.dim() - int64_t(shape.size());

@@ -1,14 +1,18 @@
-// MPI implementation of ProcessGroup. Each collective first agrees on (numel, dtype, root)
-// across ranks with one small MPI_Allreduce, so ranks that disagree all raise the same
+// MPI implementation of ProcessGroup. Each collective first agrees on (kind, numel, dtype,
+// root) across ranks with one small MPI_Allreduce, so ranks that disagree all raise the same
 // error instead of hanging or reading past a buffer; MPI errors come back as return codes
-// (MPI_ERRORS_RETURN) and become DistributedError.
+// (MPI_ERRORS_RETURN) and become DistributedError. The operations of a group run one at a
+// time through its CommQueue, in the order this rank issued them.
 #include "tandem/distributed/process_group.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "tandem/core/shape.h"
+#include "tandem/distributed/comm_queue.h"
 
 #ifdef TANDEM_HAVE_MPI
 #include <dlfcn.h>
@@ -43,13 +47,28 @@ std::string mpi_thread_level() {
   return "";
 }
 void mpi_finalize() {}
+void mpi_abort(int code) {
+  std::fflush(stderr);
+  std::_Exit(code);
+}
 
-struct ProcessGroup::Impl {};
+struct ProcessGroup::Impl {
+  std::vector<int> world_ranks{0};
+};
 
-std::shared_ptr<ProcessGroup> ProcessGroup::world() {
+namespace {
+[[noreturn]] void no_mpi() {
   throw_error<DistributedError>(
       "tandem was built without MPI: install an MPI implementation (Debian: libopenmpi-dev "
       "openmpi-bin) and rebuild tandem to use tandem.mint.distributed");
+}
+}  // namespace
+
+std::shared_ptr<ProcessGroup> ProcessGroup::world(double) {
+  no_mpi();
+}
+std::shared_ptr<ProcessGroup> ProcessGroup::subgroup(const std::vector<int>&) {
+  no_mpi();
 }
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ProcessGroup::~ProcessGroup() = default;
@@ -59,10 +78,33 @@ int ProcessGroup::rank() const {
 int ProcessGroup::size() const {
   return 1;
 }
-void ProcessGroup::all_reduce(const Tensor&, ReduceOp) {}
-void ProcessGroup::broadcast(const Tensor&, int) {}
-void ProcessGroup::all_gather(const std::vector<Tensor>&, const Tensor&) {}
-void ProcessGroup::barrier() {}
+const std::vector<int>& ProcessGroup::world_ranks() const {
+  return impl_->world_ranks;
+}
+double ProcessGroup::timeout() const {
+  return 0;
+}
+std::shared_ptr<Work> ProcessGroup::all_reduce(const Tensor&, ReduceOp, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor&, int, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::all_gather(const std::vector<Tensor>&, const Tensor&, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor&, const Tensor&, ReduceOp, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::send(const Tensor&, int, int, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::recv(const Tensor&, int, int, bool) {
+  no_mpi();
+}
+std::shared_ptr<Work> ProcessGroup::barrier(bool) {
+  no_mpi();
+}
 
 #else
 
@@ -71,8 +113,10 @@ namespace {
 std::mutex g_init_mutex;
 bool g_we_initialized = false;
 int g_thread_level = -1;
+// Below MPI_THREAD_MULTIPLE, operations of different groups must not overlap.
+std::mutex g_serial_mutex;
 
-void check_mpi(int rc, const char* what, int rank) {
+void check_mpi(int rc, const std::string& what, int rank) {
   if (rc == MPI_SUCCESS) [[likely]]
     return;
   char msg[MPI_MAX_ERROR_STRING];
@@ -112,6 +156,8 @@ void ensure_initialized() {
 MPI_Datatype mpi_reduce_type(DType dt) {
   switch (dt) {
     case DType::Float32:
+    case DType::BFloat16:  // reduced in float32
+    case DType::Float16:
       return MPI_FLOAT;
     case DType::Float64:
       return MPI_DOUBLE;
@@ -135,6 +181,49 @@ MPI_Op mpi_op(ReduceOp op) {
       return MPI_MIN;
   }
   return MPI_OP_NULL;
+}
+
+bool is_half(DType dt) {
+  return dt == DType::BFloat16 || dt == DType::Float16;
+}
+
+// 16-bit floats travel and reduce as float32 (no MPI type for them; float32 also keeps the
+// sum of many ranks from losing the low bits).
+std::vector<float> widen(const Tensor& t) {
+  std::vector<float> out(size_t(t.numel()));
+  const uint16_t* p = static_cast<const uint16_t*>(t.data_ptr());
+  if (t.dtype() == DType::BFloat16)
+    for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(p[i]);
+  else
+    for (size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(p[i]);
+  return out;
+}
+
+void narrow(const std::vector<float>& v, const Tensor& t) {
+  uint16_t* p = static_cast<uint16_t*>(t.data_ptr());
+  if (t.dtype() == DType::BFloat16)
+    for (size_t i = 0; i < v.size(); ++i) p[i] = float_to_bf16(v[i]);
+  else
+    for (size_t i = 0; i < v.size(); ++i) p[i] = float_to_half(v[i]);
+}
+
+void scale(void* data, DType dt, int64_t n, int ranks) {
+  if (dt == DType::Float64) {
+    double* p = static_cast<double*>(data);
+    for (int64_t i = 0; i < n; ++i) p[i] /= double(ranks);
+  } else {
+    float* p = static_cast<float*>(data);
+    const float inv = 1.0f / float(ranks);
+    for (int64_t i = 0; i < n; ++i) p[i] *= inv;
+  }
+}
+
+// Operation kinds, agreed on so that a rank running a different collective is caught.
+enum Kind : int64_t { AllReduce = 1, Broadcast, AllGather, ReduceScatter, Barrier };
+
+std::string describe(const char* op, const Tensor& t) {
+  return detail::cat(op, " of a ", dtype_short_name(t.dtype()), " tensor of shape ",
+                     shape_str(t.shape()));
 }
 
 }  // namespace
@@ -167,13 +256,42 @@ void mpi_finalize() {
   g_we_initialized = false;
 }
 
+void mpi_abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
 struct ProcessGroup::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
-  // Below MPI_THREAD_MULTIPLE, calls from several Python threads must not overlap.
-  std::mutex call_mutex;
-  bool serialize = true;
+  std::vector<int> world_ranks;
+  double timeout = 0;
+  std::unique_ptr<CommQueue> queue;
+
+  // Ends the job when an operation has not completed within the timeout.
+  Work::TimeoutHandler timeout_handler() const {
+    int world_rank = world_ranks.empty() ? rank : world_ranks[size_t(rank)];
+    return [world_rank](const std::string& what, double s) {
+      std::fprintf(stderr,
+                   "tandem.distributed: rank %d: %s has not completed after %.1f s (the "
+                   "process group's timeout): another rank failed, exited, or is waiting in "
+                   "a different collective. Aborting the job.\n",
+                   world_rank, what.c_str(), s);
+      mpi_abort(1);
+    };
+  }
+
+  void start_queue() { queue = std::make_unique<CommQueue>(timeout, timeout_handler()); }
+
+  std::shared_ptr<Work> post_p2p(std::string desc, bool async_op,
+                                 const std::function<MPI_Request()>& post,
+                                 std::function<int(const MPI_Status&)> complete);
 
   // Checks that `t` can be handed to MPI as a flat buffer.
   void check_tensor(const Tensor& t, const char* op, const char* arg) const {
@@ -187,32 +305,61 @@ struct ProcessGroup::Impl {
                  "t.contiguous() and copy the result back");
   }
 
-  // All ranks agree on the byte count, dtype and root of a collective, or all throw.
-  void agree(const char* op, const Tensor& t, int root) {
-    int64_t mine[3] = {t.numel(), int64_t(t.dtype()), root};
-    int64_t buf[6] = {mine[0], mine[1], mine[2], -mine[0], -mine[1], -mine[2]};
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, 6, MPI_INT64_T, MPI_MAX, comm), op, rank);
+  // All ranks agree on the kind, element count, dtype and root of a collective, or all
+  // throw. Runs inside the operation (on the queue), so the order matches the other ranks'.
+  void agree(Kind kind, const char* op, const Tensor* t, int root) {
+    const int64_t numel = t ? t->numel() : 0, dt = t ? int64_t(t->dtype()) : -1;
+    int64_t mine[4] = {kind, numel, dt, root};
+    int64_t buf[8];
+    for (int i = 0; i < 4; ++i) buf[i] = mine[i], buf[4 + i] = -mine[i];
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, 8, MPI_INT64_T, MPI_MAX, comm), op, rank);
     bool same = true;
-    for (int i = 0; i < 3; ++i) same = same && buf[i] == mine[i] && -buf[3 + i] == mine[i];
-    TANDEM_CHECK(same, DistributedError, op, " (rank ", rank,
-                 "): ranks disagree on the tensor: ", "this rank has shape ", shape_str(t.shape()),
-                 " (", t.numel(), " elements) of ", dtype_name(t.dtype()),
+    for (int i = 0; i < 4; ++i) same = same && buf[i] == mine[i] && -buf[4 + i] == mine[i];
+    if (same) return;
+    TANDEM_CHECK(buf[0] == -buf[4], DistributedError, op, " (rank ", rank,
+                 "): the ranks are running different collectives at this point (this rank: ", op,
+                 "); every rank must issue the same collectives in the same order");
+    TANDEM_CHECK(false, DistributedError, op, " (rank ", rank,
+                 "): ranks disagree on the tensor: this rank has shape ", shape_str(t->shape()),
+                 " (", numel, " elements) of ", dtype_name(t->dtype()),
                  root >= 0 ? detail::cat(", src ", root) : "", "; element counts range over [",
-                 -buf[3], ", ", buf[0],
+                 -buf[5], ", ", buf[1],
                  "]; every rank must pass a tensor of the same size and dtype",
                  root >= 0 ? " and the same src" : "");
+  }
+
+  // Runs fn now (after what is queued; returns a completed handle) or on the communication
+  // thread (returns the pending handle).
+  std::shared_ptr<Work> dispatch(std::shared_ptr<Work> work, bool async_op,
+                                 std::function<void()> fn) {
+    std::function<void()> guarded = [fn = std::move(fn)] {
+      std::unique_lock<std::mutex> lock;
+      if (g_thread_level < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(g_serial_mutex);
+      fn();
+    };
+    if (async_op) {
+      queue->submit(work, std::move(guarded));
+    } else {
+      queue->run(work->description(), guarded);
+      work->finish(nullptr);
+    }
+    return work;
+  }
+  std::shared_ptr<Work> dispatch(std::string desc, bool async_op, std::function<void()> fn) {
+    return dispatch(std::make_shared<Work>(std::move(desc)), async_op, std::move(fn));
   }
 };
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 ProcessGroup::~ProcessGroup() {
+  impl_->queue.reset();  // runs what is queued: its operations use the communicator
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
 }
 
-std::shared_ptr<ProcessGroup> ProcessGroup::world() {
+std::shared_ptr<ProcessGroup> ProcessGroup::world(double timeout_s) {
   ensure_initialized();
   auto impl = std::make_unique<Impl>();
   int rank = 0;
@@ -221,7 +368,45 @@ std::shared_ptr<ProcessGroup> ProcessGroup::world() {
   MPI_Comm_set_errhandler(impl->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(impl->comm, &impl->rank);
   MPI_Comm_size(impl->comm, &impl->size);
-  impl->serialize = g_thread_level < MPI_THREAD_MULTIPLE;
+  for (int r = 0; r < impl->size; ++r) impl->world_ranks.push_back(r);
+  impl->timeout = timeout_s;
+  impl->start_queue();
+  return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
+}
+
+std::shared_ptr<ProcessGroup> ProcessGroup::subgroup(const std::vector<int>& ranks) {
+  Impl& g = *impl_;
+  TANDEM_CHECK(!ranks.empty(), ValueError, "new_group (rank ", g.rank, "): ranks is empty");
+  bool member = false;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    TANDEM_CHECK(ranks[i] >= 0 && ranks[i] < g.size, ValueError, "new_group (rank ", g.rank,
+                 "): rank ", ranks[i], " is not in the parent group (size ", g.size, ")");
+    TANDEM_CHECK(i == 0 || ranks[i] > ranks[i - 1], ValueError, "new_group (rank ", g.rank,
+                 "): ranks must be distinct and sorted");
+    member = member || ranks[i] == g.rank;
+  }
+  TANDEM_CHECK(member, ValueError, "new_group (rank ", g.rank,
+               "): this rank is not one of the group's ranks; only members create the group");
+  auto impl = std::make_unique<Impl>();
+  impl->timeout = g.timeout;
+  // The tag keeps concurrent creations of different groups apart.
+  int tag = 0;
+  for (int r : ranks) tag = (tag * 131 + r + 1) % 30000;
+  g.queue->run("new_group", [&] {
+    MPI_Group parent, sub;
+    check_mpi(MPI_Comm_group(g.comm, &parent), "new_group: MPI_Comm_group", g.rank);
+    check_mpi(MPI_Group_incl(parent, int(ranks.size()), ranks.data(), &sub),
+              "new_group: MPI_Group_incl", g.rank);
+    int rc = MPI_Comm_create_group(g.comm, sub, tag, &impl->comm);
+    MPI_Group_free(&sub);
+    MPI_Group_free(&parent);
+    check_mpi(rc, "new_group: MPI_Comm_create_group", g.rank);
+  });
+  MPI_Comm_set_errhandler(impl->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(impl->comm, &impl->rank);
+  MPI_Comm_size(impl->comm, &impl->size);
+  for (int r : ranks) impl->world_ranks.push_back(g.world_ranks[size_t(r)]);
+  impl->start_queue();
   return std::shared_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
 
@@ -231,65 +416,67 @@ int ProcessGroup::rank() const {
 int ProcessGroup::size() const {
   return impl_->size;
 }
-
-namespace {
-std::unique_lock<std::mutex> maybe_lock(ProcessGroup::Impl& g) {
-  return g.serialize ? std::unique_lock<std::mutex>(g.call_mutex) : std::unique_lock<std::mutex>();
+const std::vector<int>& ProcessGroup::world_ranks() const {
+  return impl_->world_ranks;
 }
-}  // namespace
+double ProcessGroup::timeout() const {
+  return impl_->timeout;
+}
 
-void ProcessGroup::all_reduce(const Tensor& t, ReduceOp op) {
+std::shared_ptr<Work> ProcessGroup::all_reduce(const Tensor& t, ReduceOp op, bool async_op) {
   Impl& g = *impl_;
   g.check_tensor(t, "all_reduce", "tensor");
   MPI_Datatype type = mpi_reduce_type(t.dtype());
   TANDEM_CHECK(type != MPI_DATATYPE_NULL, TypeError, "all_reduce (rank ", g.rank,
                "): tensor of shape ", shape_str(t.shape()), " has dtype ", dtype_name(t.dtype()),
-               "; supported: float32, float64, int32, int64 (cast first)");
+               "; supported: float32, float64, bfloat16, float16, int32, int64 (cast first)");
   TANDEM_CHECK(op != ReduceOp::Mean || is_floating(t.dtype()), TypeError, "all_reduce (rank ",
                g.rank, "): ReduceOp.AVG needs a floating tensor, got ", dtype_name(t.dtype()),
                "; use SUM and divide, or cast to float32");
-  auto lock = maybe_lock(g);
-  g.agree("all_reduce", t, -1);
   TANDEM_CHECK(t.numel() <= INT32_MAX, ValueError, "all_reduce (rank ", g.rank, "): tensor of ",
                t.numel(), " elements exceeds MPI's int count; split it into chunks");
-  if (t.numel() == 0) return;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), int(t.numel()), type, mpi_op(op), g.comm),
-            "all_reduce: MPI_Allreduce", g.rank);
-  if (op == ReduceOp::Mean) {
+  return g.dispatch(describe("all_reduce", t), async_op, [&g, t, op, type] {
+    g.agree(AllReduce, "all_reduce", &t, -1);
     const int64_t n = t.numel();
-    if (t.dtype() == DType::Float32) {
-      float* p = t.data<float>();
-      const float inv = 1.0f / float(g.size);
-      for (int64_t i = 0; i < n; ++i) p[i] *= inv;
+    if (n == 0) return;
+    if (is_half(t.dtype())) {
+      std::vector<float> wide = widen(t);
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, wide.data(), int(n), MPI_FLOAT, mpi_op(op), g.comm),
+                "all_reduce: MPI_Allreduce", g.rank);
+      if (op == ReduceOp::Mean) scale(wide.data(), DType::Float32, n, g.size);
+      narrow(wide, t);
     } else {
-      double* p = t.data<double>();
-      for (int64_t i = 0; i < n; ++i) p[i] /= double(g.size);
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), int(n), type, mpi_op(op), g.comm),
+                "all_reduce: MPI_Allreduce", g.rank);
+      if (op == ReduceOp::Mean) scale(t.data_ptr(), t.dtype(), n, g.size);
     }
-  }
-  t.storage()->bump_version();
+    t.storage()->bump_version();
+  });
 }
 
-void ProcessGroup::broadcast(const Tensor& t, int src) {
+std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor& t, int src, bool async_op) {
   Impl& g = *impl_;
   g.check_tensor(t, "broadcast", "tensor");
   TANDEM_CHECK(src >= 0 && src < g.size, ValueError, "broadcast (rank ", g.rank, "): src ", src,
-               " is not a rank of the group (world size ", g.size, ")");
-  auto lock = maybe_lock(g);
-  g.agree("broadcast", t, src);
+               " is not a rank of the group (group size ", g.size, ")");
   const int64_t bytes = t.numel() * int64_t(t.itemsize());
   TANDEM_CHECK(bytes <= INT32_MAX, ValueError, "broadcast (rank ", g.rank, "): tensor of ", bytes,
                " bytes exceeds MPI's int count; split it into chunks");
-  if (bytes == 0) return;
-  check_mpi(MPI_Bcast(t.data_ptr(), int(bytes), MPI_BYTE, src, g.comm), "broadcast: MPI_Bcast",
-            g.rank);
-  if (g.rank != src) t.storage()->bump_version();
+  return g.dispatch(describe("broadcast", t), async_op, [&g, t, src, bytes] {
+    g.agree(Broadcast, "broadcast", &t, src);
+    if (bytes == 0) return;
+    check_mpi(MPI_Bcast(t.data_ptr(), int(bytes), MPI_BYTE, src, g.comm), "broadcast: MPI_Bcast",
+              g.rank);
+    if (g.rank != src) t.storage()->bump_version();
+  });
 }
 
-void ProcessGroup::all_gather(const std::vector<Tensor>& outs, const Tensor& in) {
+std::shared_ptr<Work> ProcessGroup::all_gather(const std::vector<Tensor>& outs, const Tensor& in,
+                                               bool async_op) {
   Impl& g = *impl_;
   g.check_tensor(in, "all_gather", "tensor");
   TANDEM_CHECK(int64_t(outs.size()) == g.size, ValueError, "all_gather (rank ", g.rank,
-               "): tensor_list has ", outs.size(), " tensors, the world size is ", g.size,
+               "): tensor_list has ", outs.size(), " tensors, the group size is ", g.size,
                "; pass one output tensor per rank");
   for (size_t r = 0; r < outs.size(); ++r) {
     g.check_tensor(outs[r], "all_gather", "tensor_list[i]");
@@ -299,31 +486,191 @@ void ProcessGroup::all_gather(const std::vector<Tensor>& outs, const Tensor& in)
                  ", the input has shape ", shape_str(in.shape()), " and dtype ",
                  dtype_name(in.dtype()), "; outputs must match the input");
   }
-  auto lock = maybe_lock(g);
-  g.agree("all_gather", in, -1);
   const int64_t bytes = in.numel() * int64_t(in.itemsize());
   TANDEM_CHECK(bytes * g.size <= INT32_MAX, ValueError, "all_gather (rank ", g.rank,
                "): gathering ", bytes * g.size,
                " bytes exceeds MPI's int count; split the tensor into chunks");
-  if (bytes == 0) return;
-  // One gather into a staging buffer: the outputs are separate allocations, and the input
-  // may alias one of them.
-  std::vector<char> staging(size_t(bytes * g.size));
-  std::vector<char> send(static_cast<const char*>(in.data_ptr()),
-                         static_cast<const char*>(in.data_ptr()) + bytes);
-  check_mpi(MPI_Allgather(send.data(), int(bytes), MPI_BYTE, staging.data(), int(bytes), MPI_BYTE,
-                          g.comm),
-            "all_gather: MPI_Allgather", g.rank);
-  for (size_t r = 0; r < outs.size(); ++r) {
-    std::memcpy(outs[r].data_ptr(), staging.data() + r * size_t(bytes), size_t(bytes));
-    outs[r].storage()->bump_version();
-  }
+  return g.dispatch(describe("all_gather", in), async_op, [&g, outs, in, bytes] {
+    g.agree(AllGather, "all_gather", &in, -1);
+    if (bytes == 0) return;
+    // One gather into a staging buffer: the outputs are separate allocations, and the input
+    // may alias one of them.
+    std::vector<char> staging(size_t(bytes * g.size));
+    std::vector<char> send(static_cast<const char*>(in.data_ptr()),
+                           static_cast<const char*>(in.data_ptr()) + bytes);
+    check_mpi(MPI_Allgather(send.data(), int(bytes), MPI_BYTE, staging.data(), int(bytes), MPI_BYTE,
+                            g.comm),
+              "all_gather: MPI_Allgather", g.rank);
+    for (size_t r = 0; r < outs.size(); ++r) {
+      std::memcpy(outs[r].data_ptr(), staging.data() + r * size_t(bytes), size_t(bytes));
+      outs[r].storage()->bump_version();
+    }
+  });
 }
 
-void ProcessGroup::barrier() {
+std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op,
+                                                   bool async_op) {
   Impl& g = *impl_;
-  auto lock = maybe_lock(g);
-  check_mpi(MPI_Barrier(g.comm), "barrier: MPI_Barrier", g.rank);
+  g.check_tensor(out, "reduce_scatter", "output");
+  g.check_tensor(in, "reduce_scatter", "input");
+  MPI_Datatype type = mpi_reduce_type(in.dtype());
+  TANDEM_CHECK(type != MPI_DATATYPE_NULL, TypeError, "reduce_scatter (rank ", g.rank,
+               "): input has dtype ", dtype_name(in.dtype()),
+               "; supported: float32, float64, bfloat16, float16, int32, int64 (cast first)");
+  TANDEM_CHECK(op != ReduceOp::Mean || is_floating(in.dtype()), TypeError, "reduce_scatter (rank ",
+               g.rank, "): ReduceOp.AVG needs a floating tensor, got ", dtype_name(in.dtype()));
+  TANDEM_CHECK(out.dtype() == in.dtype() && in.numel() == out.numel() * g.size, ValueError,
+               "reduce_scatter (rank ", g.rank, "): input of shape ", shape_str(in.shape()), " (",
+               dtype_name(in.dtype()), ") must hold ", g.size, " blocks of the output's ",
+               out.numel(), " elements (", dtype_name(out.dtype()), "), one per rank");
+  TANDEM_CHECK(in.numel() <= INT32_MAX, ValueError, "reduce_scatter (rank ", g.rank, "): input of ",
+               in.numel(), " elements exceeds MPI's int count");
+  return g.dispatch(describe("reduce_scatter", in), async_op, [&g, out, in, op, type] {
+    g.agree(ReduceScatter, "reduce_scatter", &in, -1);
+    const int64_t n = out.numel();
+    if (n == 0) return;
+    if (is_half(in.dtype())) {
+      std::vector<float> wide = widen(in);
+      std::vector<float> res(static_cast<size_t>(n));
+      check_mpi(
+          MPI_Reduce_scatter_block(wide.data(), res.data(), int(n), MPI_FLOAT, mpi_op(op), g.comm),
+          "reduce_scatter: MPI_Reduce_scatter_block", g.rank);
+      if (op == ReduceOp::Mean) scale(res.data(), DType::Float32, n, g.size);
+      narrow(res, out);
+    } else {
+      // The input may alias the output: reduce from a copy.
+      const size_t bytes = size_t(in.numel()) * in.itemsize();
+      std::vector<char> src(static_cast<const char*>(in.data_ptr()),
+                            static_cast<const char*>(in.data_ptr()) + bytes);
+      check_mpi(
+          MPI_Reduce_scatter_block(src.data(), out.data_ptr(), int(n), type, mpi_op(op), g.comm),
+          "reduce_scatter: MPI_Reduce_scatter_block", g.rank);
+      if (op == ReduceOp::Mean) scale(out.data_ptr(), out.dtype(), n, g.size);
+    }
+    out.storage()->bump_version();
+  });
+}
+
+namespace {
+// A point-to-point message: this header, then the tensor's bytes, in one MPI message, so a
+// receiver can check the count and dtype before it writes into its tensor.
+struct P2PHeader {
+  int64_t numel;
+  int64_t dtype;
+};
+}  // namespace
+
+// Point-to-point operations are nonblocking MPI requests, posted in program order through
+// the queue (so they stay ordered with the collectives) and completed by polling: a blocking
+// receive on the communication thread would stall every operation queued behind it, and
+// an irecv posted before the matching isend of the same rank would deadlock.
+std::shared_ptr<Work> ProcessGroup::Impl::post_p2p(std::string desc, bool async_op,
+                                                   const std::function<MPI_Request()>& post,
+                                                   std::function<int(const MPI_Status&)> complete) {
+  auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
+  queue->run(desc, [&] {
+    std::unique_lock<std::mutex> lock;
+    if (g_thread_level < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(g_serial_mutex);
+    *request = post();
+  });
+  auto work = std::make_shared<Work>(desc);
+  const int me = rank;
+  work->set_poll(
+      [request, complete = std::move(complete), desc, me]() -> int {
+        std::unique_lock<std::mutex> lock;
+        if (g_thread_level < MPI_THREAD_MULTIPLE)
+          lock = std::unique_lock<std::mutex>(g_serial_mutex);
+        int flag = 0;
+        MPI_Status status;
+        check_mpi(MPI_Test(request.get(), &flag, &status), desc + ": MPI_Test", me);
+        if (!flag) return Work::kPending;
+        lock = std::unique_lock<std::mutex>();
+        return complete(status);
+      },
+      timeout, timeout_handler());
+  if (!async_op) work->wait();
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroup::send(const Tensor& t, int dst, int tag, bool async_op) {
+  Impl& g = *impl_;
+  g.check_tensor(t, "send", "tensor");
+  TANDEM_CHECK(dst >= 0 && dst < g.size && dst != g.rank, ValueError, "send (rank ", g.rank,
+               "): dst ", dst, " must be another rank of the group (size ", g.size, ")");
+  TANDEM_CHECK(tag >= 0 && tag <= 32767, ValueError, "send (rank ", g.rank, "): tag ", tag,
+               " must be in [0, 32767]");
+  const size_t bytes = size_t(t.numel()) * t.itemsize();
+  TANDEM_CHECK(bytes + sizeof(P2PHeader) <= size_t(INT32_MAX), ValueError, "send (rank ", g.rank,
+               "): tensor of ", bytes, " bytes exceeds MPI's int count");
+  // The message is staged (header + bytes), so the tensor may change as soon as send returns.
+  auto msg = std::make_shared<std::vector<char> >(sizeof(P2PHeader) + bytes);
+  P2PHeader h{t.numel(), int64_t(t.dtype())};
+  std::memcpy(msg->data(), &h, sizeof h);
+  if (bytes) std::memcpy(msg->data() + sizeof h, t.data_ptr(), bytes);
+  return g.post_p2p(
+      describe("send", t) + detail::cat(" to rank ", dst), async_op,
+      [&] {
+        MPI_Request r;
+        check_mpi(MPI_Isend(msg->data(), int(msg->size()), MPI_BYTE, dst, tag, g.comm, &r),
+                  "send: MPI_Isend", g.rank);
+        return r;
+      },
+      [msg](const MPI_Status&) { return -1; });
+}
+
+std::shared_ptr<Work> ProcessGroup::recv(const Tensor& t, int src, int tag, bool async_op) {
+  Impl& g = *impl_;
+  g.check_tensor(t, "recv", "tensor");
+  TANDEM_CHECK(src == -1 || (src >= 0 && src < g.size && src != g.rank), ValueError, "recv (rank ",
+               g.rank, "): src ", src, " must be another rank of the group (size ", g.size,
+               ") or None for any");
+  TANDEM_CHECK(tag >= 0 && tag <= 32767, ValueError, "recv (rank ", g.rank, "): tag ", tag,
+               " must be in [0, 32767]");
+  const size_t bytes = size_t(t.numel()) * t.itemsize();
+  TANDEM_CHECK(bytes + sizeof(P2PHeader) < size_t(INT32_MAX), ValueError, "recv (rank ", g.rank,
+               "): tensor of ", bytes, " bytes exceeds MPI's int count");
+  std::string desc =
+      describe("recv", t) + (src >= 0 ? detail::cat(" from rank ", src) : " from any rank");
+  // One spare byte: a longer message then arrives as a size mismatch, not a truncation.
+  auto msg = std::make_shared<std::vector<char> >(sizeof(P2PHeader) + bytes + 1);
+  const int me = g.rank;
+  auto work = g.post_p2p(
+      desc, true,
+      [&] {
+        MPI_Request r;
+        check_mpi(MPI_Irecv(msg->data(), int(msg->size()), MPI_BYTE, src < 0 ? MPI_ANY_SOURCE : src,
+                            tag, g.comm, &r),
+                  "recv: MPI_Irecv", g.rank);
+        return r;
+      },
+      [msg, t, me, bytes](const MPI_Status& status) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        P2PHeader h{-1, -1};
+        if (size_t(count) >= sizeof h) std::memcpy(&h, msg->data(), sizeof h);
+        TANDEM_CHECK(h.numel == t.numel() && h.dtype == int64_t(t.dtype()) &&
+                         size_t(count) == sizeof h + bytes,
+                     DistributedError, "recv (rank ", me, "): rank ", status.MPI_SOURCE, " sent ",
+                     h.numel, " elements of ",
+                     h.dtype >= 0 && h.dtype <= int64_t(DType::Float64) ? dtype_name(DType(h.dtype))
+                                                                        : "an unknown dtype",
+                     ", this rank receives into a tensor of shape ", shape_str(t.shape()), " (",
+                     dtype_name(t.dtype()),
+                     "); send and recv must use tensors of the same size and dtype");
+        if (bytes) std::memcpy(t.data_ptr(), msg->data() + sizeof h, bytes);
+        t.storage()->bump_version();
+        return status.MPI_SOURCE;
+      });
+  if (!async_op) work->wait();
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroup::barrier(bool async_op) {
+  Impl& g = *impl_;
+  return g.dispatch("barrier", async_op, [&g] {
+    g.agree(Barrier, "barrier", nullptr, -1);
+    check_mpi(MPI_Barrier(g.comm), "barrier: MPI_Barrier", g.rank);
+  });
 }
 
 #endif

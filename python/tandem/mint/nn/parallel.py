@@ -3,7 +3,8 @@ runs on the CPU only, so the wrapper calls the module directly (PyTorch does the
 it sees no GPU); asking for CUDA devices raises."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import contextlib
+from typing import Any, Iterator, Optional, Sequence
 
 from ..._device import as_device
 from ..._layers.cell import Module
@@ -47,43 +48,61 @@ class DataParallel(Module):
 class DistributedDataParallel(Module):
     """Data-parallel training over the ranks of ``mint.distributed`` (one process per rank,
     launched by mpirun): at construction every rank takes rank 0's parameters and buffers;
-    during ``backward`` each parameter's gradient is averaged over the ranks, so an optimizer
-    step on each rank applies the gradient of the global batch. ``.module`` is the wrapped
-    module. Every parameter that requires a gradient must receive one on every rank in each
-    backward (there is no find_unused_parameters); gradients are reduced one parameter at a
-    time (no bucketing).
+    during ``backward`` the gradients are averaged over the ranks in buckets of about
+    ``bucket_cap_mb``, each reduced asynchronously as soon as its gradients exist, so
+    communication overlaps the rest of the backward; when backward returns, ``.grad`` holds
+    the gradient of the global batch on every rank. ``.module`` is the wrapped module.
+    Every parameter that requires a gradient must receive one on every rank in each
+    synchronised backward (there is no find_unused_parameters; a missing one raises).
 
     Args:
         module (Module): the module to train; the same architecture on every rank.
         device_ids (list, optional): must be None, empty or name the CPU. Default: ``None``.
         output_device (optional): must be None or the CPU. Default: ``None``.
-        broadcast_buffers (bool): also broadcast the buffers at construction (PyTorch
-            broadcasts them before each forward). Default: ``True``.
-        **kwargs: other PyTorch options (``find_unused_parameters=True`` is rejected).
+        broadcast_buffers (bool): broadcast rank 0's buffers (batch-norm statistics) at
+            construction and before each forward. Default: ``True``.
+        process_group (optional): the group to average over (``mint.distributed.new_group``);
+            None for all ranks. Default: ``None``.
+        bucket_cap_mb (float): bucket size in MiB. Default: ``25``.
+        **kwargs: other PyTorch options; ``find_unused_parameters=True`` is rejected,
+            ``gradient_as_bucket_view`` and ``static_graph`` are accepted and ignored.
     """
 
     def __init__(self, module: Module, device_ids: Optional[Sequence[Any]] = None,
                  output_device: Any = None, broadcast_buffers: bool = True,
+                 process_group: Any = None, bucket_cap_mb: Optional[float] = None,
                  **kwargs: Any) -> None:
         super().__init__()
-        from ... import _distributed
+        from ... import _ddp, _distributed
         for d in list(device_ids or []) + ([output_device] if output_device is not None else []):
             as_device(d, "DistributedDataParallel")
-        if kwargs.get("find_unused_parameters"):
+        if kwargs.pop("find_unused_parameters", False):
             raise NotImplementedError("DistributedDataParallel: find_unused_parameters=True is "
                                       "not supported; every parameter needs a gradient on every "
                                       "rank")
-        _distributed.group("DistributedDataParallel")
+        for ignored in ("gradient_as_bucket_view", "static_graph", "dim",
+                        "check_reduction", "init_sync"):
+            kwargs.pop(ignored, None)
+        if kwargs:
+            raise TypeError(f"DistributedDataParallel: unexpected arguments {sorted(kwargs)}")
         self.module = module
         self.device_ids: list = []
+        self.broadcast_buffers = bool(broadcast_buffers)
+        self.process_group = process_group
+        group = _distributed.resolve("DistributedDataParallel", process_group)
         tensors = list(module.parameters())
         if broadcast_buffers:
             tensors += list(module.buffers())
-        _distributed.broadcast_tensors(tensors, 0)
-        _distributed.average_gradients_in_backward(module.parameters())
+        if group is not None:
+            works = [group.broadcast(t, 0, True) for t in tensors]
+            for w in works:
+                w.wait()
+        self.reducer = _ddp.Reducer(list(module.parameters()), process_group,
+                                    25.0 if bucket_cap_mb is None else float(bucket_cap_mb))
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        """module(*inputs, **kwargs).
+        """module(*inputs, **kwargs), after rank 0's buffers are broadcast when
+        ``broadcast_buffers``.
 
         Args:
             *inputs: the module's inputs.
@@ -92,4 +111,25 @@ class DistributedDataParallel(Module):
         Returns:
             Any: the module's output.
         """
+        if self.broadcast_buffers and self.reducer.group is not None and self.training:
+            buffers = list(self.module.buffers())
+            if buffers:
+                works = [self.reducer.group.broadcast(b, 0, True) for b in buffers]
+                for w in works:
+                    w.wait()
         return self.module(*inputs, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Within this context gradients are not averaged: they accumulate in ``.grad`` on
+        each rank, and the first backward after it averages the accumulated gradients.
+
+        Yields:
+            None.
+        """
+        previous = self.reducer.require_sync
+        self.reducer.require_sync = False
+        try:
+            yield
+        finally:
+            self.reducer.require_sync = previous
