@@ -105,6 +105,29 @@ def check_context(world):
         raise AssertionError("a traced AllReduce did not raise")
     except RuntimeError as e:
         assert "cannot be traced" in str(e), e
+    # GRAPH_MODE: the reducer (and a data-parallel TrainOneStepCell) run eagerly when called
+    # directly; traced into a jit function the reducer raises.
+    net = fill(mlp(), 1)
+    reducer = nn.DistributedGradReducer(net.trainable_params(), mean=True)
+    grads = tuple(tandem.tensor(np.full(p.shape, 1.0 + communication.get_rank(), np.float32))
+                  for p in net.trainable_params())
+    tandem.set_context(mode=tandem.GRAPH_MODE)
+    try:
+        out = reducer(grads)
+        np.testing.assert_allclose(out[0].numpy(), (world + 1) / 2)
+        try:
+            tandem.jit(lambda *g: reducer(g))(*grads)
+            raise AssertionError("a traced DistributedGradReducer did not raise")
+        except RuntimeError as e:
+            assert "cannot be traced" in str(e), e
+        tandem.set_auto_parallel_context(parallel_mode=tandem.ParallelMode.DATA_PARALLEL)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                   nn.SGD(net.trainable_params(), learning_rate=0.1))
+        x = tandem.tensor(np.ones((2, 5), np.float32))
+        step(x, tandem.tensor(np.zeros((2, 3), np.float32)))
+    finally:
+        tandem.set_context(mode=tandem.PYNATIVE_MODE)
+        tandem.reset_auto_parallel_context()
 
 
 def manual_steps(make_opt, xs, ys, rank, world, reduce):
