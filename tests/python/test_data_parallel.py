@@ -3,6 +3,7 @@
 group, nn.DistributedGradReducer and TrainOneStepCell under DATA_PARALLEL against one
 process on the global batch, Model.train on dataset shards, ModelCheckpoint on rank 0);
 the rest runs in this process: the auto-parallel context, dataset sharding and the errors."""
+import json
 import os
 import pathlib
 import re
@@ -41,6 +42,35 @@ def test_mindspore_face_matches_one_process(n, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     oks = sorted(re.findall(r"OK (\d+) (\d+) ", r.stdout))
     assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
+
+
+def _mnist_present() -> bool:
+    d = os.environ.get("TANDEM_FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
+    return all(os.path.exists(os.path.join(d, n)) or os.path.exists(os.path.join(d, n + ".gz"))
+               for n in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                         "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"))
+
+
+@needs_mpi
+@pytest.mark.skipif(not _mnist_present(), reason="Fashion-MNIST is absent")
+def test_d2l_lenet_distributed(tmp_path):
+    """examples/python/d2l/lenet.py --distributed on 2 ranks through python -m tandem.run:
+    one report (rank 0's), the test accuracy counted over all 64 test images once."""
+    script = HERE.parent.parent / "examples" / "python" / "d2l" / "lenet.py"
+    plot = tmp_path / "lenet.png"
+    cmd = [sys.executable, "-m", "tandem.run", "-n", "2", str(script), "--distributed",
+           "--epochs", "1", "--limit", "192", "--test-limit", "64", "--batch-size", "32",
+           "--no-progress", "--plot", str(plot)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=120,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    results = re.findall(r"^RESULT (.*)$", r.stdout, re.M)
+    assert len(results) == 1, r.stdout
+    res = json.loads(results[0])
+    assert res["ranks"] == 2 and res["epochs"] == 1
+    assert abs(res["test_acc"][0] * 64 - round(res["test_acc"][0] * 64)) < 1e-3
+    assert plot.stat().st_size > 1000 and sorted(p.name for p in tmp_path.iterdir()) == [
+        "lenet.png"]
 
 
 @pytest.fixture
