@@ -107,6 +107,8 @@ from .serialization import save_checkpoint, load_checkpoint, load_param_into_net
 from . import dataset, mindrecord, utils, vision  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from . import communication  # noqa: E402,F401  (mindspore.communication)
+from ._auto_parallel import (ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                             reset_auto_parallel_context, set_auto_parallel_context)
 from .export import export, load  # noqa: E402,F401  (deployment: tandem/export.py)
 
 __version__ = "0.1.0"
@@ -124,7 +126,8 @@ __all__ = [
     "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "amp",
     "context", "Parameter",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
-    "utils", "vision", "mindrecord", "train", "communication",
+    "utils", "vision", "mindrecord", "train", "communication", "ParallelMode",
+    "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
 ]
 __all__ += _ops.__all__
 __all__ += ["export", "load"]  # deployment

@@ -12,6 +12,13 @@ Every chapter script in this folder does ``import common as d2l`` and trains wit
 
 Each run prints a live progress bar per epoch, writes a PNG like the book's Animator, ends
 with ``summary: ...`` and a machine-readable ``RESULT {json}`` line.
+
+``--distributed`` (pynative only) trains data-parallel over the ranks of an MPI job
+(``python -m tandem.run -n 2 lenet.py --distributed`` or ``mpirun -n 2 python lenet.py
+--distributed``): each rank reads its ``DistributedSampler`` share of the training set in
+batches of ``--batch-size`` (the global batch is ranks x batch size), the model is wrapped
+in ``mint.nn.parallel.DistributedDataParallel``, the metrics and the test accuracy are
+summed over the ranks, and only rank 0 prints and writes the plot.
 """
 from __future__ import annotations
 
@@ -50,6 +57,8 @@ def parser(description: str, *, epochs: int, lr: float, batch_size: int,
     ap.add_argument("--plot", default=None, help="PNG path (default: <model>_<mode>.png)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    ap.add_argument("--distributed", action="store_true",
+                    help="data-parallel over the mpirun ranks (DistributedDataParallel)")
     return ap
 
 
@@ -76,6 +85,45 @@ def load_data_fashion_mnist(batch_size: int, resize: Optional[int] = None,
         test = Subset(test, range(min(test_limit, len(test))))
     return (DataLoader(train, batch_size, shuffle=True, num_workers=num_workers),
             DataLoader(test, batch_size, shuffle=False, num_workers=num_workers))
+
+
+def load_data_distributed(batch_size: int, resize: Optional[int] = None,
+                          limit: Optional[int] = None, test_limit: Optional[int] = None,
+                          seed: int = 0, num_workers: int = 2):
+    """(train_iter, test_iter) for this rank of a data-parallel job: the training set through
+    a DistributedSampler (reshuffled by set_epoch, the same number of batches on every rank),
+    the test set split into disjoint strided shares (unpadded, so the summed accuracy counts
+    every test image once)."""
+    from tandem.mint import distributed as dist
+    from tandem.utils.data.distributed import DistributedSampler
+    trans = [transforms.ToTensor()]
+    if resize:
+        trans.insert(0, transforms.Resize(resize))
+    trans = transforms.Compose(trans)
+    train = datasets.FashionMNIST(train=True, transform=trans)
+    test = datasets.FashionMNIST(train=False, transform=trans)
+    if limit:
+        train = Subset(train, range(min(limit, len(train))))
+    n_test = min(test_limit, len(test)) if test_limit else len(test)
+    test = Subset(test, range(dist.get_rank(), n_test, dist.get_world_size()))
+    sampler = DistributedSampler(train, shuffle=True, seed=seed)
+    return (DataLoader(train, batch_size, sampler=sampler, num_workers=num_workers),
+            DataLoader(test, batch_size, shuffle=False, num_workers=num_workers))
+
+
+def _sum_over_ranks(*values: float) -> List[float]:
+    """The values summed over the ranks (the job's totals); unchanged in one process."""
+    from tandem.mint import distributed as dist
+    if not dist.is_initialized():
+        return list(values)
+    t = tandem.tensor([float(v) for v in values], dtype=tandem.float64)
+    dist.all_reduce(t)
+    return [float(v) for v in t.numpy()]
+
+
+def _is_rank0() -> bool:
+    from tandem.mint import distributed as dist
+    return not dist.is_initialized() or dist.get_rank() == 0
 
 
 def load_array(data_arrays, batch_size: int, is_train: bool = True,
@@ -108,6 +156,7 @@ def evaluate_accuracy(net, data_iter) -> float:
         for X, y in data_iter:
             correct += accuracy(net(X), y)
             total += y.shape[0]
+    correct, total = _sum_over_ranks(correct, total)  # a data-parallel job: every rank's share
     return correct / max(total, 1)
 
 
@@ -310,15 +359,23 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
         init_lazy(net, input_shape)
     if init is not None:
         net.apply(init)
+    from tandem.mint import distributed as dist
+    if dist.is_initialized():  # every rank starts from rank 0's weights; gradients averaged
+        if mode != "pynative":
+            raise ValueError("--distributed trains in pynative mode (the gradient all_reduce "
+                             "runs in backward hooks, which a compiled step does not call)")
+        net = nn.parallel.DistributedDataParallel(net)
     loss_fn = loss or nn.CrossEntropyLoss()
     opt = make_optimizer(net.parameters(), optimizer, lr, weight_decay)
     _enter_mode(mode)  # the MindSpore switch: Cells now compile their forward in GRAPH_MODE
     step = make_train_step(net, loss_fn, opt, mode)
     run = Run(name, mode, args)
-    show = not (args is not None and getattr(args, "no_progress", False))
+    show = not (args is not None and getattr(args, "no_progress", False)) and _is_rank0()
     try:
         for epoch in range(num_epochs):
             net.train()
+            if hasattr(getattr(train_iter, "sampler", None), "set_epoch"):
+                train_iter.sampler.set_epoch(epoch)  # a new shuffle, the same on every rank
             bar = ProgressBar(epoch + 1, num_epochs, len(train_iter), show)
             t0, c0 = time.perf_counter(), time.process_time()
             loss_sum = correct = 0.0
@@ -332,16 +389,20 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
                 bar.update(i + 1, loss_sum / n, correct / n, n)
             run.epoch_times.append(time.perf_counter() - t0)
             run.cpu_times.append(time.process_time() - c0)
+            loss_sum, correct, n = _sum_over_ranks(loss_sum, correct, n)
             test_acc = evaluate_accuracy(net, test_iter)
             for k, v in (("train loss", loss_sum / n), ("train acc", correct / n),
                          ("test acc", test_acc)):
                 run.history[k].append(v)
-            bar.close(f"epoch {epoch + 1}/{num_epochs}: loss {loss_sum / n:.3f}, train acc "
-                      f"{correct / n:.3f}, test acc {test_acc:.3f}, "
-                      f"{run.epoch_times[-1]:.1f} s ({n / run.epoch_times[-1]:.0f} img/s)")
+            if _is_rank0():
+                bar.close(f"epoch {epoch + 1}/{num_epochs}: loss {loss_sum / n:.3f}, train "
+                          f"acc {correct / n:.3f}, test acc {test_acc:.3f}, "
+                          f"{run.epoch_times[-1]:.1f} s ({n / run.epoch_times[-1]:.0f} img/s)")
     finally:
         _enter_mode("pynative")
-    return run.finish()
+    if not _is_rank0():  # rank 0 reports and writes the plot for the job
+        return {}
+    return run.finish(**({"ranks": dist.get_world_size()} if dist.is_initialized() else {}))
 
 
 def train_regression(net, train_iter, num_epochs: int, lr: float, mode: str = "pynative",
@@ -397,8 +458,14 @@ def classifier_main(name: str, build: Callable[[], "nn.Module"], *, description:
     check_data()
     setup(args)
     r = args.resize or 28
-    train_iter, test_iter = load_data_fashion_mnist(args.batch_size, args.resize or None,
-                                                    args.limit, args.test_limit)
+    if args.distributed:
+        from tandem.mint import distributed as dist
+        dist.init_process_group("mpi")
+        train_iter, test_iter = load_data_distributed(args.batch_size, args.resize or None,
+                                                      args.limit, args.test_limit, args.seed)
+    else:
+        train_iter, test_iter = load_data_fashion_mnist(args.batch_size, args.resize or None,
+                                                        args.limit, args.test_limit)
     net = build()
     return train(net, train_iter, test_iter, args.epochs, args.lr, args.mode, optimizer,
                  args=args, name=name, input_shape=(2, 1, r, r), init=init)

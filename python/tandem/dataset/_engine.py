@@ -64,8 +64,16 @@ def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
             return np.concatenate([ev(k - 1, salt + (r,)) for r in range(a["count"])])
         s = ev(k - 1, salt)
         if kind == "shuffle":
-            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32, epoch, k, *salt])
+            sd = a.get("seed", seed)  # a sharded source's: the same on every shard
+            rng = np.random.default_rng([sd & 0xFFFFFFFF, sd >> 32, epoch, k, *salt])
             return _buffer_shuffle(s, a["buffer"], rng)
+        if kind == "shard":  # every shard gets ceil(n / shards) rows, wrapping to the start
+            if len(s) == 0:
+                return s
+            per = -(-len(s) // int(a["num_shards"]))
+            pos = (np.arange(per) * int(a["num_shards"]) + int(a["shard_id"])) % len(s)
+            shard: np.ndarray = s[pos]
+            return shard
         if kind == "take":
             return s if a["count"] < 0 else s[:a["count"]]
         if kind == "skip":

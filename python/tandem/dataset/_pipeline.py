@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the engine imports this module
     from ._engine import DictIterator, TupleIterator
 
 Tensor = _C.Tensor
-_INDEX_OPS = ("shuffle", "take", "skip", "repeat", "subset")
+_INDEX_OPS = ("shuffle", "take", "skip", "repeat", "subset", "shard")
 #: One pipeline operation: (kind, arguments).
 _Op = Tuple[str, Dict[str, Any]]
 #: A row as the pipeline passes it on: one value per column.
@@ -460,6 +460,8 @@ def _count(src: _Source, ops: List[_Op]) -> Optional[int]:
             n *= a["count"]
         elif kind == "subset":
             n = len(a["positions"])
+        elif kind == "shard":
+            n = math.ceil(n / a["num_shards"])
         elif kind == "batch":
             n = n // a["size"] if a["drop"] else math.ceil(n / a["size"])
     return n

@@ -3,21 +3,42 @@ NumpySlicesDataset."""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union, cast
 
 import numpy as np
 
 from .. import _C
 from .._data.common import as_tensor, load_mnist
+from ._config import get_seed
 from ._pipeline import Dataset, _Op, _Source
+
+
+# The shuffle seed of a sharded source when dataset.config.set_seed was not called: the
+# shards must agree on the order they split, so it cannot be drawn per process.
+_SHARD_SEED = 5489
 
 
 def _check_common(name: str, num_samples: Optional[int], num_parallel_workers: Optional[int],
                   sampler: Optional[object], num_shards: Optional[int],
                   shard_id: Optional[int]) -> None:
-    if sampler is not None or num_shards is not None or shard_id is not None:
-        raise NotImplementedError(f"{name}: sampler and sharding are not implemented; use "
-                                  "shuffle, num_samples or .split()")
+    if sampler is not None:
+        if num_shards is not None or shard_id is not None:
+            raise ValueError(f"{name}: sampler and sharding (num_shards, shard_id) are mutually "
+                             "exclusive; shard with num_shards and shard_id alone")
+        raise NotImplementedError(f"{name}: sampler is not implemented; use shuffle, "
+                                  "num_samples, num_shards/shard_id or .split()")
+    if (num_shards is None) != (shard_id is None):
+        raise ValueError(f"{name}: num_shards and shard_id must be given together, got "
+                         f"num_shards={num_shards!r}, shard_id={shard_id!r}")
+    if num_shards is not None:
+        for arg, v in (("num_shards", num_shards), ("shard_id", shard_id)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{name}: {arg} must be an int, got {v!r}")
+        if num_shards < 1:
+            raise ValueError(f"{name}: num_shards must be >= 1, got {num_shards}")
+        if not 0 <= cast(int, shard_id) < num_shards:
+            raise ValueError(f"{name}: shard_id must be in [0, {num_shards - 1}] for "
+                             f"num_shards={num_shards}, got {shard_id}")
     if num_samples is not None and (not isinstance(num_samples, (int, np.integer))
                                     or num_samples < 0):
         raise ValueError(f"{name}: num_samples must be a non-negative int, got {num_samples!r}")
@@ -28,8 +49,14 @@ def _check_common(name: str, num_samples: Optional[int], num_parallel_workers: O
 
 
 class _SourceDataset(Dataset):
-    """A source with MindSpore's sampling arguments: shuffle (None means True) then
-    num_samples rows (0 or None: all)."""
+    """A source with MindSpore's sampling arguments: shuffle (None means True), then this
+    shard's rows (num_shards, shard_id), then at most num_samples rows (0 or None: all).
+
+    Sharding, as MindSpore's: every shard gets ceil(rows / num_shards) rows, shard k the
+    rows at positions k, k + num_shards, k + 2 * num_shards, ... of the (shuffled) order,
+    wrapping to the start for the last ones, so shards are disjoint when num_shards divides
+    the rows and otherwise repeat a few. The shuffle before the split is the same on every
+    shard (dataset.config.set_seed's seed, or a fixed one) and changes every epoch."""
 
     def __init__(self, name: str, num_samples: Optional[int],
                  num_parallel_workers: Optional[int], shuffle: Optional[bool],
@@ -40,14 +67,24 @@ class _SourceDataset(Dataset):
         if shuffle and not random_access:
             raise ValueError(f"{name}: shuffle needs a random-access source (with __getitem__ "
                              "and __len__); use .shuffle(buffer_size) for an iterable")
+        if num_shards is not None and not random_access:
+            raise ValueError(f"{name}: sharding (num_shards, shard_id) needs a random-access "
+                             "source (with __getitem__ and __len__)")
         self._shuffle = (shuffle is None or bool(shuffle)) and random_access
         self._num_samples = num_samples or None
         self._workers = num_parallel_workers
+        self._shard = None if num_shards is None else (int(num_shards), int(cast(int, shard_id)))
 
     def _root_ops(self, src: _Source) -> List[_Op]:
         pre: List[_Op] = []
         if self._shuffle:
-            pre.append(("shuffle", {"buffer": max(src.size or 0, 2)}))
+            shuffle: Dict[str, Any] = {"buffer": max(src.size or 0, 2)}
+            if self._shard is not None:
+                configured = get_seed()
+                shuffle["seed"] = _SHARD_SEED if configured is None else configured
+            pre.append(("shuffle", shuffle))
+        if self._shard is not None:
+            pre.append(("shard", {"num_shards": self._shard[0], "shard_id": self._shard[1]}))
         if self._num_samples is not None:
             pre.append(("take", {"count": self._num_samples}))
         return pre
@@ -129,9 +166,12 @@ _MNIST_ARGS = """
         num_parallel_workers (int, optional): worker threads. Default: ``None`` .
         shuffle (bool, optional): shuffle the rows every epoch; ``None`` shuffles, as in
             MindSpore. Default: ``None`` .
-        sampler (None): not supported (must be ``None``). Default: ``None`` .
-        num_shards (None): sharding is not supported (must be ``None``). Default: ``None`` .
-        shard_id (None): sharding is not supported (must be ``None``). Default: ``None`` .
+        sampler (None): not supported (must be ``None``; exclusive with sharding).
+            Default: ``None`` .
+        num_shards (int, optional): split the rows into this many shards (for data-parallel
+            training; num_samples then counts the rows of one shard). Default: ``None`` .
+        shard_id (int, optional): this process's shard, in [0, num_shards); given together
+            with num_shards. Default: ``None`` .
         cache (None): accepted for compatibility. Default: ``None`` .
 """
 
@@ -215,9 +255,12 @@ class GeneratorDataset(_SourceDataset):
             Default: ``1`` .
         shuffle (bool, optional): shuffle every epoch (random-access sources only; ``None``
             shuffles them). Default: ``None`` .
-        sampler (None): not supported (must be ``None``). Default: ``None`` .
-        num_shards (None): sharding is not supported. Default: ``None`` .
-        shard_id (None): sharding is not supported. Default: ``None`` .
+        sampler (None): not supported (must be ``None``; exclusive with sharding).
+            Default: ``None`` .
+        num_shards (int, optional): split the rows into this many shards (random-access
+            sources; num_samples then counts the rows of one shard). Default: ``None`` .
+        shard_id (int, optional): this process's shard, in [0, num_shards); given together
+            with num_shards. Default: ``None`` .
         python_multiprocessing (bool): accepted for compatibility (workers are threads).
             Default: ``True`` .
         max_rowsize (int, optional): accepted for compatibility. Default: ``None`` .
@@ -263,9 +306,12 @@ class NumpySlicesDataset(_SourceDataset):
             Default: ``None`` .
         num_parallel_workers (int): worker threads. Default: ``1`` .
         shuffle (bool, optional): shuffle every epoch; ``None`` shuffles. Default: ``None`` .
-        sampler (None): not supported (must be ``None``). Default: ``None`` .
-        num_shards (None): sharding is not supported. Default: ``None`` .
-        shard_id (None): sharding is not supported. Default: ``None`` .
+        sampler (None): not supported (must be ``None``; exclusive with sharding).
+            Default: ``None`` .
+        num_shards (int, optional): split the rows into this many shards (random-access
+            sources; num_samples then counts the rows of one shard). Default: ``None`` .
+        shard_id (int, optional): this process's shard, in [0, num_shards); given together
+            with num_shards. Default: ``None`` .
     """
 
     def __init__(self, data: Any, column_names: Union[str, Sequence[str], None] = None,

@@ -49,6 +49,7 @@ from ._compat import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noq
 
 _sys.modules.setdefault(__name__ + ".utils", utils)
 _sys.modules.setdefault(__name__ + ".utils.data", utils.data)
+_sys.modules.setdefault(__name__ + ".utils.data.distributed", utils.data.distributed)
 __all__ += ["device", "cuda", "distributions", "jit", "distributed", "utils", "set_num_threads", "get_num_threads",
             "inference_mode", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
             "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",

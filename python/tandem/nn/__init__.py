@@ -91,3 +91,5 @@ __all__ += ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "TrainOneStepWit
             "FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell", "Accuracy", "Loss", "MAE", "MSE",
             "Metric"]
 __all__ += ["GraphCell"]  # deployment
+from .grad_reducer import DistributedGradReducer  # noqa: E402,F401  (data parallelism)
+__all__ += ["DistributedGradReducer"]

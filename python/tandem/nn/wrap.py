@@ -86,6 +86,12 @@ class TrainOneStepCell(Cell):
         optimizer (Optimizer): a ``tandem.nn`` optimizer (called with the gradients).
         sens (float): the gradient of the loss (scales every gradient). Default: ``1.0`` .
         return_grad (bool): also return the gradients. Default: ``False`` .
+
+    Under ``set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL)`` the step
+    reduces the gradients over the ranks with a ``DistributedGradReducer`` (``grad_reducer``;
+    mean from ``gradients_mean``, degree from ``device_num``) before the update, as
+    MindSpore does, and with ``parameter_broadcast=True`` every rank starts from rank 0's
+    weights. Collectives are not traced, so in GRAPH_MODE such a step runs eagerly.
     """
 
     def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0,
@@ -100,6 +106,9 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.return_grad = return_grad
         self._grad_fn = value_and_grad(self._scaled_loss, None, self.weights)
+        self.grad_reducer = _grad_reducer(self.weights)
+        if self.grad_reducer is not None:
+            object.__setattr__(self, "_graph_eager", True)  # the reduction is not traced
 
     def _scaled_loss(self, *inputs: Any) -> Tensor:
         loss = self.network(*inputs)
@@ -117,8 +126,25 @@ class TrainOneStepCell(Cell):
         loss, grads = self._grad_fn(*inputs)
         if self.sens != 1.0:
             loss = loss / self.sens
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return (loss, grads) if self.return_grad else loss
+
+
+def _grad_reducer(weights: Tuple[Any, ...]) -> Any:
+    """The DistributedGradReducer of a data-parallel step (None outside DATA_PARALLEL);
+    with parameter_broadcast, rank 0's weights are copied to every rank first."""
+    from .. import _auto_parallel, _distributed
+    if not _auto_parallel.data_parallel():
+        return None
+    from .grad_reducer import DistributedGradReducer
+    ctx = _auto_parallel.get_auto_parallel_context
+    reducer = DistributedGradReducer(weights, mean=ctx("gradients_mean"),
+                                     degree=ctx("device_num"))
+    if ctx("parameter_broadcast"):
+        _distributed.broadcast_tensors(weights, 0)
+    return reducer
 
 
 def _all_finite(grads: Any) -> Tensor:
@@ -263,6 +289,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         scaled_loss, grads = self._scaled_grad_fn(*inputs)
         loss = scaled_loss / scale
         grads = tuple(g / scale for g in grads)
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         overflow = _C.logical_not(_all_finite(grads))
         ok = (self.loss_scaling_manager(self.scale_sense, overflow)
               if self.loss_scaling_manager is not None else not bool(overflow))

@@ -7,6 +7,7 @@ from ..jit import cond, debug_print as print_, partial, vmap, while_loop  # noqa
 
 from .primitives import *  # noqa: F401,F403,E402  (ops.Add(), ops.ReduceMean(keep_dims=True), ...)
 from . import primitives as _prims  # noqa: E402
+from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp  # noqa: E402,F401  (MPI)
 
 
 class Print(_prims.Primitive):
@@ -27,4 +28,5 @@ class Print(_prims.Primitive):
 
 
 __all__ = ["cond", "print_", "partial", "vmap", "while_loop", "Print"] + _prims.__all__
+__all__ += ["AllGather", "AllReduce", "Broadcast", "ReduceOp"]
 __all__ += _ms.__all__

@@ -355,6 +355,13 @@ class ModelCheckpoint(Callback):
     (step within the epoch) in `directory`; every file is written to a temporary name and
     renamed into place, so a crash never leaves a partial checkpoint.
 
+    In a data-parallel job (``communication.init()`` or ``init_process_group`` called, more
+    than one rank) only rank 0 writes: the ranks hold the same parameters, so one copy is
+    enough and the ranks never race on the same file names. (MindSpore instead writes on
+    every rank into rank-specific directories.) Every rank still tracks the schedule, and
+    ``latest_ckpt_file_name`` names rank 0's file. ``save_checkpoint`` itself writes on
+    whichever rank calls it.
+
     Args:
         prefix (str): the file name prefix. Default: ``'CKP'`` .
         directory (str, optional): where to write (the working directory when ``None``;
@@ -385,7 +392,8 @@ class ModelCheckpoint(Callback):
         Args:
             run_context (RunContext): the run.
         """
-        os.makedirs(self._directory, exist_ok=True)
+        if _writes_checkpoints():
+            os.makedirs(self._directory, exist_ok=True)
         self._last_time = time.time()
 
     def on_train_step_end(self, run_context: RunContext) -> None:
@@ -428,7 +436,9 @@ class ModelCheckpoint(Callback):
             elif isinstance(item, dict):
                 extra.update(item)
         net = self._config.saved_network or cb.network
-        save_checkpoint(net, path, append_dict=extra or None)  # atomic: tmp + fsync + rename
+        writes = _writes_checkpoints()
+        if writes:  # atomic: tmp + fsync + rename
+            save_checkpoint(net, path, append_dict=extra or None)
         self._last_step = cb.cur_step_num
         self._last_time = time.time()
         self.latest_ckpt_file_name = path
@@ -438,8 +448,15 @@ class ModelCheckpoint(Callback):
         keep = self._config.keep_checkpoint_max
         while keep and len(self._saved) > keep:
             old = self._saved.pop(0)
-            if os.path.exists(old):
+            if writes and os.path.exists(old):
                 os.remove(old)
+
+
+def _writes_checkpoints() -> bool:
+    """False on the ranks other than 0 of a data-parallel job (rank 0 writes for all)."""
+    from .. import _distributed
+    return not _distributed.is_initialized() or _distributed.get_world_size() == 1 \
+        or _distributed.get_rank() == 0
 
 
 class LambdaCallback(Callback):

@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
 
 from .dataloader import DataLoader, default_collate
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from . import distributed
+from .distributed import DistributedSampler
 
 if _TYPE_CHECKING:
     from ...vision.datasets import FashionMNIST
@@ -18,4 +20,4 @@ def __getattr__(name: str) -> _Any:
 
 
 __all__ = ["DataLoader", "Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
-           "default_collate", "FashionMNIST"]
+           "default_collate", "FashionMNIST", "distributed", "DistributedSampler"]
