@@ -270,9 +270,13 @@ def launch(cmd: list, env: dict, timeout: int) -> list:
         r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, env=env,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"timed out after {timeout} s: {' '.join(map(str, cmd[-4:]))}") from None
+        what = " ".join(map(str, cmd[-4:]))
+        raise RuntimeError(f"timed out after {timeout} s: {what}") from None
     if r.returncode != 0:
-        err = (r.stderr.strip().splitlines() or [f"exit code {r.returncode}"])[-1]
+        # mpirun ends with its own banner (dashes); the rank's exception line says more.
+        lines = [x for x in r.stderr.splitlines() if x.strip().strip("-")]
+        errs = [x for x in lines if "Error" in x or "error" in x]
+        err = (errs or lines or [f"exit code {r.returncode}"])[-1]
         raise RuntimeError(f"{Path(str(cmd[-1])).name if cmd else '?'} failed: {err[:240]}")
     return [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
 
@@ -455,7 +459,7 @@ def markdown(data: dict) -> str:
         lines.append(f"| {model} ({batch}, {'x'.join(map(str, shape))}) | {_t(d['single_s'])} | "
                      f"{_t(d['ddp_s'])} | **{d['ddp_s'] / d['single_s']:.2f}x** | "
                      f"{_t(d['local_s'])} | {_t(d['alone_s'])} | {inside} | "
-                     f"{d['tensors']} tensors, {d['grad_bytes'] / 2**20:.1f} MiB | "
+                     f"{int(d['tensors'])} tensors, {d['grad_bytes'] / 2**20:.1f} MiB | "
                      f"{100 * d['hidden_fraction']:.0f} % |")
     if data["quick"]:
         lines += ["", "--quick: sizes up to 16 MB, fewer repetitions, LeNet only."]
