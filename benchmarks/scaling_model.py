@@ -129,9 +129,10 @@ def check_two_ranks(data: dict) -> str:
     """The model at n = 2 with the shared-memory fit against the measured 2-rank DDP step."""
     fit = data["allreduce"]["fit"]
     r = data["steps"]["resnet18"]
-    k = int(r["tensors"])  # the measured DDP reduces each parameter on its own
+    k = int(r["tensors"])
     tar = ring_time(2, r["grad_bytes"], 1 / fit["beta_s_per_byte"], fit["alpha_s"] / 2, k)
-    return (f"Check at n = 2 (this machine, ResNet-18, per-parameter all_reduce, k = {k}): "
+    return (f"Check at n = 2 (this machine, ResNet-18, one all_reduce per gradient tensor as in "
+            f"the measured 'all_reduce alone', k = {k}): "
             f"predicted T_ar = {tar * 1e3:.1f} ms, step = {(r['local_s'] + tar) * 1e3:.0f} ms; "
             f"measured all_reduce alone = {r['alone_s'] * 1e3:.1f} ms, DDP step = "
             f"{r['ddp_s'] * 1e3:.0f} ms, step without DDP = {r['local_s'] * 1e3:.0f} ms.\n")
