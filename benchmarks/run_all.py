@@ -355,8 +355,11 @@ def main() -> int:
         data = measure(args.quick, columns, int(60 * (2.5 if args.quick else args.budget)))
         if not args.no_distributed:
             print("[run_all] distributed (MPI, 2 ranks) ...", file=sys.stderr, flush=True)
-            data["distributed"] = distributed.run(args.quick, log=lambda m: print(
-                f"[run_all] distributed: {m}", file=sys.stderr, flush=True))
+            try:
+                data["distributed"] = distributed.run(args.quick, log=lambda m: print(
+                    f"[run_all] distributed: {m}", file=sys.stderr, flush=True))
+            except Exception as e:  # the section reports it; the other sections still print
+                data["distributed"] = {"error": f"{type(e).__name__}: {e}"}
         end = {"load": "/".join(f"{v:.2f}" for v in os.getloadavg()),
                "minutes": (datetime.datetime.now(datetime.timezone.utc) - t0).total_seconds() / 60}
     results_dir = HERE / "results"
