@@ -4,6 +4,10 @@ MindSpore PyNative / GRAPH and jax.jit, plus the machine's copy and FMA ceilings
     benchmarks/run_all            # full run (~30 min on 2 cores): BENCHMARKS.md + benchmarks/benchmarks.png
     benchmarks/run_all --quick    # tandem only, small sizes, < 3 min (CI): benchmarks/results/
 
+Both end with benchmarks/distributed.py's section (tandem's all_reduce vs MPI_Allreduce from
+C, DDP training steps on 2 ranks); it says why when mpirun / mpicc / tandem's MPI build is
+missing, and --no-distributed leaves it out.
+
 Each column runs in its own process (a crash or a missing package loses only that column,
 and every cell says why it is empty), pinned to THREADS CPUs, each framework also told to
 use THREADS threads. The peak-memory row runs in a fresh process per column. Exits non-zero
@@ -27,6 +31,8 @@ sys.path.insert(0, str(HERE))
 from _common import (PEERS_PY, THREADS, copy_ceiling_gbs, fma_peak, machine,  # noqa: E402
                      peer_env, run_worker)
 from workloads import FRESH_PROCESS, RUN_ORDER, WORKLOADS, run_column  # noqa: E402
+
+import distributed  # noqa: E402  (its own section: MPI jobs, not a column)
 
 ROOT = HERE.parent
 PEERS_MS_PY = HERE / ".peers-venv" / "ms" / "bin" / "python"
@@ -326,6 +332,8 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=27,
                     help="minutes for all columns (default 27; --quick: 2.5)")
     ap.add_argument("--from-json", help="re-render the report of a saved run_all.json")
+    ap.add_argument("--no-distributed", action="store_true",
+                    help="leave out benchmarks/distributed.py's section (MPI jobs)")
     ap.add_argument("--worker", nargs=2, metavar=("MODULE", "MODE"), help=argparse.SUPPRESS)
     ap.add_argument("--only", action="append", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -345,6 +353,13 @@ def main() -> int:
         start = {"date": t0.strftime("%Y-%m-%d %H:%M UTC"),
                  "load": "/".join(f"{v:.2f}" for v in os.getloadavg())}
         data = measure(args.quick, columns, int(60 * (2.5 if args.quick else args.budget)))
+        if not args.no_distributed:
+            print("[run_all] distributed (MPI, 2 ranks) ...", file=sys.stderr, flush=True)
+            try:
+                data["distributed"] = distributed.run(args.quick, log=lambda m: print(
+                    f"[run_all] distributed: {m}", file=sys.stderr, flush=True))
+            except Exception as e:  # the section reports it; the other sections still print
+                data["distributed"] = {"error": f"{type(e).__name__}: {e}"}
         end = {"load": "/".join(f"{v:.2f}" for v in os.getloadavg()),
                "minutes": (datetime.datetime.now(datetime.timezone.utc) - t0).total_seconds() / 60}
     results_dir = HERE / "results"
@@ -352,6 +367,8 @@ def main() -> int:
         results_dir / "BENCHMARKS.quick.md" if args.quick else ROOT / "BENCHMARKS.md")
     png = results_dir / "benchmarks.quick.png" if args.quick else HERE / "benchmarks.png"
     text, _ = report(data, args.quick, columns, start, end)
+    if "distributed" in data:
+        text += "\n" + distributed.markdown(data["distributed"])
     why = chart(data, columns, png)
     if why is None:
         text += f"\n![ratios vs {BASE}]({os.path.relpath(png, md_path.parent)})\n"
@@ -368,6 +385,8 @@ def main() -> int:
     failed = [(c[0], k) for c in columns if c[1] == "tandem"
               for k, _, _ in WORKLOADS if cell(data["results"].get(c[0], {}), k)[1]
               and not cell(data["results"].get(c[0], {}), k)[1].startswith("n/a")]
+    if "error" in data.get("distributed", {}):
+        failed.append(("distributed", data["distributed"]["error"]))
     if failed:
         print(f"[run_all] tandem failures: {failed}", file=sys.stderr)
         return 1
