@@ -27,10 +27,19 @@ def _tensor(op: str, x: Any) -> Tensor:
 
 def all_reduce(op: str, x: Tensor, reduce_op: Any) -> Tensor:
     """A new tensor: ``x`` reduced over the ranks."""
+    return all_reduce_many(op, [x], reduce_op)[0]
+
+
+def all_reduce_many(op: str, xs: Any, reduce_op: Any) -> list[Tensor]:
+    """New tensors: each of ``xs`` reduced over the ranks. The reductions are queued
+    together on the group's communication thread and waited on once."""
     check_eager(op)
-    out = _tensor(op, x).detach().contiguous().clone()
-    _distributed.group(op).all_reduce(out, reduce_op)
-    return out
+    outs = [_tensor(op, x).detach().contiguous().clone() for x in xs]
+    g = _distributed.group(op)
+    works = [g.all_reduce(out, reduce_op, True) for out in outs]
+    for w in works:
+        w.wait()
+    return outs
 
 
 def all_gather_concat(op: str, x: Tensor) -> Tensor:

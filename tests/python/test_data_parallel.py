@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from mpi_util import mpi_env
 
 import tandem
 import tandem.mint.distributed as dist
@@ -27,10 +28,7 @@ needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
 
 
 def _env():
-    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1",
-                PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent.parent / "python"),
-                                                         os.environ.get("PYTHONPATH")])))
+    return mpi_env()
 
 
 @needs_mpi

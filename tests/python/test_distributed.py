@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from mpi_util import mpi_env
 
 import tandem
 import tandem.mint.distributed as dist
@@ -26,11 +27,7 @@ needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
 
 
 def _env():
-    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1",
-                TANDEM_DIST_TIMEOUT=os.environ.get("TANDEM_DIST_TIMEOUT", "30"),
-                PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent.parent / "python"),
-                                                         os.environ.get("PYTHONPATH")])))
+    return mpi_env()
 
 
 def _mpirun(n, script, *args):

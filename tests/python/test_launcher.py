@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from mpi_util import mpi_env
 from tandem.run import mpirun_command
 
 ROOT = pathlib.Path(__file__).parent.parent.parent
@@ -28,10 +29,7 @@ sys.exit(3 if sys.argv[1:] == ["fail"] and rank == 1 else 0)
 
 
 def _env(**extra):
-    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1", **extra)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"),
-                                                      os.environ.get("PYTHONPATH")]))
-    return env
+    return mpi_env(**extra)
 
 
 def _launch(tmp_path, *args, env=None):

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Optional, Tuple
 
 from .. import _distributed
 from .._C import Tensor
-from .._collective_ops import all_reduce, check_eager
+from .._collective_ops import all_reduce_many, check_eager
 from .._layers.cell import Cell
 
 
@@ -70,8 +70,5 @@ class DistributedGradReducer(Cell):
         if len(grads) != self._count:
             raise ValueError(f"DistributedGradReducer: got {len(grads)} gradients for "
                              f"{self._count} parameters")
-        out = []
-        for grad in grads:
-            r = all_reduce("DistributedGradReducer", grad, _C.ReduceOp.SUM)
-            out.append(r / self.degree if self.mean else r)
-        return tuple(out)
+        summed = all_reduce_many("DistributedGradReducer", grads, _C.ReduceOp.SUM)
+        return tuple(r / self.degree if self.mean else r for r in summed)

@@ -109,8 +109,7 @@ CommQueue::~CommQueue() {
 
 void CommQueue::start_threads_locked() {
   if (!worker_.joinable()) worker_ = std::thread([this] { worker_loop(); });
-  if (timeout_s_ > 0 && !watchdog_.joinable())
-    watchdog_ = std::thread([this] { watchdog_loop(); });
+  if (timeout_s_ > 0 && !watchdog_.joinable()) watchdog_ = std::thread([this] { watchdog_loop(); });
 }
 
 void CommQueue::submit(std::shared_ptr<Work> work, std::function<void()> fn) {

@@ -5,6 +5,7 @@
 // an operation that has not completed within the group's timeout: a collective that never
 // completes means another rank failed or diverged, and the job must end instead of hanging.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -13,7 +14,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <chrono>
 
 namespace tandem {
 
@@ -88,10 +88,10 @@ class CommQueue {
   std::condition_variable cv_;           // queue changes, busy_ changes, stop
   std::condition_variable watchdog_cv_;  // stop_watchdog_
   std::deque<Task> queue_;
-  bool busy_ = false;  // an operation is running (on either thread)
+  bool busy_ = false;           // an operation is running (on either thread)
   bool stop_ = false;           // the worker ends once the queue is empty
   bool stop_watchdog_ = false;  // set after the worker has ended
-  std::string current_;  // what is running, for the timeout report
+  std::string current_;         // what is running, for the timeout report
   std::chrono::steady_clock::time_point started_;
   bool reported_ = false;
   std::thread worker_, watchdog_;
