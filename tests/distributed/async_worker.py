@@ -49,8 +49,8 @@ def main():
     checks += 2
 
     # bfloat16 / float16 reduce in float32: the result is the rounded float32 reduction.
-    for dt in (tandem.bfloat16, tandem.float16):
-        vals = [data(r, (33,), 70) for r in range(world)]
+    for dt, n in ((tandem.bfloat16, 33), (tandem.float16, 33), (tandem.bfloat16, 1000)):
+        vals = [data(r, (n,), 70) for r in range(world)]
         rounded = [tandem.tensor(v).to(dt).float().numpy() for v in vals]
         for op, ref in ((dist.ReduceOp.SUM, np.sum), (dist.ReduceOp.AVG, np.mean),
                         (dist.ReduceOp.MAX, np.max)):

@@ -10,7 +10,7 @@ from tandem import communication
 import tandem.mint.distributed as dist
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64]
-SIZES = [(1,), (7,), (3, 5), (2, 3, 17), (0,)]
+SIZES = [(1,), (7,), (3, 5), (2, 3, 17), (0,), (256,), (300,)]  # 256 float32: fused path's edge
 
 
 def rank_data(rank, shape, dt, salt):
@@ -92,6 +92,11 @@ def check_errors(rank, world):
     t = tandem.tensor(np.zeros(3 + rank, np.float32))
     expect(RuntimeError, "ranks disagree", dist.all_reduce, t)
     expect(RuntimeError, "ranks disagree", dist.broadcast, base, src=rank)
+    # Different reduce ops, for a small (fused) and a large tensor.
+    for n in (4, 100_000):
+        op = dist.ReduceOp.SUM if rank == 0 else dist.ReduceOp.MAX
+        expect(RuntimeError, "different reduce ops", dist.all_reduce,
+               tandem.tensor(np.zeros(n, np.float32)), op=op) if world > 1 else None
     # Ranks running different collectives at the same point raise too (no hang).
     if world > 1:
         if rank == 0:

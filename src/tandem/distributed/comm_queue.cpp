@@ -171,12 +171,14 @@ void CommQueue::worker_loop() {
       error = std::current_exception();
     }
     task.fn = nullptr;  // release the operation's tensors before waking its waiter
+    // The handle completes before the queue moves on, so an operation issued after this
+    // one finds it completed.
+    task.work->finish(std::move(error));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       end();
     }
     cv_.notify_all();
-    task.work->finish(std::move(error));
   }
 }
 
