@@ -16,12 +16,11 @@ import datetime
 import os
 import sys
 import warnings
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Union, cast
 
 from . import _C
 from ._C import Tensor
 
-Work = _C.Work
 DEFAULT_TIMEOUT_S = 1800.0  # PyTorch's default for its CPU backends
 
 
@@ -33,6 +32,56 @@ class ReduceOp:
     AVG = _C.ReduceOp.AVG
     MAX = _C.ReduceOp.MAX
     MIN = _C.ReduceOp.MIN
+
+
+class Work:
+    """The handle of an asynchronous collective (``async_op=True``): the operation runs on the
+    group's communication thread, in order with the group's other operations.
+
+    Args:
+        work (tandem._C.Work): the handle the collective returned.
+    """
+
+    __slots__ = ("_work",)
+
+    def __init__(self, work: _C.Work) -> None:
+        self._work = work
+
+    def wait(self, timeout: Any = None) -> bool:
+        """Blocks until the operation has run and raises its error, if any.
+
+        Args:
+            timeout (timedelta or float, optional): bound on the wait; past it a
+                RuntimeError names the operation (which stays queued). Default: ``None``.
+
+        Returns:
+            bool: True.
+        """
+        seconds = None if timeout is None else _timeout_seconds("Work.wait", timeout)
+        return bool(self._work.wait(seconds))
+
+    def is_completed(self) -> bool:
+        """Whether the operation has run.
+
+        Returns:
+            bool: True once it has run (successfully or not).
+        """
+        return bool(self._work.is_completed())
+
+    def source_rank(self) -> int:
+        """For a receive: the rank the tensor came from.
+
+        Returns:
+            int: the sender's rank, -1 before completion.
+        """
+        return int(self._work.source_rank())
+
+    def __repr__(self) -> str:
+        return repr(self._work)
+
+
+def _handle(work: object) -> Optional[Work]:
+    return None if work is None else Work(cast(_C.Work, work))
 
 
 class _NonMember:
@@ -187,16 +236,18 @@ def all_reduce(tensor: Tensor, op: _C.ReduceOp = ReduceOp.SUM, pg: Group = None,
     """Reduces ``tensor`` over the group's ranks in place."""
     _check_op("all_reduce", op)
     g = resolve("all_reduce", pg)
-    return None if g is None else g.all_reduce(_check_tensor("all_reduce", tensor), op,
-                                               bool(async_op))
+    if g is None:
+        return None
+    return _handle(g.all_reduce(_check_tensor("all_reduce", tensor), op, bool(async_op)))
 
 
 def broadcast(tensor: Tensor, src: int = 0, pg: Group = None,
               async_op: bool = False) -> Optional[Work]:
     """Copies the ``tensor`` of group rank ``src`` into ``tensor`` on every rank."""
     g = resolve("broadcast", pg)
-    return None if g is None else g.broadcast(_check_tensor("broadcast", tensor), int(src),
-                                              bool(async_op))
+    if g is None:
+        return None
+    return _handle(g.broadcast(_check_tensor("broadcast", tensor), int(src), bool(async_op)))
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, pg: Group = None,
@@ -207,8 +258,9 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, pg: Group = None,
                         f"{type(tensor_list).__name__}")
     outs = [_check_tensor("all_gather", t, "tensor_list[i]") for t in tensor_list]
     g = resolve("all_gather", pg)
-    return None if g is None else g.all_gather(outs, _check_tensor("all_gather", tensor),
-                                               bool(async_op))
+    if g is None:
+        return None
+    return _handle(g.all_gather(outs, _check_tensor("all_gather", tensor), bool(async_op)))
 
 
 def reduce_scatter(output: Tensor, input: Tensor, op: _C.ReduceOp = ReduceOp.SUM,
@@ -219,16 +271,18 @@ def reduce_scatter(output: Tensor, input: Tensor, op: _C.ReduceOp = ReduceOp.SUM
     g = resolve("reduce_scatter", pg)
     if g is None:
         return None
-    return g.reduce_scatter(_check_tensor("reduce_scatter", output, "output"),
-                            _check_tensor("reduce_scatter", input, "input"), op, bool(async_op))
+    return _handle(g.reduce_scatter(_check_tensor("reduce_scatter", output, "output"),
+                                    _check_tensor("reduce_scatter", input, "input"), op,
+                                    bool(async_op)))
 
 
 def send(tensor: Tensor, dst: int, pg: Group = None, tag: int = 0,
          async_op: bool = False) -> Optional[Work]:
     """Sends ``tensor`` to group rank ``dst``."""
     g = resolve("send", pg)
-    return None if g is None else g.send(_check_tensor("send", tensor), int(dst), int(tag),
-                                         bool(async_op))
+    if g is None:
+        return None
+    return _handle(g.send(_check_tensor("send", tensor), int(dst), int(tag), bool(async_op)))
 
 
 def recv(tensor: Tensor, src: Optional[int] = None, pg: Group = None, tag: int = 0,
@@ -238,35 +292,38 @@ def recv(tensor: Tensor, src: Optional[int] = None, pg: Group = None, tag: int =
     g = resolve("recv", pg)
     if g is None:
         return None
-    return g.recv(_check_tensor("recv", tensor), -1 if src is None else int(src), int(tag),
-                  bool(async_op))
+    r = g.recv(_check_tensor("recv", tensor), -1 if src is None else int(src), int(tag),
+               bool(async_op))
+    return _handle(r) if async_op else int(cast(int, r))
 
 
 def barrier(pg: Group = None, async_op: bool = False) -> Optional[Work]:
     """Blocks until every rank of the group reaches the barrier."""
     g = resolve("barrier", pg)
-    return None if g is None else g.barrier(bool(async_op))
+    return None if g is None else _handle(g.barrier(bool(async_op)))
 
 
 def get_rank(pg: Group = None) -> int:
     """This process's rank in the group (-1 on a non-member, as PyTorch)."""
     if pg is NON_MEMBER:
         return -1
-    return int(resolve("get_rank", pg).rank)
+    g = resolve("get_rank", pg)
+    return -1 if g is None else int(g.rank)
 
 
 def get_world_size(pg: Group = None) -> int:
     """The number of ranks of the group (-1 on a non-member, as PyTorch)."""
     if pg is NON_MEMBER:
         return -1
-    return int(resolve("get_world_size", pg).size)
+    g = resolve("get_world_size", pg)
+    return -1 if g is None else int(g.size)
 
 
 def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0) -> None:
     """Broadcasts each tensor from rank ``src`` in place (parameters, buffers): every rank
     starts from the same weights. The broadcasts are queued together and waited on once."""
     g = group("broadcast_tensors")
-    works = [g.broadcast(t, src, True) for t in tensors]
+    works = [cast(_C.Work, g.broadcast(t, src, True)) for t in tensors]
     for w in works:
         w.wait()
 

@@ -6,7 +6,7 @@ float16, int32, int64; broadcast, all_gather, send and recv: any dtype); ``async
 returns a ``Work`` whose ``wait()`` blocks until the operation has run."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 from .. import _distributed as _impl
 from .._C import Tensor
@@ -294,7 +294,7 @@ def recv(tensor: Tensor, src: Optional[int] = None, group: Any = None, tag: int 
         int: the sender's rank (-1 outside the group).
     """
     r = _impl.recv(tensor, src, group, tag, False)
-    return -1 if r is None else int(r)
+    return r if isinstance(r, int) else -1
 
 
 def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Optional[Work]:
@@ -313,7 +313,7 @@ def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Optional
 
 
 def irecv(tensor: Tensor, src: Optional[int] = None, group: Any = None,
-          tag: int = 0) -> Union[Work, None]:
+          tag: int = 0) -> Optional[Work]:
     """Receives into ``tensor`` asynchronously; ``Work.source_rank()`` names the sender.
 
     Args:
@@ -325,7 +325,8 @@ def irecv(tensor: Tensor, src: Optional[int] = None, group: Any = None,
     Returns:
         Work: the handle.
     """
-    return _impl.recv(tensor, src, group, tag, True)
+    r = _impl.recv(tensor, src, group, tag, True)
+    return r if isinstance(r, Work) else None
 
 
 def barrier(group: Any = None, async_op: bool = False) -> Optional[Work]:
