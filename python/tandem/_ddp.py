@@ -41,10 +41,15 @@ class Reducer:
         params: the parameters (those that do not require a gradient are skipped).
         pg: the process group (None: the default group).
         bucket_cap_mb: the size of a bucket in MiB (PyTorch's default: 25).
+        gradient_as_bucket_view: after the reduction each ``.grad`` is a view into its
+            bucket instead of a copy (saves one copy of every gradient per step; a later
+            backward that accumulates into that ``.grad`` writes into the bucket directly
+            and the copy in is skipped as well). A ``.grad`` kept from an earlier step then
+            changes with the bucket, as in PyTorch.
     """
 
     def __init__(self, params: Sequence[Tensor], pg: Any = None,
-                 bucket_cap_mb: float = 25.0) -> None:
+                 bucket_cap_mb: float = 25.0, gradient_as_bucket_view: bool = False) -> None:
         if not bucket_cap_mb > 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
                              f"{bucket_cap_mb!r}")
@@ -75,6 +80,7 @@ class Reducer:
         for b in self.buckets:
             for i, p in enumerate(b.params):
                 self.where[id(p)] = (b, i)
+        self.as_view = bool(gradient_as_bucket_view)
         self.require_sync = True
         self.in_backward = False
         self.ready: set[int] = set()
@@ -115,8 +121,11 @@ class Reducer:
         bucket, i = self.where[key]
         n = int(p.numel())
         off = bucket.offsets[i]
-        with _no_grad():
-            bucket.buffer[off:off + n].copy_(p.grad.reshape(-1))
+        grad = p.grad
+        if not (self.as_view and grad.data_ptr() == bucket.buffer.data_ptr()
+                + off * grad.element_size() and grad.is_contiguous()):
+            with _no_grad():
+                bucket.buffer[off:off + n].copy_(grad.reshape(-1))
         bucket.pending -= 1
         if bucket.pending == 0:
             bucket.work = self.group.all_reduce(bucket.buffer, _C.ReduceOp.AVG, True)
@@ -142,7 +151,11 @@ class Reducer:
             for b in self.buckets:
                 for p, off in zip(b.params, b.offsets):
                     n = int(p.numel())
-                    p.grad.copy_(b.buffer[off:off + n].view(tuple(p.shape)))
+                    view = b.buffer[off:off + n].view(tuple(p.shape))
+                    if self.as_view:
+                        p.grad = view
+                    else:
+                        p.grad.copy_(view)
                 b.pending = len(b.params)
 
     def _wait_all(self) -> None:

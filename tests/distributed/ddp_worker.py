@@ -51,24 +51,26 @@ def main():
     moved = max(float(np.abs(a.numpy() - b.numpy()).max()) for a, b in
                 zip(ref.state_dict().values(), mlp(seed=0).state_dict().values()))
     assert moved > 1e-3, "training did not change the weights"
-    check_buckets_and_no_sync(rank, world, xs, ys)
+    for as_view in (False, True):
+        check_buckets_and_no_sync(rank, world, xs, ys, as_view)
     check_unused_parameter_raises()
     dist.destroy_process_group()
     print(f"OK {rank} {world} {diff:.2e}", flush=True)
 
 
-def check_buckets_and_no_sync(rank, world, xs, ys):
+def check_buckets_and_no_sync(rank, world, xs, ys, as_view):
     """Tiny buckets (one or two parameters each, reduced while backward still runs) and
     gradient accumulation: two micro-batches under no_sync, then one synchronised backward,
     equal one process accumulating all of them."""
-    ddp = mint.nn.parallel.DistributedDataParallel(mlp(seed=rank + 10), bucket_cap_mb=1e-5)
+    ddp = mint.nn.parallel.DistributedDataParallel(mlp(seed=rank + 10), bucket_cap_mb=1e-5,
+                                                   gradient_as_bucket_view=as_view)
     assert len(ddp.reducer.buckets) >= 3, len(ddp.reducer.buckets)
     ref = mlp(seed=10)
     opt = mint.optim.SGD(ddp.parameters(), lr=0.1)
     ref_opt = mint.optim.SGD(ref.parameters(), lr=0.1)
     mine = slice(rank * B, (rank + 1) * B)
-    for s in range(2):
-        opt.zero_grad()
+    for s in range(3):
+        opt.zero_grad(set_to_none=s != 1)  # step 1 zeroes in place (into the bucket views)
         ref_opt.zero_grad()
         for micro in range(3):
             x, y = xs[(s + micro) % STEPS], ys[(s + micro) % STEPS]
@@ -81,6 +83,11 @@ def check_buckets_and_no_sync(rank, world, xs, ys):
                 loss.backward()
             mint.nn.functional.mse_loss(ref(tandem.tensor(x)), tandem.tensor(y)).backward()
         assert ddp.reducer.last_reductions == len(ddp.reducer.buckets)
+        if as_view:
+            p0 = next(iter(ddp.parameters()))
+            b0 = [b for b in ddp.reducer.buckets if any(q is p0 for q in b.params)][0]
+            assert b0.buffer.data_ptr() <= p0.grad.data_ptr() < b0.buffer.data_ptr() + \
+                b0.buffer.numel() * 4
         opt.step()
         ref_opt.step()
     for a, b in zip(ddp.module.state_dict().values(), ref.state_dict().values()):
