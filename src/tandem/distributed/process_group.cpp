@@ -1,8 +1,10 @@
-// MPI implementation of ProcessGroup. Each collective first agrees on (kind, numel, dtype,
-// root) across ranks with one small MPI_Allreduce, so ranks that disagree all raise the same
-// error instead of hanging or reading past a buffer; MPI errors come back as return codes
-// (MPI_ERRORS_RETURN) and become DistributedError. The operations of a group run one at a
-// time through its CommQueue, in the order this rank issued them.
+// MPI implementation of ProcessGroup's set-up and collectives (point to point:
+// process_group_p2p.cpp; builds without MPI: process_group_stubs.cpp). Each collective
+// first agrees on (kind, numel, dtype, root, op) across ranks with one fixed-size
+// MPI_Allreduce (agreement.h), so ranks that disagree all raise the same error instead of
+// hanging or reading past a buffer; MPI errors come back as return codes (MPI_ERRORS_RETURN)
+// and become DistributedError. The operations of a group run one at a time through its
+// CommQueue, in the order this rank issued them.
 #include "tandem/distributed/process_group.h"
 
 #include <algorithm>
@@ -17,10 +19,8 @@
 
 #ifdef TANDEM_HAVE_MPI
 #include <dlfcn.h>
-// The C API only: the deprecated C++ bindings would need libmpi_cxx.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
+
+#include "tandem/distributed/process_group_mpi.h"
 #endif
 
 namespace tandem {
@@ -39,75 +39,7 @@ const char* reduce_op_name(ReduceOp op) {
   return "?";
 }
 
-#ifndef TANDEM_HAVE_MPI
-
-bool mpi_available() {
-  return false;
-}
-std::string mpi_thread_level() {
-  return "";
-}
-void mpi_finalize() {}
-void mpi_abort(int code) {
-  std::fflush(stderr);
-  std::_Exit(code);
-}
-
-struct ProcessGroup::Impl {
-  std::vector<int> world_ranks{0};
-};
-
-namespace {
-[[noreturn]] void no_mpi() {
-  throw_error<DistributedError>(
-      "tandem was built without MPI: install an MPI implementation (Debian: libopenmpi-dev "
-      "openmpi-bin) and rebuild tandem to use tandem.mint.distributed");
-}
-}  // namespace
-
-std::shared_ptr<ProcessGroup> ProcessGroup::world(double) {
-  no_mpi();
-}
-std::shared_ptr<ProcessGroup> ProcessGroup::subgroup(const std::vector<int>&) {
-  no_mpi();
-}
-ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-ProcessGroup::~ProcessGroup() = default;
-int ProcessGroup::rank() const {
-  return 0;
-}
-int ProcessGroup::size() const {
-  return 1;
-}
-const std::vector<int>& ProcessGroup::world_ranks() const {
-  return impl_->world_ranks;
-}
-double ProcessGroup::timeout() const {
-  return 0;
-}
-std::shared_ptr<Work> ProcessGroup::all_reduce(const Tensor&, ReduceOp, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor&, int, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::all_gather(const std::vector<Tensor>&, const Tensor&, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor&, const Tensor&, ReduceOp, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::send(const Tensor&, int, int, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::recv(const Tensor&, int, int, bool) {
-  no_mpi();
-}
-std::shared_ptr<Work> ProcessGroup::barrier(bool) {
-  no_mpi();
-}
-
-#else
+#ifdef TANDEM_HAVE_MPI
 
 namespace {
 
@@ -117,6 +49,9 @@ int g_thread_level = -1;
 // Below MPI_THREAD_MULTIPLE, operations of different groups must not overlap.
 std::mutex g_serial_mutex;
 
+}  // namespace
+
+namespace distributed {
 void check_mpi(int rc, const std::string& what, int rank) {
   if (rc == MPI_SUCCESS) [[likely]]
     return;
@@ -126,6 +61,16 @@ void check_mpi(int rc, const std::string& what, int rank) {
   throw_error<DistributedError>(what, " (rank ", rank, "): MPI error ", rc, ": ",
                                 std::string(msg, size_t(len)));
 }
+
+int granted_thread_level() {
+  return g_thread_level;
+}
+std::mutex& serial_mutex() {
+  return g_serial_mutex;
+}
+}  // namespace distributed
+
+namespace {
 
 void ensure_initialized() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
@@ -220,12 +165,6 @@ void scale(void* data, DType dt, int64_t n, int ranks) {
 }
 
 // Operation kinds, agreed on so that a rank running a different collective is caught.
-enum Kind : int64_t { AllReduce = 1, Broadcast, AllGather, ReduceScatter, Barrier };
-
-std::string describe(const char* op, const Tensor& t) {
-  return detail::cat(op, " of a ", dtype_short_name(t.dtype()), " tensor of shape ",
-                     shape_str(t.shape()));
-}
 
 }  // namespace
 
@@ -266,100 +205,6 @@ void mpi_abort(int code) {
   if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
-
-struct ProcessGroup::Impl {
-  MPI_Comm comm = MPI_COMM_NULL;
-  int rank = 0;
-  int size = 1;
-  std::vector<int> world_ranks;
-  double timeout = 0;
-  std::unique_ptr<CommQueue> queue;
-
-  // Ends the job when an operation has not completed within the timeout.
-  Work::TimeoutHandler timeout_handler() const {
-    int world_rank = world_ranks.empty() ? rank : world_ranks[size_t(rank)];
-    return [world_rank](const std::string& what, double s) {
-      std::fprintf(stderr,
-                   "tandem.distributed: rank %d: %s has not completed after %.1f s (the "
-                   "process group's timeout): another rank failed, exited, or is waiting in "
-                   "a different collective. Aborting the job.\n",
-                   world_rank, what.c_str(), s);
-      mpi_abort(1);
-    };
-  }
-
-  void start_queue() { queue = std::make_unique<CommQueue>(timeout, timeout_handler()); }
-
-  std::shared_ptr<Work> post_p2p(std::string desc, bool async_op,
-                                 const std::function<MPI_Request()>& post,
-                                 std::function<int(const MPI_Status&)> complete);
-
-  // Checks that `t` can be handed to MPI as a flat buffer.
-  void check_tensor(const Tensor& t, const char* op, const char* arg) const {
-    TANDEM_CHECK(t.defined(), ValueError, op, " (rank ", rank, "): ", arg, " is undefined");
-    TANDEM_CHECK(!t.is_symbolic(), ValueError, op, " (rank ", rank, "): ", arg,
-                 " is a symbolic tensor of a graph being traced; collectives run eagerly, "
-                 "outside jit / GRAPH_MODE");
-    TANDEM_CHECK(t.is_contiguous(), ValueError, op, " (rank ", rank, "): ", arg, " of shape ",
-                 shape_str(t.shape()),
-                 " is not contiguous; the collective works in place on dense memory, pass "
-                 "t.contiguous() and copy the result back");
-  }
-
-  // All ranks agree on the kind, element count, dtype, root and reduction of a collective,
-  // or all throw. Runs inside the operation (on the queue), so the order matches the other
-  // ranks'. `fused` carries a small all_reduce's payload, reduced by the same round trip.
-  void agree(Kind kind, const char* op, const Tensor* t, int root, int64_t reduce = -1,
-             distributed::AgreementRecord* fused = nullptr) {
-    using distributed::Field;
-    distributed::AgreementRecord local;
-    distributed::AgreementRecord& rec = fused ? *fused : local;
-    const int64_t numel = t ? t->numel() : 0, dt = t ? int64_t(t->dtype()) : -1;
-    rec.set(Field::Kind, kind);
-    rec.set(Field::Numel, numel);
-    rec.set(Field::DType, dt);
-    rec.set(Field::Root, root);
-    rec.set(Field::Op, reduce);
-    if (!fused) rec.set(Field::ReduceType, int64_t(distributed::PayloadType::None));
-    check_mpi(distributed::agree_and_reduce(rec, comm), op, rank);
-    if (rec.all_uniform()) return;
-    TANDEM_CHECK(rec.uniform(Field::Kind), DistributedError, op, " (rank ", rank,
-                 "): the ranks are running different collectives at this point (this rank: ", op,
-                 "); every rank must issue the same collectives in the same order");
-    TANDEM_CHECK(rec.uniform(Field::Numel) && rec.uniform(Field::DType) && rec.uniform(Field::Root),
-                 DistributedError, op, " (rank ", rank,
-                 "): ranks disagree on the tensor: this rank has shape ", shape_str(t->shape()),
-                 " (", numel, " elements) of ", dtype_name(t->dtype()),
-                 root >= 0 ? detail::cat(", src ", root) : "", "; element counts range over [",
-                 rec.lo(Field::Numel), ", ", rec.hi(Field::Numel),
-                 "]; every rank must pass a tensor of the same size and dtype",
-                 root >= 0 ? " and the same src" : "");
-    TANDEM_CHECK(false, DistributedError, op, " (rank ", rank,
-                 "): ranks pass different reduce ops (this rank: ",
-                 reduce_op_name(ReduceOp(reduce)), "); every rank must use the same op");
-  }
-
-  // Runs fn now (after what is queued; returns a completed handle) or on the communication
-  // thread (returns the pending handle).
-  std::shared_ptr<Work> dispatch(std::shared_ptr<Work> work, bool async_op,
-                                 std::function<void()> fn) {
-    std::function<void()> guarded = [fn = std::move(fn)] {
-      std::unique_lock<std::mutex> lock;
-      if (g_thread_level < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(g_serial_mutex);
-      fn();
-    };
-    if (async_op) {
-      queue->submit(work, std::move(guarded));
-    } else {
-      queue->run(work->description(), guarded);
-      work->finish(nullptr);
-    }
-    return work;
-  }
-  std::shared_ptr<Work> dispatch(std::string desc, bool async_op, std::function<void()> fn) {
-    return dispatch(std::make_shared<Work>(std::move(desc)), async_op, std::move(fn));
-  }
-};
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -607,120 +452,6 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& out, const Tens
     }
     out.storage()->bump_version();
   });
-}
-
-namespace {
-// A point-to-point message: this header, then the tensor's bytes, in one MPI message, so a
-// receiver can check the count and dtype before it writes into its tensor.
-struct P2PHeader {
-  int64_t numel;
-  int64_t dtype;
-};
-}  // namespace
-
-// Point-to-point operations are nonblocking MPI requests, posted in program order through
-// the queue (so they stay ordered with the collectives) and completed by polling: a blocking
-// receive on the communication thread would stall every operation queued behind it, and
-// an irecv posted before the matching isend of the same rank would deadlock.
-std::shared_ptr<Work> ProcessGroup::Impl::post_p2p(std::string desc, bool async_op,
-                                                   const std::function<MPI_Request()>& post,
-                                                   std::function<int(const MPI_Status&)> complete) {
-  auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
-  queue->run(desc, [&] {
-    std::unique_lock<std::mutex> lock;
-    if (g_thread_level < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(g_serial_mutex);
-    *request = post();
-  });
-  auto work = std::make_shared<Work>(desc);
-  const int me = rank;
-  work->set_poll(
-      [request, complete = std::move(complete), desc, me]() -> int {
-        std::unique_lock<std::mutex> lock;
-        if (g_thread_level < MPI_THREAD_MULTIPLE)
-          lock = std::unique_lock<std::mutex>(g_serial_mutex);
-        int flag = 0;
-        MPI_Status status;
-        check_mpi(MPI_Test(request.get(), &flag, &status), desc + ": MPI_Test", me);
-        if (!flag) return Work::kPending;
-        lock = std::unique_lock<std::mutex>();
-        return complete(status);
-      },
-      timeout, timeout_handler());
-  if (!async_op) work->wait();
-  return work;
-}
-
-std::shared_ptr<Work> ProcessGroup::send(const Tensor& t, int dst, int tag, bool async_op) {
-  Impl& g = *impl_;
-  g.check_tensor(t, "send", "tensor");
-  TANDEM_CHECK(dst >= 0 && dst < g.size && dst != g.rank, ValueError, "send (rank ", g.rank,
-               "): dst ", dst, " must be another rank of the group (size ", g.size, ")");
-  TANDEM_CHECK(tag >= 0 && tag <= 32767, ValueError, "send (rank ", g.rank, "): tag ", tag,
-               " must be in [0, 32767]");
-  const size_t bytes = size_t(t.numel()) * t.itemsize();
-  TANDEM_CHECK(bytes + sizeof(P2PHeader) <= size_t(INT32_MAX), ValueError, "send (rank ", g.rank,
-               "): tensor of ", bytes, " bytes exceeds MPI's int count");
-  // The message is staged (header + bytes), so the tensor may change as soon as send returns.
-  auto msg = std::make_shared<std::vector<char> >(sizeof(P2PHeader) + bytes);
-  P2PHeader h{t.numel(), int64_t(t.dtype())};
-  std::memcpy(msg->data(), &h, sizeof h);
-  if (bytes) std::memcpy(msg->data() + sizeof h, t.data_ptr(), bytes);
-  return g.post_p2p(
-      describe("send", t) + detail::cat(" to rank ", dst), async_op,
-      [&] {
-        MPI_Request r;
-        check_mpi(MPI_Isend(msg->data(), int(msg->size()), MPI_BYTE, dst, tag, g.comm, &r),
-                  "send: MPI_Isend", g.rank);
-        return r;
-      },
-      [msg](const MPI_Status&) { return -1; });
-}
-
-std::shared_ptr<Work> ProcessGroup::recv(const Tensor& t, int src, int tag, bool async_op) {
-  Impl& g = *impl_;
-  g.check_tensor(t, "recv", "tensor");
-  TANDEM_CHECK(src == -1 || (src >= 0 && src < g.size && src != g.rank), ValueError, "recv (rank ",
-               g.rank, "): src ", src, " must be another rank of the group (size ", g.size,
-               ") or None for any");
-  TANDEM_CHECK(tag >= 0 && tag <= 32767, ValueError, "recv (rank ", g.rank, "): tag ", tag,
-               " must be in [0, 32767]");
-  const size_t bytes = size_t(t.numel()) * t.itemsize();
-  TANDEM_CHECK(bytes + sizeof(P2PHeader) < size_t(INT32_MAX), ValueError, "recv (rank ", g.rank,
-               "): tensor of ", bytes, " bytes exceeds MPI's int count");
-  std::string desc =
-      describe("recv", t) + (src >= 0 ? detail::cat(" from rank ", src) : " from any rank");
-  // One spare byte: a longer message then arrives as a size mismatch, not a truncation.
-  auto msg = std::make_shared<std::vector<char> >(sizeof(P2PHeader) + bytes + 1);
-  const int me = g.rank;
-  auto work = g.post_p2p(
-      desc, true,
-      [&] {
-        MPI_Request r;
-        check_mpi(MPI_Irecv(msg->data(), int(msg->size()), MPI_BYTE, src < 0 ? MPI_ANY_SOURCE : src,
-                            tag, g.comm, &r),
-                  "recv: MPI_Irecv", g.rank);
-        return r;
-      },
-      [msg, t, me, bytes](const MPI_Status& status) {
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        P2PHeader h{-1, -1};
-        if (size_t(count) >= sizeof h) std::memcpy(&h, msg->data(), sizeof h);
-        TANDEM_CHECK(h.numel == t.numel() && h.dtype == int64_t(t.dtype()) &&
-                         size_t(count) == sizeof h + bytes,
-                     DistributedError, "recv (rank ", me, "): rank ", status.MPI_SOURCE, " sent ",
-                     h.numel, " elements of ",
-                     h.dtype >= 0 && h.dtype <= int64_t(DType::Float64) ? dtype_name(DType(h.dtype))
-                                                                        : "an unknown dtype",
-                     ", this rank receives into a tensor of shape ", shape_str(t.shape()), " (",
-                     dtype_name(t.dtype()),
-                     "); send and recv must use tensors of the same size and dtype");
-        if (bytes) std::memcpy(t.data_ptr(), msg->data() + sizeof h, bytes);
-        t.storage()->bump_version();
-        return status.MPI_SOURCE;
-      });
-  if (!async_op) work->wait();
-  return work;
 }
 
 std::shared_ptr<Work> ProcessGroup::barrier(bool async_op) {
