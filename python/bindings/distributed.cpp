@@ -3,6 +3,7 @@
 #include <nanobind/stl/shared_ptr.h>
 
 #include "common.h"
+#include "tandem/distributed/collective_ops.h"
 #include "tandem/distributed/comm_queue.h"
 #include "tandem/distributed/process_group.h"
 
@@ -28,6 +29,15 @@ void bind_distributed(nb::module_& m) {
         "Finalises MPI if tandem initialised it; MPI cannot be initialised again afterwards.");
   m.def("mpi_abort", &mpi_abort, nb::arg("code"),
         "Ends every process of the job with exit code `code` (MPI_Abort).");
+  m.def("all_reduce_value", &all_reduce_value, nb::arg("tensor"), nb::arg("op"), nb::arg("group"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "A new tensor: tensor reduced over the group (an op: traced inside jit).");
+  m.def("broadcast_value", &broadcast_value, nb::arg("tensor"), nb::arg("src"), nb::arg("group"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "A new tensor: rank src's tensor (an op: traced inside jit).");
+  m.def("all_gather_value", &all_gather_value, nb::arg("tensor"), nb::arg("group"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "A new tensor: every rank's tensor concatenated along dim 0 (an op: traced inside jit).");
   nb::class_<Work>(m, "Work", "The handle of an asynchronous collective (async_op=True).")
       .def(
           "wait",

@@ -1,22 +1,14 @@
 """Collectives that return new tensors instead of writing in place, for the MindSpore face
-(``ops.AllReduce``, ``ops.AllGather``, ``ops.Broadcast``, ``nn.DistributedGradReducer``), over
-the in-place ones of tandem/_distributed.py. A collective is a message exchange, not a graph
-node: inside a trace (GRAPH_MODE, jit) it raises instead of being recorded."""
+(``ops.AllReduce``, ``ops.AllGather``, ``ops.Broadcast``, ``nn.DistributedGradReducer``).
+They are ops (src/tandem/distributed/collective_ops.cpp): eagerly they run at once, and
+inside a trace (GRAPH_MODE, jit) they become graph nodes that run, in program order, every
+time the compiled function does."""
 from __future__ import annotations
 
 from typing import Any
 
 from . import _C, _distributed
 from ._C import Tensor
-
-
-def check_eager(op: str) -> None:
-    """Raises when a trace is recording: the exchange cannot be part of a compiled graph."""
-    if _C.is_tracing():
-        raise RuntimeError(
-            f"{op}: collectives cannot be traced into a graph (GRAPH_MODE or jit); call it "
-            "outside the compiled function or run in PYNATIVE_MODE "
-            "(tandem.set_context(mode=tandem.PYNATIVE_MODE))")
 
 
 def _tensor(op: str, x: Any) -> Tensor:
@@ -31,11 +23,13 @@ def all_reduce(op: str, x: Tensor, reduce_op: Any) -> Tensor:
 
 
 def all_reduce_many(op: str, xs: Any, reduce_op: Any) -> list[Tensor]:
-    """New tensors: each of ``xs`` reduced over the ranks. The reductions are queued
-    together on the group's communication thread and waited on once."""
-    check_eager(op)
-    outs = [_tensor(op, x).detach().contiguous().clone() for x in xs]
+    """New tensors: each of ``xs`` reduced over the ranks (differentiable for SUM and AVG)."""
     g = _distributed.group(op)
+    xs = [_tensor(op, x) for x in xs]
+    if _C.is_tracing() or any(x.requires_grad for x in xs):
+        return [_C.all_reduce_value(x, reduce_op, g) for x in xs]
+    # Eagerly, the reductions are queued together and waited on once.
+    outs = [x.detach().contiguous().clone() for x in xs]
     works = [g.all_reduce(out, reduce_op, True) for out in outs]
     for w in works:
         w.wait()
@@ -44,24 +38,12 @@ def all_reduce_many(op: str, xs: Any, reduce_op: Any) -> list[Tensor]:
 
 def all_gather_concat(op: str, x: Tensor) -> Tensor:
     """A new tensor: every rank's ``x`` concatenated along dim 0, in rank order."""
-    check_eager(op)
-    x = _tensor(op, x).detach().contiguous()
-    if x.dim() == 0:
-        raise ValueError(f"{op}: the input must have at least one dim (the results are "
-                         "concatenated along dim 0), got a 0-d tensor")
-    g = _distributed.group(op)
-    outs = [x.clone() for _ in range(int(g.size))]
-    g.all_gather(outs, x)
-    from ._generated import ms_api
-    return ms_api.concat(outs, 0)
+    return _C.all_gather_value(_tensor(op, x), _distributed.group(op))
 
 
 def broadcast(op: str, x: Tensor, root: int) -> Tensor:
     """A new tensor holding rank ``root``'s ``x``."""
-    check_eager(op)
     g = _distributed.group(op)
     if not 0 <= int(root) < int(g.size):
         raise ValueError(f"{op}: root_rank {root} is out of range for {int(g.size)} ranks")
-    out = _tensor(op, x).detach().contiguous().clone()
-    g.broadcast(out, int(root))
-    return out
+    return _C.broadcast_value(_tensor(op, x), int(root), g)

@@ -24,11 +24,18 @@ REGISTRY = {name: (has_vjp, nondiff) for name, has_vjp, nondiff in tandem._C.op_
 # Ops whose vjp rules are still to be written (autodiff work in progress); each entry must
 # be removed when its rule lands. Kept explicit so the gap is visible, not silent.
 PENDING = set()
+# Ops whose gradients are checked outside this single-process suite, and where.
+CHECKED_ELSEWHERE = {
+    # needs several ranks: tests/distributed/ms_data_parallel_worker.py differentiates a traced
+    # all_reduce under mpirun (2 and 3 ranks) against the sum over ranks
+    "all_reduce",
+}
 
 
 def test_every_op_is_covered():
     missing_rule = sorted(n for n, (v, nd) in REGISTRY.items() if not v and not nd and n not in PENDING)
-    missing_case = sorted(n for n, (v, nd) in REGISTRY.items() if v and n not in CASES)
+    missing_case = sorted(n for n, (v, nd) in REGISTRY.items()
+                          if v and n not in CASES and n not in CHECKED_ELSEWHERE)
     assert not missing_rule, f"ops with neither a vjp nor a non-differentiable mark: {missing_rule}"
     assert not missing_case, f"ops with a vjp but no gradcheck case: {missing_case}"
 

@@ -1456,6 +1456,19 @@ def mpi_finalize() -> None:
 def mpi_abort(code: int) -> None:
     """Ends every process of the job with exit code `code` (MPI_Abort)."""
 
+def all_reduce_value(tensor: Tensor, op: ReduceOp, group: ProcessGroup) -> Tensor:
+    """
+    A new tensor: tensor reduced over the group (an op: traced inside jit).
+    """
+
+def broadcast_value(tensor: Tensor, src: int, group: ProcessGroup) -> Tensor:
+    """A new tensor: rank src's tensor (an op: traced inside jit)."""
+
+def all_gather_value(tensor: Tensor, group: ProcessGroup) -> Tensor:
+    """
+    A new tensor: every rank's tensor concatenated along dim 0 (an op: traced inside jit).
+    """
+
 class Work:
     """The handle of an asynchronous collective (async_op=True)."""
 

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Optional, Tuple
 
 from .. import _distributed
 from .._C import Tensor
-from .._collective_ops import all_reduce_many, check_eager
+from .._collective_ops import all_reduce_many
 from .._layers.cell import Cell
 
 
@@ -15,8 +15,8 @@ class DistributedGradReducer(Cell):
     """Sums the gradients over the ranks, then divides them by `degree` when `mean`
     (one all_reduce per gradient). Called with the tuple of gradients of `parameters`
     (as ``value_and_grad`` returns them), it returns a new tuple; the input is not changed.
-    The reduction runs eagerly: inside a compiled graph (GRAPH_MODE, jit) it raises, so call
-    it between the compiled gradient function and the optimizer.
+    Inside a compiled graph (GRAPH_MODE, jit) the all-reduces are graph nodes, so a compiled
+    train step contains its reductions.
 
     Args:
         parameters (list[Parameter]): the parameters the gradients belong to (their number
@@ -50,7 +50,6 @@ class DistributedGradReducer(Cell):
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
             raise ValueError(f"DistributedGradReducer: degree must be a positive int, got "
                              f"{degree!r}")
-        object.__setattr__(self, "_graph_eager", True)  # GRAPH_MODE: still eager
         self._count = len(list(parameters))
         self.mean, self.degree = bool(mean), degree
 
@@ -65,7 +64,6 @@ class DistributedGradReducer(Cell):
             tuple[Tensor], the summed (or averaged) gradients.
         """
         from .. import _C
-        check_eager("DistributedGradReducer")
         grads = tuple(grads)
         if len(grads) != self._count:
             raise ValueError(f"DistributedGradReducer: got {len(grads)} gradients for "

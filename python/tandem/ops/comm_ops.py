@@ -1,7 +1,7 @@
 """MindSpore's communication primitives (``ops.AllReduce(ReduceOp.SUM)(x)``,
 ``ops.AllGather()(x)``, ``ops.Broadcast(0)((x,))``) over the ranks of the MPI job: each
-returns new tensors and leaves its input unchanged (tandem/_collective_ops.py). They run
-eagerly; inside a compiled graph (GRAPH_MODE, jit) they raise."""
+returns new tensors and leaves its input unchanged (tandem/_collective_ops.py). Inside a
+compiled graph (GRAPH_MODE, jit) they are graph nodes."""
 from __future__ import annotations
 
 from typing import Any, Tuple, Union

@@ -116,7 +116,8 @@ struct ProcessGroup::Impl {
                                  std::function<void()> fn) {
     std::function<void()> guarded = [fn = std::move(fn)] {
       std::unique_lock<std::mutex> lock;
-      if (distributed::granted_thread_level() < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(distributed::serial_mutex());
+      if (distributed::granted_thread_level() < MPI_THREAD_MULTIPLE)
+        lock = std::unique_lock<std::mutex>(distributed::serial_mutex());
       fn();
     };
     if (async_op) {

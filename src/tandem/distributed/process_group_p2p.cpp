@@ -25,7 +25,8 @@ std::shared_ptr<Work> ProcessGroup::Impl::post_p2p(std::string desc, bool async_
   auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
   queue->run(desc, [&] {
     std::unique_lock<std::mutex> lock;
-    if (distributed::granted_thread_level() < MPI_THREAD_MULTIPLE) lock = std::unique_lock<std::mutex>(distributed::serial_mutex());
+    if (distributed::granted_thread_level() < MPI_THREAD_MULTIPLE)
+      lock = std::unique_lock<std::mutex>(distributed::serial_mutex());
     *request = post();
   });
   auto work = std::make_shared<Work>(desc);

@@ -1,0 +1,147 @@
+// The collective OpDefs (see collective_ops.h). Their kernels call the group synchronously:
+// inside a compiled graph the node runs when the executor reaches it.
+#include "tandem/distributed/collective_ops.h"
+
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "tandem/core/shape.h"
+#include "tandem/ops/dispatch.h"
+#include "tandem/ops/op_def.h"
+
+namespace tandem {
+namespace {
+
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+// Groups stay registered for the life of the process: a compiled graph may name one long
+// after the Python object that created it is gone.
+std::vector<std::shared_ptr<ProcessGroup>>& registry() {
+  static std::vector<std::shared_ptr<ProcessGroup>> groups;
+  return groups;
+}
+
+std::shared_ptr<ProcessGroup> group_of(const Attrs& attrs, const char* op) {
+  const int64_t id = attrs.get_int_or("group", -1);
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  TANDEM_CHECK(id >= 0 && id < int64_t(registry().size()), DistributedError, op,
+               ": the graph names process group ", id,
+               ", which this process has not created; create the same groups (init_process_group, "
+               "new_group) before running the graph");
+  return registry()[size_t(id)];
+}
+
+std::vector<TensorMeta> same_meta(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
+  return {{in[0].shape(), in[0].dtype()}};
+}
+
+std::vector<TensorMeta> all_reduce_infer(const OpDef& op, const std::vector<Tensor>& in,
+                                         const Attrs& attrs) {
+  const DType dt = in[0].dtype();
+  TANDEM_CHECK(dt == DType::Float32 || dt == DType::Float64 || dt == DType::BFloat16 ||
+                   dt == DType::Float16 || dt == DType::Int32 || dt == DType::Int64,
+               TypeError, "all_reduce: tensor of shape ", shape_str(in[0].shape()), " has dtype ",
+               dtype_name(dt),
+               "; supported: float32, float64, bfloat16, float16, int32, int64 (cast first)");
+  const auto rop = ReduceOp(attrs.get_int_or("op", 0));
+  TANDEM_CHECK(rop != ReduceOp::Mean || is_floating(dt), TypeError,
+               "all_reduce: ReduceOp.AVG needs a floating tensor, got ", dtype_name(dt));
+  return same_meta(op, in, attrs);
+}
+
+void copy_into(const Tensor& from, const Tensor& to) {
+  Tensor src = from.contiguous();
+  std::memcpy(to.data_ptr(), src.data_ptr(), size_t(src.numel()) * src.itemsize());
+}
+
+void all_reduce_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                       const Attrs& attrs) {
+  copy_into(in[0], out[0]);
+  group_of(attrs, "all_reduce")->all_reduce(out[0], ReduceOp(attrs.get_int_or("op", 0)));
+}
+
+void broadcast_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                      const Attrs& attrs) {
+  copy_into(in[0], out[0]);
+  group_of(attrs, "broadcast")->broadcast(out[0], int(attrs.get_int_or("src", 0)));
+}
+
+std::vector<TensorMeta> all_gather_infer(const OpDef&, const std::vector<Tensor>& in,
+                                         const Attrs& attrs) {
+  TANDEM_CHECK(in[0].dim() >= 1, ValueError,
+               "all_gather: the input must have at least one dim (the results are concatenated "
+               "along dim 0), got a 0-d tensor");
+  Shape s = in[0].shape();
+  s[0] *= attrs.get_int_or("size", 1);
+  return {{s, in[0].dtype()}};
+}
+
+void all_gather_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                       const Attrs& attrs) {
+  auto g = group_of(attrs, "all_gather");
+  Tensor x = in[0].contiguous();
+  const size_t bytes = size_t(x.numel()) * x.itemsize();
+  std::vector<Tensor> parts;
+  for (int r = 0; r < g->size(); ++r) parts.push_back(Tensor::empty(x.shape(), x.dtype()));
+  g->all_gather(parts, x);
+  char* dst = static_cast<char*>(out[0].data_ptr());
+  for (int r = 0; r < g->size(); ++r)
+    std::memcpy(dst + size_t(r) * bytes, parts[size_t(r)].data_ptr(), bytes);
+}
+
+const OpDef all_reduce_op = make_op("all_reduce", all_reduce_infer, all_reduce_kernel);
+const OpDef broadcast_op = make_op("broadcast", same_meta, broadcast_kernel);
+const OpDef all_gather_op = make_op("all_gather", all_gather_infer, all_gather_kernel);
+
+// y = reduce_r x_r over ranks, and every rank's loss sees every y: dL/dx_r is the same
+// reduction of the ranks' incoming gradients (Sum: sum; Mean: mean).
+std::vector<Tensor> all_reduce_vjp(const VjpCtx& ctx, const std::vector<Tensor>& grads) {
+  const auto rop = ReduceOp(ctx.attrs.get_int_or("op", 0));
+  TANDEM_CHECK(rop == ReduceOp::Sum || rop == ReduceOp::Mean, NotImplementedError,
+               "all_reduce: the gradient of ReduceOp.", reduce_op_name(rop),
+               " is not implemented (only SUM and AVG are differentiable)");
+  return {dispatch1(all_reduce_op, {grads[0]}, ctx.attrs)};
+}
+
+TANDEM_REGISTER_OP(all_reduce_op)
+TANDEM_STATEFUL(all_reduce_op)
+TANDEM_DEFINE_VJP(all_reduce_op, all_reduce_vjp)
+TANDEM_REGISTER_OP(broadcast_op)
+TANDEM_STATEFUL(broadcast_op)
+TANDEM_NOT_DIFFERENTIABLE(broadcast_op)
+TANDEM_REGISTER_OP(all_gather_op)
+TANDEM_STATEFUL(all_gather_op)
+TANDEM_NOT_DIFFERENTIABLE(all_gather_op)
+
+}  // namespace
+
+int64_t collective_group_id(const std::shared_ptr<ProcessGroup>& g) {
+  TANDEM_CHECK(g != nullptr, ValueError, "collective: no process group");
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto& groups = registry();
+  for (size_t i = 0; i < groups.size(); ++i)
+    if (groups[i] == g) return int64_t(i);
+  groups.push_back(g);
+  return int64_t(groups.size() - 1);
+}
+
+Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g) {
+  return dispatch1(all_reduce_op, {x},
+                   {{"op", int64_t(op)}, {"group", collective_group_id(g)}});
+}
+
+Tensor broadcast_value(const Tensor& x, int src, const std::shared_ptr<ProcessGroup>& g) {
+  TANDEM_CHECK(src >= 0 && src < g->size(), ValueError, "broadcast (rank ", g->rank(), "): src ",
+               src, " is not a rank of the group (group size ", g->size(), ")");
+  return dispatch1(broadcast_op, {x}, {{"src", int64_t(src)}, {"group", collective_group_id(g)}});
+}
+
+Tensor all_gather_value(const Tensor& x, const std::shared_ptr<ProcessGroup>& g) {
+  return dispatch1(all_gather_op, {x},
+                   {{"size", int64_t(g->size())}, {"group", collective_group_id(g)}});
+}
+
+}  // namespace tandem

@@ -1,0 +1,26 @@
+// Collectives as ops: value-returning all_reduce / broadcast / all_gather that eager mode
+// runs at once and tracing (jit, GRAPH_MODE) records as graph nodes, so a compiled train
+// step contains its reductions. The ops are stateful (no pass merges, folds or drops them,
+// and they run at their place in program order on every call, the same order on every
+// rank); the group travels as an id into a registry of the process's groups.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "tandem/core/tensor.h"
+#include "tandem/distributed/process_group.h"
+
+namespace tandem {
+
+// The id graph nodes use for `g` (the same id for the same group).
+int64_t collective_group_id(const std::shared_ptr<ProcessGroup>& g);
+
+// x reduced over the group's ranks (a new tensor). Differentiable for Sum and Mean: the
+// gradient is the same reduction of the incoming gradient.
+Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g);
+// Rank src's x on every rank (a new tensor).
+Tensor broadcast_value(const Tensor& x, int src, const std::shared_ptr<ProcessGroup>& g);
+// Every rank's x concatenated along dim 0, in rank order.
+Tensor all_gather_value(const Tensor& x, const std::shared_ptr<ProcessGroup>& g);
+
+}  // namespace tandem
