@@ -10,6 +10,8 @@ from typing import Any
 from . import _C, _distributed
 from ._C import Tensor
 
+WORLD = _distributed.WORLD_GROUP_NAME
+
 
 def _tensor(op: str, x: Any) -> Tensor:
     if not isinstance(x, Tensor):
@@ -17,14 +19,14 @@ def _tensor(op: str, x: Any) -> Tensor:
     return x
 
 
-def all_reduce(op: str, x: Tensor, reduce_op: Any) -> Tensor:
-    """A new tensor: ``x`` reduced over the ranks."""
-    return all_reduce_many(op, [x], reduce_op)[0]
+def all_reduce(op: str, x: Tensor, reduce_op: Any, group: str = WORLD) -> Tensor:
+    """A new tensor: ``x`` reduced over the ranks of ``group``."""
+    return all_reduce_many(op, [x], reduce_op, group)[0]
 
 
-def all_reduce_many(op: str, xs: Any, reduce_op: Any) -> list[Tensor]:
+def all_reduce_many(op: str, xs: Any, reduce_op: Any, group: str = WORLD) -> list[Tensor]:
     """New tensors: each of ``xs`` reduced over the ranks (differentiable for SUM and AVG)."""
-    g = _distributed.group(op)
+    g = _distributed.named_group(op, group)
     xs = [_tensor(op, x) for x in xs]
     if _C.is_tracing() or any(x.requires_grad for x in xs):
         return [_C.all_reduce_value(x, reduce_op, g) for x in xs]
@@ -36,14 +38,14 @@ def all_reduce_many(op: str, xs: Any, reduce_op: Any) -> list[Tensor]:
     return outs
 
 
-def all_gather_concat(op: str, x: Tensor) -> Tensor:
+def all_gather_concat(op: str, x: Tensor, group: str = WORLD) -> Tensor:
     """A new tensor: every rank's ``x`` concatenated along dim 0, in rank order."""
-    return _C.all_gather_value(_tensor(op, x), _distributed.group(op))
+    return _C.all_gather_value(_tensor(op, x), _distributed.named_group(op, group))
 
 
-def broadcast(op: str, x: Tensor, root: int) -> Tensor:
-    """A new tensor holding rank ``root``'s ``x``."""
-    g = _distributed.group(op)
+def broadcast(op: str, x: Tensor, root: int, group: str = WORLD) -> Tensor:
+    """A new tensor holding (group) rank ``root``'s ``x``."""
+    g = _distributed.named_group(op, group)
     if not 0 <= int(root) < int(g.size):
         raise ValueError(f"{op}: root_rank {root} is out of range for {int(g.size)} ranks")
     return _C.broadcast_value(_tensor(op, x), int(root), g)

@@ -193,6 +193,7 @@ def destroy() -> None:
     """Releases the group's communicator (MPI itself stays up until the process exits)."""
     global _group
     _group = None
+    _named.clear()
 
 
 def new_group(ranks: Optional[Sequence[int]] = None, timeout: Any = None) -> Group:
@@ -217,6 +218,54 @@ def new_group(ranks: Optional[Sequence[int]] = None, timeout: Any = None) -> Gro
     if world.rank not in members:
         return NON_MEMBER
     return world.subgroup(members)
+
+
+WORLD_GROUP_NAME = "world_group"  # MindSpore's GlobalComm.WORLD_COMM_GROUP
+_named: dict[str, _C.ProcessGroup] = {}
+
+
+def named_group(op: str, name: str) -> _C.ProcessGroup:
+    """The group MindSpore code names ``name`` (``'world_group'`` or one from
+    ``create_named_group``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{op}: group must be a group name (str), got {type(name).__name__}")
+    if name == WORLD_GROUP_NAME:
+        return group(op)
+    group(op)
+    if name not in _named:
+        raise ValueError(f"{op}: group {name!r} does not exist on this rank; create it with "
+                         "create_group(name, rank_ids) on every rank it contains")
+    return _named[name]
+
+
+def create_named_group(op: str, name: str, rank_ids: Sequence[int]) -> _C.ProcessGroup:
+    """Creates group ``name`` of the given world ranks; this rank must be one of them and
+    every member calls it (MindSpore's ``create_group``)."""
+    world = group(op)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{op}: the group name must be a non-empty str, got {name!r}")
+    if name == WORLD_GROUP_NAME or name in _named:
+        raise ValueError(f"{op}: group {name!r} already exists")
+    if not isinstance(rank_ids, (list, tuple)) or not all(
+            isinstance(r, int) and not isinstance(r, bool) for r in rank_ids):
+        raise TypeError(f"{op}: rank_ids must be a list of ints, got {rank_ids!r}")
+    if len(set(rank_ids)) != len(rank_ids):
+        raise ValueError(f"{op}: rank_ids {list(rank_ids)} has repeated ranks")
+    if world.rank not in rank_ids:
+        raise ValueError(f"{op}: this rank ({world.rank}) is not in rank_ids {list(rank_ids)}; "
+                         "only the group's members create it")
+    pg = new_group(rank_ids)
+    assert isinstance(pg, _C.ProcessGroup)
+    _named[name] = pg
+    return pg
+
+
+def destroy_named_group(op: str, name: str) -> None:
+    """Forgets group ``name`` (its communicator is freed when nothing uses it any more)."""
+    named_group(op, name)
+    if name == WORLD_GROUP_NAME:
+        raise ValueError(f"{op}: the world group cannot be destroyed; use release()")
+    del _named[name]
 
 
 def _check_tensor(op: str, tensor: object, arg: str = "tensor") -> Tensor:

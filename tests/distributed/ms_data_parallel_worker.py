@@ -73,6 +73,42 @@ def check_collectives(rank, world):
     assert communication.get_local_rank_size() == world
 
 
+def check_groups(rank, world):
+    """create_group of the first and last rank: collectives on it involve only them; the
+    rank maps and the errors."""
+    members = sorted({0, world - 1})
+    if rank in members:
+        communication.create_group("ends", members)
+        assert communication.get_group_size("ends") == len(members)
+        assert communication.get_rank("ends") == members.index(rank)
+        assert communication.get_world_rank_from_group_rank("ends", len(members) - 1) == world - 1
+        assert communication.get_group_rank_from_world_rank(world - 1, "ends") == len(members) - 1
+        x = tandem.tensor(np.full(3, rank + 1.0, np.float32))
+        np.testing.assert_allclose(ops.AllReduce(group="ends")(x).numpy(),
+                                   [sum(m + 1.0 for m in members)] * 3)
+        traced = tandem.jit(lambda t: ops.AllGather(group="ends")(t))(x).numpy()
+        np.testing.assert_allclose(traced, np.repeat([m + 1.0 for m in members], 3))
+        reducer = nn.DistributedGradReducer([x], mean=True, group="ends")
+        np.testing.assert_allclose(reducer((x,))[0].numpy(),
+                                   [np.mean([m + 1.0 for m in members])] * 3)
+        for bad, exc in [(lambda: communication.create_group("ends", members), ValueError),
+                         (lambda: communication.create_group("dup", [rank, rank]), ValueError),
+                         (lambda: communication.get_rank("nope"), ValueError)]:
+            try:
+                bad()
+                raise AssertionError("no error")
+            except exc:
+                pass
+        communication.destroy_group("ends")
+    else:
+        try:
+            communication.create_group("ends", members)
+            raise AssertionError("a non-member created the group")
+        except ValueError as e:
+            assert "not in rank_ids" in str(e), e
+    communication_barrier()
+
+
 def check_sampler(rank, world):
     """DistributedSampler takes rank and world size from the group; the ranks' shares,
     gathered, are one shuffled cover of the dataset."""
@@ -213,6 +249,7 @@ def main():
     rank, world = communication.get_rank(), communication.get_group_size()
     check_collectives(rank, world)
     check_sampler(rank, world)
+    check_groups(rank, world)
     check_context(world)
     data = np.random.default_rng(11)
     xs = data.standard_normal((STEPS, world * B, 5)).astype(np.float32)

@@ -93,8 +93,10 @@ def test_collectives_before_init_raise():
         dist.get_rank()
     with pytest.raises(ValueError, match="backend"):
         dist.init_process_group(backend="nccl")
-    with pytest.raises(ValueError, match="world group"):
+    with pytest.raises(RuntimeError, match="init_process_group|without MPI"):
         tandem.communication.get_rank("other")
+    with pytest.raises(RuntimeError, match="init_process_group|without MPI"):
+        tandem.communication.create_group("g", [0])
 
 
 def _alive(token):

@@ -26,8 +26,8 @@ class DistributedGradReducer(Cell):
         degree (int, optional): the divisor for `mean`; the number of ranks when None.
             Default: ``None`` .
         fusion_type (int): MindSpore's all-reduce fusion group (no effect). Default: ``1`` .
-        group (str): the communication group; only the world group exists.
-            Default: ``'world_group'`` .
+        group (str): the communication group (``'world_group'`` or one made by
+            ``communication.create_group``). Default: ``'world_group'`` .
 
     Raises:
         RuntimeError: the process group is not initialized (``communication.init()``).
@@ -39,10 +39,8 @@ class DistributedGradReducer(Cell):
                  group: str = "world_group") -> None:
         super().__init__()
         from .. import _auto_parallel
-        if group != "world_group":
-            raise ValueError(f"DistributedGradReducer: only the world group 'world_group' "
-                             f"exists, got {group!r}")
-        g = _distributed.group("DistributedGradReducer")
+        g = _distributed.named_group("DistributedGradReducer", group)
+        self._group = group
         if mean is None:
             mean = bool(_auto_parallel.get_auto_parallel_context("gradients_mean"))
         if degree is None:
@@ -68,5 +66,5 @@ class DistributedGradReducer(Cell):
         if len(grads) != self._count:
             raise ValueError(f"DistributedGradReducer: got {len(grads)} gradients for "
                              f"{self._count} parameters")
-        summed = all_reduce_many("DistributedGradReducer", grads, _C.ReduceOp.SUM)
+        summed = all_reduce_many("DistributedGradReducer", grads, _C.ReduceOp.SUM, self._group)
         return tuple(r / self.degree if self.mean else r for r in summed)

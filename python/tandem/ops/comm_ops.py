@@ -16,8 +16,8 @@ _NAMES = {"sum": ReduceOp.SUM, "max": ReduceOp.MAX, "min": ReduceOp.MIN}
 
 
 def _group(op: str, group: str) -> None:
-    if group != "world_group":
-        raise ValueError(f"{op}: only the world group 'world_group' exists, got {group!r}")
+    if not isinstance(group, str):
+        raise TypeError(f"{op}: group must be a group name (str), got {type(group).__name__}")
 
 
 class AllReduce(Primitive):
@@ -26,7 +26,8 @@ class AllReduce(Primitive):
     Args:
         op (ReduceOp): ``ReduceOp.SUM``, ``MAX``, ``MIN`` (or ``'sum'``, ``'max'``,
             ``'min'``) or ``AVG`` (floating only). Default: ``ReduceOp.SUM`` .
-        group (str): the communication group; only the world group exists.
+        group (str): the communication group (``'world_group'`` or one made by
+            ``communication.create_group``).
             Default: ``'world_group'`` .
     """
 
@@ -50,7 +51,7 @@ class AllReduce(Primitive):
         Returns:
             Tensor, the reduced tensor.
         """
-        return _collective_ops.all_reduce("AllReduce", input_x, self.op)
+        return _collective_ops.all_reduce("AllReduce", input_x, self.op, self.group)
 
 
 class AllGather(Primitive):
@@ -58,7 +59,8 @@ class AllGather(Primitive):
     input of shape (x_1, ..., x_R) gives (N * x_1, ..., x_R) for N ranks.
 
     Args:
-        group (str): the communication group; only the world group exists.
+        group (str): the communication group (``'world_group'`` or one made by
+            ``communication.create_group``).
             Default: ``'world_group'`` .
     """
 
@@ -75,7 +77,7 @@ class AllGather(Primitive):
         Returns:
             Tensor, the concatenation.
         """
-        return _collective_ops.all_gather_concat("AllGather", input_x)
+        return _collective_ops.all_gather_concat("AllGather", input_x, self.group)
 
 
 class Broadcast(Primitive):
@@ -83,7 +85,8 @@ class Broadcast(Primitive):
 
     Args:
         root_rank (int): the source rank.
-        group (str): the communication group; only the world group exists.
+        group (str): the communication group (``'world_group'`` or one made by
+            ``communication.create_group``).
             Default: ``'world_group'`` .
     """
 
@@ -105,9 +108,9 @@ class Broadcast(Primitive):
             Union[Tensor, tuple[Tensor]], rank root_rank's tensors, in the input's structure.
         """
         if isinstance(input_x, (tuple, list)):
-            return tuple(_collective_ops.broadcast("Broadcast", t, self.root_rank)
+            return tuple(_collective_ops.broadcast("Broadcast", t, self.root_rank, self.group)
                          for t in input_x)
-        return _collective_ops.broadcast("Broadcast", input_x, self.root_rank)
+        return _collective_ops.broadcast("Broadcast", input_x, self.root_rank, self.group)
 
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "Broadcast"]

@@ -129,8 +129,7 @@ int64_t collective_group_id(const std::shared_ptr<ProcessGroup>& g) {
 }
 
 Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g) {
-  return dispatch1(all_reduce_op, {x},
-                   {{"op", int64_t(op)}, {"group", collective_group_id(g)}});
+  return dispatch1(all_reduce_op, {x}, {{"op", int64_t(op)}, {"group", collective_group_id(g)}});
 }
 
 Tensor broadcast_value(const Tensor& x, int src, const std::shared_ptr<ProcessGroup>& g) {
