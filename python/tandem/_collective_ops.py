@@ -27,15 +27,7 @@ def all_reduce(op: str, x: Tensor, reduce_op: Any, group: str = WORLD) -> Tensor
 def all_reduce_many(op: str, xs: Any, reduce_op: Any, group: str = WORLD) -> list[Tensor]:
     """New tensors: each of ``xs`` reduced over the ranks (differentiable for SUM and AVG)."""
     g = _distributed.named_group(op, group)
-    xs = [_tensor(op, x) for x in xs]
-    if _C.is_tracing() or any(x.requires_grad for x in xs):
-        return [_C.all_reduce_value(x, reduce_op, g) for x in xs]
-    # Eagerly, the reductions are queued together and waited on once.
-    outs = [x.detach().contiguous().clone() for x in xs]
-    works = [g.all_reduce(out, reduce_op, True) for out in outs]
-    for w in works:
-        w.wait()
-    return outs
+    return [_C.all_reduce_value(_tensor(op, x), reduce_op, g) for x in xs]
 
 
 def all_gather_concat(op: str, x: Tensor, group: str = WORLD) -> Tensor:

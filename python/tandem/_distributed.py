@@ -368,10 +368,12 @@ def get_world_size(pg: Group = None) -> int:
     return -1 if g is None else int(g.size)
 
 
-def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0) -> None:
+def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0, pg: Group = None) -> None:
     """Broadcasts each tensor from rank ``src`` in place (parameters, buffers): every rank
     starts from the same weights. The broadcasts are queued together and waited on once."""
-    g = group("broadcast_tensors")
+    g = resolve("broadcast_tensors", pg)
+    if g is None:
+        return
     works = [cast(_C.Work, g.broadcast(t, src, True)) for t in tensors]
     for w in works:
         w.wait()

@@ -3,6 +3,8 @@ import os
 import pathlib
 import shutil
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 MPIRUN = shutil.which("mpirun")
 
@@ -21,3 +23,12 @@ def mpi_env(**extra: str) -> dict:
         env["TANDEM_BUILD_DIR"] = str(pathlib.Path(env["TANDEM_BUILD_DIR"]).resolve())
     env.update(extra)
     return env
+
+
+def _mpi_build() -> bool:
+    import tandem.mint.distributed as dist
+    return dist.is_available()
+
+
+needs_mpi = pytest.mark.skipif(MPIRUN is None or not _mpi_build(),
+                               reason="mpirun or tandem's MPI build is absent")

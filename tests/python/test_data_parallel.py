@@ -7,28 +7,19 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from mpi_util import mpi_env
+from mpi_util import MPIRUN, mpi_env, needs_mpi
 
 import tandem
-import tandem.mint.distributed as dist
 from tandem import nn, ops
 from tandem.dataset import GeneratorDataset, NumpySlicesDataset
 
 HERE = pathlib.Path(__file__).parent
 WORKER = HERE.parent / "distributed" / "ms_data_parallel_worker.py"
-MPIRUN = shutil.which("mpirun")
-needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
-                               reason="mpirun or tandem's MPI build is absent")
-
-
-def _env():
-    return mpi_env()
 
 
 @needs_mpi
@@ -36,7 +27,7 @@ def _env():
 def test_mindspore_face_matches_one_process(n, tmp_path):
     cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-n", str(n), sys.executable,
            str(WORKER), str(tmp_path)]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=90)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=90)
     assert r.returncode == 0, r.stdout + r.stderr
     oks = sorted(re.findall(r"OK (\d+) (\d+) ", r.stdout))
     assert oks == [(str(i), str(n)) for i in range(n)], r.stdout + r.stderr
@@ -59,7 +50,7 @@ def test_d2l_lenet_distributed(tmp_path):
     cmd = [sys.executable, "-m", "tandem.run", "-n", "2", str(script), "--distributed",
            "--epochs", "1", "--limit", "192", "--test-limit", "64", "--batch-size", "32",
            "--no-progress", "--plot", str(plot)]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=120,
+    r = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=120,
                        cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     results = re.findall(r"^RESULT (.*)$", r.stdout, re.M)

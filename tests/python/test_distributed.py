@@ -4,13 +4,12 @@ rank; ddp_worker.py checks DistributedDataParallel against one process on the gl
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import time
 
 import pytest
-from mpi_util import mpi_env
+from mpi_util import MPIRUN, mpi_env, needs_mpi
 
 import tandem
 import tandem.mint.distributed as dist
@@ -20,20 +19,12 @@ WORKER = HERE.parent / "distributed" / "collectives_worker.py"
 DDP_WORKER = HERE.parent / "distributed" / "ddp_worker.py"
 ASYNC_WORKER = HERE.parent / "distributed" / "async_worker.py"
 FAILURE_WORKER = HERE.parent / "distributed" / "failure_worker.py"
-MPIRUN = shutil.which("mpirun")
-
-needs_mpi = pytest.mark.skipif(MPIRUN is None or not dist.is_available(),
-                               reason="mpirun or tandem's MPI build is absent")
-
-
-def _env():
-    return mpi_env()
 
 
 def _mpirun(n, script, *args):
     cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-n", str(n), sys.executable,
            str(script), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=60)
+    return subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=60)
 
 
 @needs_mpi
@@ -79,7 +70,7 @@ def test_single_process_is_a_world_of_one():
             "outs = [tandem.zeros(4)]; d.all_gather(outs, t)\n"
             "assert (outs[0].numpy() == np.arange(4)).all()\n"
             "print(d.get_rank(), d.get_world_size(), tandem.communication.get_group_size())\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=mpi_env(),
                        timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split() == ["0", "1", "1"], r.stdout
@@ -114,7 +105,7 @@ def _alive(token):
 ])
 def test_a_failing_rank_ends_every_rank_with_a_message(mode, message):
     token = f"tandem-failure-{mode}-{os.getpid()}"
-    env = dict(_env(), TANDEM_DIST_TIMEOUT="4")
+    env = dict(mpi_env(), TANDEM_DIST_TIMEOUT="4")
     cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-n", "3", sys.executable,
            str(FAILURE_WORKER), mode, token]
     start = time.monotonic()

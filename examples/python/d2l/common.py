@@ -69,16 +69,21 @@ def setup(args) -> None:
 
 
 # --- data ------------------------------------------------------------------------------------
-def load_data_fashion_mnist(batch_size: int, resize: Optional[int] = None,
-                            limit: Optional[int] = None, test_limit: Optional[int] = None,
-                            num_workers: int = 2):
-    """(train_iter, test_iter) over Fashion-MNIST, images float32 (B, 1, r, r) in [0, 1]."""
+def _fashion_mnist(resize: Optional[int]):
+    """The (train, test) Fashion-MNIST datasets as float32 (1, r, r) images in [0, 1]."""
     trans = [transforms.ToTensor()]
     if resize:
         trans.insert(0, transforms.Resize(resize))
     trans = transforms.Compose(trans)
-    train = datasets.FashionMNIST(train=True, transform=trans)
-    test = datasets.FashionMNIST(train=False, transform=trans)
+    return (datasets.FashionMNIST(train=True, transform=trans),
+            datasets.FashionMNIST(train=False, transform=trans))
+
+
+def load_data_fashion_mnist(batch_size: int, resize: Optional[int] = None,
+                            limit: Optional[int] = None, test_limit: Optional[int] = None,
+                            num_workers: int = 2):
+    """(train_iter, test_iter) over Fashion-MNIST, images float32 (B, 1, r, r) in [0, 1]."""
+    train, test = _fashion_mnist(resize)
     if limit:
         train = Subset(train, range(min(limit, len(train))))
     if test_limit:
@@ -96,12 +101,7 @@ def load_data_distributed(batch_size: int, resize: Optional[int] = None,
     every test image once)."""
     from tandem.mint import distributed as dist
     from tandem.utils.data.distributed import DistributedSampler
-    trans = [transforms.ToTensor()]
-    if resize:
-        trans.insert(0, transforms.Resize(resize))
-    trans = transforms.Compose(trans)
-    train = datasets.FashionMNIST(train=True, transform=trans)
-    test = datasets.FashionMNIST(train=False, transform=trans)
+    train, test = _fashion_mnist(resize)
     if limit:
         train = Subset(train, range(min(limit, len(train))))
     n_test = min(test_limit, len(test)) if test_limit else len(test)

@@ -97,9 +97,7 @@ class DistributedDataParallel(Module):
         if broadcast_buffers:
             tensors += list(module.buffers())
         if group is not None:
-            works = [group.broadcast(t, 0, True) for t in tensors]
-            for w in works:
-                w.wait()
+            _distributed.broadcast_tensors(tensors, 0, process_group)
         self.reducer = _ddp.Reducer(list(module.parameters()), process_group,
                                     25.0 if bucket_cap_mb is None else float(bucket_cap_mb),
                                     as_view)
@@ -116,11 +114,8 @@ class DistributedDataParallel(Module):
             Any: the module's output.
         """
         if self.broadcast_buffers and self.reducer.group is not None and self.training:
-            buffers = list(self.module.buffers())
-            if buffers:
-                works = [self.reducer.group.broadcast(b, 0, True) for b in buffers]
-                for w in works:
-                    w.wait()
+            from ... import _distributed
+            _distributed.broadcast_tensors(self.module.buffers(), 0, self.process_group)
         return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
