@@ -4,6 +4,7 @@
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
 #include "tandem/ops/pool.h"
+#include "tandem/ops/rnn.h"
 
 namespace tandem::py {
 
@@ -140,6 +141,19 @@ void bind_nn_ops(nb::module_& m) {
         arg("stride"));
   m.def("fold", &fold, arg("input"), arg("output_size"), arg("kernel_size"), arg("dilation"),
         arg("padding"), arg("stride"));
+  m.def(
+      "rnn_layer",
+      [](const std::string& mode, const Tensor& xw, const Tensor& h0, std::optional<Tensor> c0,
+         const Tensor& w_hh, std::optional<Tensor> b_hh,
+         bool reverse) -> std::pair<Tensor, std::optional<Tensor>> {
+        auto r =
+            rnn_layer(mode, xw, h0, c0.value_or(Tensor()), w_hh, b_hh.value_or(Tensor()), reverse);
+        return {r[0], r[1].defined() ? std::optional<Tensor>(r[1]) : std::nullopt};
+      },
+      arg("mode"), arg("xw"), arg("h0"), arg("c0").none(), arg("w_hh"), arg("b_hh").none(),
+      arg("reverse"),
+      "One direction of one fused RNN / LSTM / GRU layer over the sequence: (out [L, N, H], "
+      "LSTM's cell states [L, N, H] or None) from the input projection xw [L, N, G*H].");
 }
 
 }  // namespace tandem::py

@@ -1,5 +1,6 @@
-"""Gradcheck cases for the NN ops: convolution, pooling, normalization, softmax, resampling
-and im2col, with their backward ops (checked directly and through double backward)."""
+"""Gradcheck cases for the NN ops: convolution, pooling, normalization, softmax, resampling,
+im2col and the fused recurrent layer, with their backward ops (checked directly and through
+double backward)."""
 from gradcheck_util import rand
 import tandem
 from tandem import _C
@@ -84,7 +85,33 @@ def resize_bwd(mode, size, align, scales=()):
     return build
 
 
+def rnn_case(mode, reverse, bias=True, L=3, N=2, H=3):
+    """_C.rnn_layer on float64 inputs: (out, c) for LSTM, out otherwise."""
+    G = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    lstm = mode == "LSTM"
+
+    def build():
+        ins = [rand(L, N, G * H, seed=1), rand(N, H, seed=2)]
+        if lstm:
+            ins.append(rand(N, H, seed=3))
+        ins.append(rand(G * H, H, seed=4) * 0.5)
+        if bias:
+            ins.append(rand(G * H, seed=5))
+
+        def fn(xw, h0, *rest):
+            c0 = rest[0] if lstm else None
+            w = rest[1 if lstm else 0]
+            b = rest[-1] if bias else None
+            out, c = _C.rnn_layer(mode, xw, h0, c0, w, b, reverse)
+            return (out, c) if lstm else out
+        return fn, ins
+    return build
+
+
 CASES = {
+    "rnn_layer": [rnn_case("LSTM", False), rnn_case("LSTM", True, bias=False),
+                  rnn_case("GRU", False), rnn_case("GRU", True, bias=False),
+                  rnn_case("RNN_TANH", True), rnn_case("RNN_RELU", False, L=4)],
     "conv2d": [
         lambda: (lambda x, w, b: F.conv2d(x, w, b, stride=1, padding=1), [rand(2, 3, 4, 5), rand(4, 3, 3, 2), rand(4)]),
         lambda: (lambda x, w: _C.conv2d(x, w, None, *CONV_ARGS), list(_conv_shapes()[:2])),

@@ -30,12 +30,20 @@ CHECKED_ELSEWHERE = {
     # all_reduce under mpirun (2 and 3 ranks) against the sum over ranks
     "all_reduce",
 }
+# Backward ops with no derivative of their own (first-order only): their vjp raises a clear
+# error, which the named test checks.
+FIRST_ORDER_ONLY = {
+    # the fused RNN layer's backward through time (PyTorch's fused RNN backward is not
+    # differentiable either)
+    "rnn_layer_backward": "test_rnn_fused.py::test_double_backward_raises",
+}
 
 
 def test_every_op_is_covered():
     missing_rule = sorted(n for n, (v, nd) in REGISTRY.items() if not v and not nd and n not in PENDING)
     missing_case = sorted(n for n, (v, nd) in REGISTRY.items()
-                          if v and n not in CASES and n not in CHECKED_ELSEWHERE)
+                          if v and n not in CASES and n not in CHECKED_ELSEWHERE
+                          and n not in FIRST_ORDER_ONLY)
     assert not missing_rule, f"ops with neither a vjp nor a non-differentiable mark: {missing_rule}"
     assert not missing_case, f"ops with a vjp but no gradcheck case: {missing_case}"
 

@@ -1153,6 +1153,11 @@ def unfold(input: Tensor, kernel_size: Sequence[int], dilation: Sequence[int], p
 
 def fold(input: Tensor, output_size: Sequence[int], kernel_size: Sequence[int], dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> Tensor: ...
 
+def rnn_layer(mode: str, xw: Tensor, h0: Tensor, c0: Tensor | None, w_hh: Tensor, b_hh: Tensor | None, reverse: bool) -> tuple[Tensor, Tensor | None]:
+    """
+    One direction of one fused RNN / LSTM / GRU layer over the sequence: (out [L, N, H], LSTM's cell states [L, N, H] or None) from the input projection xw [L, N, G*H].
+    """
+
 def read_idx(path: str) -> Tensor: ...
 
 def fashion_mnist_dir(dir: str = '') -> str: ...

@@ -1,14 +1,16 @@
-"""Recurrent layers: RNN (tanh / relu), LSTM, GRU and their single-step cells, written with
-linear / sigmoid / tanh ops so they differentiate. PyTorch layout: time-major input
-(L, N, H_in) unless batch_first, or unbatched (L, H_in); parameters weight_ih_l{k}[_reverse],
-weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}; gates i, f, g, o (LSTM) and r, z, n (GRU).
+"""Recurrent layers: RNN (tanh / relu), LSTM, GRU and their single-step cells. Each direction
+of each layer is one input-projection GEMM over all steps plus the fused rnn_layer op
+(ops/rnn.h: per step one GEMM and one pass over the gates, backward through time in C++).
+PyTorch layout: time-major input (L, N, H_in) unless batch_first, or unbatched (L, H_in);
+parameters weight_ih_l{k}[_reverse], weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}; gates
+i, f, g, o (LSTM) and r, z, n (GRU).
 MindSpore's RNN / LSTM / GRU take has_bias instead of bias."""
 from __future__ import annotations
 
 import math
 from typing import Any, Generic, List, Optional, Tuple, Type, TypeVar, Union, cast
 
-from .. import _C
+from .. import _C, _amp
 from ._common import Cell, F, Parameter, new_param, ops, uniform_
 
 Tensor = _C.Tensor
@@ -21,24 +23,29 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "M
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _rnn_step(mode: str, xw: Tensor, h: Any, w_hh: Tensor, b_hh: Optional[Tensor]) -> Any:
-    """One time step given xw = x @ w_ih.T + b_ih; h is a tensor (or (h, c) for LSTM)."""
-    if mode == "LSTM":
-        h, c = h
-        gates = xw + F.linear(h, w_hh, b_hh)
-        i, f, g, o = ops.chunk(gates, 4, -1)
-        c = F.sigmoid(f) * c + F.sigmoid(i) * F.tanh(g)
-        return F.sigmoid(o) * F.tanh(c), c
-    gh = F.linear(h, w_hh, b_hh)
-    if mode == "GRU":
-        xr, xz, xn = ops.chunk(xw, 3, -1)
-        hr, hz, hn = ops.chunk(gh, 3, -1)
-        r = F.sigmoid(xr + hr)
-        z = F.sigmoid(xz + hz)
-        n = F.tanh(xn + r * hn)
-        return n + z * (h - n)
-    pre = xw + gh
-    return F.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
+def _run_layer(mode: str, x: Tensor, w_ih: Tensor, b_ih: Optional[Tensor], h0: Tensor,
+               c0: Optional[Tensor], w_hh: Tensor, b_hh: Optional[Tensor], reverse: bool,
+               low_precision: bool) -> Tuple[Tensor, Optional[Tensor]]:
+    """One direction of one layer over the sequence x [L, N, H_in]: the input projection of
+    every step as one GEMM, then the fused rnn_layer op. Returns h of every step [L, N, H]
+    and, for LSTM, c of every step.
+
+    Under PyTorch-style autocast (op lists) the layer runs in low precision where PyTorch's
+    CPU autocast does (LSTM and RNN layers, RNNCell) and in float32 where it does not (GRU
+    layers, GRUCell, LSTMCell: low_precision False). The state and weights follow the
+    projection's dtype."""
+    ac_mode, ac_dtype = _amp.state()
+    if not low_precision and ac_mode == 1:
+        with _amp.AutocastScope(0, ac_dtype):
+            xw = F.linear(x, w_ih, b_ih)
+    else:
+        xw = F.linear(x, w_ih, b_ih)
+    dt = xw.dtype
+
+    def as_dt(t: Tensor) -> Tensor:
+        return t if t.dtype == dt else t.to(dt)
+    return _C.rnn_layer(mode, xw, as_dt(h0), None if c0 is None else as_dt(c0), as_dt(w_hh),
+                        None if b_hh is None else as_dt(b_hh), reverse)
 
 
 _RNN_COMMON = """
@@ -172,17 +179,14 @@ class RNNBase(Cell):
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
                 idx = layer * dirs + d
-                xw = F.linear(layer_in, w_ih, b_ih)  # all time steps at once
-                state: Any = (h0[idx], c0[idx]) if lstm else h0[idx]
-                seq: List[Any] = [None] * steps
-                order = range(steps - 1, -1, -1) if d else range(steps)
-                for t in order:
-                    state = _rnn_step(self.mode, xw[t], state, w_hh, b_hh)
-                    seq[t] = state[0] if lstm else state
-                outs.append(ops.stack(seq, 0))
-                h_n.append(state[0] if lstm else state)
-                if lstm:
-                    c_n.append(state[1])
+                hs, cs = _run_layer(self.mode, layer_in, w_ih, b_ih, h0[idx],
+                                    c0[idx] if lstm else None, w_hh, b_hh, bool(d),
+                                    self.mode != "GRU")
+                last = 0 if d else steps - 1  # the step processed last
+                outs.append(hs)
+                h_n.append(hs[last])
+                if cs is not None:
+                    c_n.append(cs[last])
             layer_in = outs[0] if dirs == 1 else ops.cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_in = F.dropout(layer_in, self.dropout, True)
@@ -355,8 +359,12 @@ class _CellBase(Cell):
         elif not batched:
             state = (tuple(t.unsqueeze(0) for t in state) if self._mode == "LSTM"
                      else state.unsqueeze(0))
-        out = _rnn_step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), state,
-                        self.weight_hh, self.bias_hh)
+        lstm = self._mode == "LSTM"
+        h, c = state if lstm else (state, None)
+        hs, cs = _run_layer(self._mode, x.unsqueeze(0), self.weight_ih, self.bias_ih, h, c,
+                            self.weight_hh, self.bias_hh, False,
+                            self._mode.startswith("RNN"))
+        out: Any = (hs[0], cast(Tensor, cs)[0]) if lstm else hs[0]
         if not batched:
             out = tuple(t.squeeze(0) for t in out) if self._mode == "LSTM" else out.squeeze(0)
         return out

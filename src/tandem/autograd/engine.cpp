@@ -226,7 +226,8 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
                      "tensors after they were freed); pass retain_graph=True the first time");
         TANDEM_CHECK(n->op->vjp, NotImplementedError, "backward is not implemented for op '",
                      n->op->name, "'");
-        for (size_t k = 0; k < grads.size(); ++k)  // missing gradients of float outputs are 0
+        const size_t with_grad = grads.size() - (n->op->last_output_saved ? 1 : 0);
+        for (size_t k = 0; k < with_grad; ++k)  // missing gradients of float outputs are 0
           if (!grads[k].defined() && is_floating(n->output_meta[k].dtype))
             grads[k] = zeros(n->output_meta[k].shape, n->output_meta[k].dtype);
         // Saved outputs come back with their history when they still exist, so that a

@@ -57,6 +57,9 @@ struct OpDef {
   // Reads or advances global state (the random generator): never merged or folded by the
   // graph compiler, and run on every call.
   mutable bool stateful = false;
+  // The last output holds activations saved for the backward op (fused RNN layers): it never
+  // carries a gradient, so the engine does not materialize zeros for it.
+  mutable bool last_output_saved = false;
 };
 
 // An OpDef with the given infer and kernel; `data` is the op-family table, if any.
