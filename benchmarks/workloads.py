@@ -37,6 +37,9 @@ WORKLOADS = [
     ("mlp_step", "MLP 784-256-256-10 training step, batch 256", "s"),
     ("lenet_step", "LeNet training step, batch 256, 1x28x28", "s"),
     ("resnet18_step", "ResNet-18 training step, batch 32, 1x96x96", "s"),
+    ("rnn_step", "D2L RNN (tanh) training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
+    ("gru_step", "D2L GRU training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
+    ("lstm_step", "D2L LSTM training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
     ("lenet_compile", "compile time of the LeNet training step", "compile"),
     ("resnet18_peak", "peak memory of the ResNet-18 training step", "bytes"),
 ]
@@ -50,6 +53,8 @@ CONV = {"conv_lenet1": (256, 1, 28, 28, 6, 5, 1, 2), "conv_lenet2": (256, 6, 14,
         "conv_r18s1": (32, 64, 24, 24, 64, 3, 1, 1), "conv_r18s2": (32, 128, 12, 12, 128, 3, 1, 1),
         "conv_r18s3": (32, 256, 6, 6, 256, 3, 1, 1), "conv_r18s4": (32, 512, 3, 3, 512, 3, 1, 1)}
 MLP_SIZES = (784, 256, 256, 10)
+# D2L chapter 9's language models: (vocab, hidden, num_steps, batch).
+RNN_SIZES = (28, 256, 35, 32)
 LR = 0.05
 
 
@@ -139,7 +144,9 @@ def add_op_rows(impls: dict, sz: dict, wrap, timed, randn, ns, total, softmax) -
 
 def add_model_rows(impls: dict, make_step, timed, sync, compiled: bool) -> None:
     """The training-step rows, the LeNet compile time (first call minus steady call) and the
-    ResNet-18 peak memory. make_step(model) -> (step, X, y) for 'mlp', 'lenet', 'resnet18'."""
+    ResNet-18 peak memory. make_step(model) -> (step, X, y) for 'mlp', 'lenet', 'resnet18',
+    and the recurrent language models 'rnn', 'gru', 'lstm' (a framework without them raises
+    in make_step, which the cell reports)."""
     state = {}
 
     def step_time(model):
@@ -158,6 +165,9 @@ def add_model_rows(impls: dict, make_step, timed, sync, compiled: bool) -> None:
         return state["lenet"]
     if compiled:
         impls["lenet_compile"] = compile_time
+
+    for model in ("rnn", "gru", "lstm"):
+        impls[f"{model}_step"] = lambda model=model: timed(*make_step(model))
 
     def peak():
         step, X, y = make_step("resnet18")

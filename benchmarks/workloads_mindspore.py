@@ -75,6 +75,9 @@ def nets(ms, model: str):
 
 
 def model_step(ms, graph: bool, model: str, sz: dict):
+    if model in ("rnn", "gru", "lstm"):
+        raise NotImplementedError("the recurrent language models are not written for this "
+                                  "framework's worker yet")
     import numpy as np
     ms.set_seed(0)
     net = nets(ms, model)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import THREADS  # noqa: E402
-from workloads import LR, MLP_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
 
 
 def lenet(nn):
@@ -60,6 +60,23 @@ def resnet18(nn, num_classes: int = 10, in_channels: int = 1):
         nn.Linear(512, num_classes))
 
 
+def rnn_model(nn, kind: str):
+    """D2L's RNNModel (section 9.6): a recurrent layer over one-hot steps (L, N, vocab) and a
+    linear head on every step's state, logits (L * N, vocab)."""
+    vocab, hidden = RNN_SIZES[:2]
+    layer = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[kind](vocab, hidden)
+
+    class RNNModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn, self.linear = layer, nn.Linear(hidden, vocab)
+
+        def forward(self, x):
+            y, _ = self.rnn(x)
+            return self.linear(y.reshape(-1, hidden))
+    return RNNModel()
+
+
 def framework(lib: str):
     """(module, mint-like namespace, nn, functional) for 'tandem' or 'torch'."""
     if lib == "tandem":
@@ -96,9 +113,16 @@ def train_step(lib: str, compiled: bool, net, loss_fn):
 
 
 def model_step(lib: str, compiled: bool, model: str, sz: dict):
-    """(step, X, y) for model 'mlp', 'lenet' or 'resnet18' at the sizes of sz."""
-    T, _, nn, _ = framework(lib)
+    """(step, X, y) for model 'mlp', 'lenet', 'resnet18', or the D2L language model 'rnn',
+    'gru', 'lstm', at the sizes of sz."""
+    T, mint, nn, F = framework(lib)
     T.manual_seed(0)
+    if model in ("rnn", "gru", "lstm"):
+        vocab, _, steps, batch = RNN_SIZES
+        net = rnn_model(nn, model)
+        X = F.one_hot(mint.randint(0, vocab, (steps, batch)), vocab).float()
+        y = T.randint(0, vocab, (steps * batch,))
+        return train_step(lib, compiled, net, nn.CrossEntropyLoss()), X, y
     if model == "resnet18":
         net, shape = resnet18(nn), (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])
     else:

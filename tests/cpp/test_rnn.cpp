@@ -108,8 +108,8 @@ TEST_P(FusedRnn, MatchesTheOpRecurrence) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, FusedRnn,
-    ::testing::Combine(::testing::Values("LSTM", "GRU", "RNN_TANH", "RNN_RELU"),
-                       ::testing::Bool(), ::testing::Values(DType::Float32, DType::Float64),
+    ::testing::Combine(::testing::Values("LSTM", "GRU", "RNN_TANH", "RNN_RELU"), ::testing::Bool(),
+                       ::testing::Values(DType::Float32, DType::Float64),
                        ::testing::Values(int64_t(3)), ::testing::Values(int64_t(19))));
 // Wide enough for the threaded gates (N * G * H past the grain), odd H for partial lanes.
 INSTANTIATE_TEST_SUITE_P(Threaded, FusedRnn,
@@ -125,8 +125,9 @@ TEST(FusedRnn, NoBiasAndErrors) {
   EXPECT_THROW(rnn_layer("LSTM", xw, h0, Tensor(), w, Tensor(), false), ValueError);
   EXPECT_THROW(rnn_layer("GRU", xw, h0, Tensor(), w, Tensor(), false), ValueError);
   EXPECT_THROW(rnn_layer("lstm", xw, h0, h0, w, Tensor(), false), ValueError);
-  EXPECT_THROW(rnn_layer("RNN_TANH", randn({0, 3, 2}), h0, Tensor(), randn({2, 2}), Tensor(), false),
-               ValueError);
+  EXPECT_THROW(
+      rnn_layer("RNN_TANH", randn({0, 3, 2}), h0, Tensor(), randn({2, 2}), Tensor(), false),
+      ValueError);
 }
 
 }  // namespace

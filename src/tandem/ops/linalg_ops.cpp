@@ -122,6 +122,16 @@ void matmul_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   int64_t nb = numel_of(batch);
   Panel pa = panel_of(a), pb = panel_of(b);
   size_t isz = itemsize(kt);
+  // A dense batch of rows against one shared matrix ([B..., M, K] @ [K, N], a linear layer
+  // on a sequence) is one GEMM of B*M rows: one packing of b instead of one per batch.
+  bool shared_b = nb > 1 && a.is_contiguous();
+  for (size_t d = 0; d < batch.size() && shared_b; ++d) shared_b = pb.t.strides()[d] == 0;
+  if (shared_b) {
+    gemm(kt, false, pb.trans, nb * M, N, K, 1.0, a.data_ptr(), K, pb.t.data_ptr(), pb.ld, 0.0,
+         c.data_ptr(), N);
+    if (!c.same(out0)) copy_into(out0, c);
+    return;
+  }
   std::vector<int64_t> idx(batch.size(), 0);
   for (int64_t i = 0; i < nb; ++i) {
     int64_t oa = 0, ob = 0;
@@ -161,8 +171,18 @@ Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alp
 // d(a @ b): ga = g @ b^T, gb = a^T @ g (batch broadcasting is summed away by the engine).
 std::vector<Tensor> matmul_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  return {c.needs_grad[0] ? matmul(g[0], transpose(b, -1, -2)) : Tensor(),
-          c.needs_grad[1] ? matmul(transpose(a, -1, -2), g[0]) : Tensor()};
+  Tensor gb;
+  if (c.needs_grad[1]) {
+    if (b.dim() == 2 && a.dim() > 2) {
+      // b shared by every batch matrix: its gradient is one GEMM over all rows, not a
+      // batched product summed away afterwards.
+      const int64_t K = a.shape().back(), N = b.shape().back();
+      gb = matmul(t(reshape(a, {-1, K})), reshape(g[0], {-1, N}));
+    } else {
+      gb = matmul(transpose(a, -1, -2), g[0]);
+    }
+  }
+  return {c.needs_grad[0] ? matmul(g[0], transpose(b, -1, -2)) : Tensor(), gb};
 }
 TANDEM_DEFINE_VJP(matmul_op, matmul_vjp)
 

@@ -38,8 +38,7 @@ Slots slots_of(const Attrs& at, const char* op) {
   return s;
 }
 
-void check_shape(const Tensor& t, const Shape& want, const char* op, const char* name,
-                 DType dt) {
+void check_shape(const Tensor& t, const Shape& want, const char* op, const char* name, DType dt) {
   TANDEM_CHECK(t.shape() == want, ValueError, op, ": expected ", name, " of shape ",
                shape_str(want), ", got ", shape_str(t.shape()));
   TANDEM_CHECK(t.dtype() == dt, TypeError, op, ": ", name, " has dtype ", dtype_name(t.dtype()),
@@ -144,8 +143,8 @@ void bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
     T* dc0 = s.lstm ? buf[j++].data<T>() : nullptr;
     T* dw = buf[j++].data<T>();
     T* db = s.bias ? buf[j++].data<T>() : nullptr;
-    rnn_cpu::backward<T>(dims, g_out.data<T>(), ptr<T>(g_c), h0.data<T>(), ptr<T>(c0),
-                         w.data<T>(), o.data<T>(), ptr<T>(c), saved.data<T>(), buf[0].data<T>(),
+    rnn_cpu::backward<T>(dims, g_out.data<T>(), ptr<T>(g_c), h0.data<T>(), ptr<T>(c0), w.data<T>(),
+                         o.data<T>(), ptr<T>(c), saved.data<T>(), buf[0].data<T>(),
                          buf[1].data<T>(), dc0, dw, db);
   });
   for (size_t i = 0; i < out.size(); ++i) copy_back(buf[i], out[i]);

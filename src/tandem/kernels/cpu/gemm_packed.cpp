@@ -33,8 +33,7 @@ Prim& prim_for(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldc, bool a
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Prim>>();
   const std::string key = std::to_string(M) + "," + std::to_string(N) + "," + std::to_string(K) +
                           "," + std::to_string(lda) + "," + std::to_string(ldc) + "," +
-                          std::to_string(accumulate) + "|t" +
-                          std::to_string(omp_get_max_threads());
+                          std::to_string(accumulate) + "|t" + std::to_string(omp_get_max_threads());
   std::lock_guard<std::mutex> g(mu);
   auto& slot = (*cache)[key];
   if (slot) return *slot;
@@ -69,8 +68,8 @@ struct PackedGemm::Impl {
   memory::desc packed_desc;
 };
 
-PackedGemm::PackedGemm(DType dtype, bool trans_b, int64_t M, int64_t N, int64_t K,
-                       const void* B, int64_t ldb)
+PackedGemm::PackedGemm(DType dtype, bool trans_b, int64_t M, int64_t N, int64_t K, const void* B,
+                       int64_t ldb)
     : dtype_(dtype), trans_b_(trans_b), M_(M), N_(N), K_(K), ldb_(ldb), B_(B) {
   if (dtype != DType::Float32 || M == 0 || N == 0 || K == 0) return;
   // Both variants of a shape must agree on B's layout for one packed copy to serve them.

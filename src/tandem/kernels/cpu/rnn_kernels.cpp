@@ -98,7 +98,8 @@ void lstm_row(int64_t H, T* gh, const T* x, const T* b, const T* cprev, T* c, T*
   using V = typename simd::VecOf<T>::type;
   lanes<V>(H, [&](int64_t j, int w) {
     auto pre = [&](int k) {
-      return ld<V>(gh + k * H + j, w) + ld<V>(x + k * H + j, w) + ld_or0<V>(b ? b + k * H + j : b, w);
+      return ld<V>(gh + k * H + j, w) + ld<V>(x + k * H + j, w) +
+             ld_or0<V>(b ? b + k * H + j : b, w);
     };
     V i = sig(pre(0)), f = sig(pre(1)), g = simd::vtanh(pre(2)), o = sig(pre(3));
     V cn = f * ld<V>(cprev + j, w) + i * g;
@@ -235,9 +236,9 @@ void forward(const Dims& d, const T* xw, const T* h0, const T* c0, const T* w_hh
 }
 
 template <typename T>
-void backward(const Dims& d, const T* g_out, const T* g_c, const T* h0, const T* c0,
-              const T* w_hh, const T* out, const T* cseq, const T* saved, T* dxw, T* dh0,
-              T* dc0, T* dw_hh, T* db_hh) {
+void backward(const Dims& d, const T* g_out, const T* g_c, const T* h0, const T* c0, const T* w_hh,
+              const T* out, const T* cseq, const T* saved, T* dxw, T* dh0, T* dc0, T* dw_hh,
+              T* db_hh) {
   const int64_t L = d.L, N = d.N, H = d.H, G = gates_of(d.mode) * H, S = saved_of(d.mode) * H;
   const bool lstm = d.mode == Mode::Lstm, gru = d.mode == Mode::Gru;
   // dgh: the gradient of the recurrent projection of every step. It equals dxw except for
@@ -258,8 +259,8 @@ void backward(const Dims& d, const T* g_out, const T* g_c, const T* h0, const T*
         const T* cprev = prev_of(d, t, c0, cseq);
         const T* gc = g_c ? g_c + t * N * H : nullptr;
         for_rows(N, G, [&](int64_t n) {
-          lstm_row_bwd(H, dh.data() + n * H, gc ? gc + n * H : gc, dc.data() + n * H,
-                       act + n * S, c + n * H, cprev + n * H, dx + n * G);
+          lstm_row_bwd(H, dh.data() + n * H, gc ? gc + n * H : gc, dc.data() + n * H, act + n * S,
+                       c + n * H, cprev + n * H, dx + n * G);
         });
         back_of.run(dx, G, dh.data(), H, false);
         break;

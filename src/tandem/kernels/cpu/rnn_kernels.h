@@ -40,8 +40,8 @@ void forward(const Dims& d, const T* xw, const T* h0, const T* c0, const T* w_hh
 // null): dxw [L, N, G*H], dh0, dc0 [N, H] (dc0 LSTM only), dw_hh [G*H, H] and db_hh [G*H]
 // (null when the layer has no bias).
 template <typename T>
-void backward(const Dims& d, const T* g_out, const T* g_c, const T* h0, const T* c0,
-              const T* w_hh, const T* out, const T* cseq, const T* saved, T* dxw, T* dh0,
-              T* dc0, T* dw_hh, T* db_hh);
+void backward(const Dims& d, const T* g_out, const T* g_c, const T* h0, const T* c0, const T* w_hh,
+              const T* out, const T* cseq, const T* saved, T* dxw, T* dh0, T* dc0, T* dw_hh,
+              T* db_hh);
 
 }  // namespace tandem::rnn_cpu
