@@ -225,12 +225,15 @@ void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
 // An operand whose innermost stride is not unit but whose next dim is (a transposed view)
 // would be read one element per cache line (and, for rows of 4 KiB, one page per element)
 // if walked row by row. Such geometries run in tiles of the two innermost
-// dims instead: transposed operands are copied block-wise through L1 (reading along their
-// unit-stride dim), the others row by row, and fn runs once per tile on contiguous buffers.
-// A tile is kTileLong elements along the buffer's contiguous dim by kTileWide across: long
-// lines keep the per-line copies few, 16 four-byte lanes across fill whole cache lines.
+// dims instead: transposed operands are transposed block-wise through L1 (reading along
+// their unit-stride dim), operands already laid out along the buffer's lines are read or
+// written in place, and fn runs once per buffer line (or once per tile when every operand
+// is buffered). A tile is kTileWide lines across (16 four-byte lanes fill whole cache lines)
+// of kTileLong 8-byte elements, or twice as many of 4 bytes or less (the same scratch
+// bytes): a transposed operand's lines lie a row stride apart, and longer lines let the
+// hardware prefetcher follow each one.
 constexpr int64_t kTileLong = 64, kTileWide = 16, kTileDim = 16;
-static_assert(kTileLong * kTileWide <= kTile, "a tile must fit the scratch buffers");
+static_assert(2 * kTileLong * kTileWide * 4 <= kTile * 8, "a tile must fit the scratch buffers");
 
 struct TileShape {
   bool colmajor;   // buffers are [nc][nr] (most operands are transposed) or [nr][nc]
@@ -351,7 +354,10 @@ TileShape tile_shape(const Geometry& g) {
   int transposed = 0;
   for (int k = 0; k < g.nops; ++k) transposed += is_transposed(g, k) ? 1 : -1;
   bool colmajor = transposed > 0;
-  return colmajor ? TileShape{true, kTileLong, kTileWide} : TileShape{false, kTileWide, kTileLong};
+  size_t widest = 0;
+  for (int k = 0; k < g.nops; ++k) widest = std::max(widest, g.fn_size[k]);
+  const int64_t len = widest <= 4 ? 2 * kTileLong : kTileLong;
+  return colmajor ? TileShape{true, len, kTileWide} : TileShape{false, kTileWide, len};
 }
 
 // Runs tiles [begin, end) of the tiled index space (outer dims x row blocks x column blocks).
@@ -364,6 +370,13 @@ void run_tiles(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
   const TileShape ts = tile_shape(g);
   const bool colmajor = ts.colmajor;
   const int64_t rb = (R + ts.tr - 1) / ts.tr, cb = (C + ts.tc - 1) / ts.tc;
+  bool line_direct[kMaxOps];
+  int64_t line_step[kMaxOps];
+  for (int k = 0; k < g.nops; ++k) {
+    const int64_t along = colmajor ? g.strides[k][last - 1] : g.strides[k][last];
+    line_direct[k] = g.dtype[k] == g.fn_dtype[k] && along == int64_t(g.fn_size[k]);
+    line_step[k] = colmajor ? g.strides[k][last] : g.strides[k][last - 1];
+  }
   for (int64_t t = begin; t < end; ++t) {
     int64_t bj = t % cb, bi = (t / cb) % rb, outer = t / (cb * rb);
     int64_t nr = std::min(ts.tr, R - bi * ts.tr), nc = std::min(ts.tc, C - bj * ts.tc);
@@ -377,15 +390,35 @@ void run_tiles(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
       }
       p[k] = q;
     }
+    // Operands whose storage lines already run along the buffer's lines (the same dtype,
+    // unit stride) are read and written in place, one fn call per line: copying them
+    // through the buffer cost a third of a transposed add.
+    const int64_t lines = colmajor ? nc : nr, len = colmajor ? nr : nc;
+    bool any_direct = false;
+    for (int k = 0; k < g.nops; ++k) any_direct |= line_direct[k];
+    for (int k = no; k < g.nops; ++k)
+      if (!line_direct[k]) move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, true);
     const void* in[kMaxEwInputs];
     char* out[kMaxEwOutputs];
-    for (int k = no; k < g.nops; ++k) {
-      move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, true);
-      in[k - no] = s.buf[k];
+    if (!any_direct) {
+      for (int k = no; k < g.nops; ++k) in[k - no] = s.buf[k];
+      for (int k = 0; k < no; ++k) out[k] = s.buf[k];
+      call_fn(call, no, nr * nc, out, in);
+    } else {
+      for (int64_t i = 0; i < lines; ++i) {
+        for (int k = 0; k < g.nops; ++k) {
+          char* q =
+              line_direct[k] ? p[k] + i * line_step[k] : s.buf[k] + i * len * int64_t(g.fn_size[k]);
+          if (k < no)
+            out[k] = q;
+          else
+            in[k - no] = q;
+        }
+        call_fn(call, no, len, out, in);
+      }
     }
-    for (int k = 0; k < no; ++k) out[k] = s.buf[k];
-    call_fn(call, no, nr * nc, out, in);
-    for (int k = 0; k < no; ++k) move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, false);
+    for (int k = 0; k < no; ++k)
+      if (!line_direct[k]) move_tile(g, k, p[k], s.buf[k], nr, nc, colmajor, false);
   }
 }
 
