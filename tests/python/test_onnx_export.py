@@ -119,3 +119,24 @@ def test_onnx_convert_existing_model_file(tmp_path):
     tandem.onnx.convert(tdm, tmp_path / "m.onnx")
     with tandem.no_grad():
         zoo.close(_check_and_run(tmp_path / "m.onnx", [x])[0], net(x).numpy())
+
+
+@pytest.mark.parametrize("kind,kw", [("LSTM", {}), ("GRU", {"bidirectional": True}),
+                                     ("RNN", {"nonlinearity": "relu", "bias": False}),
+                                     ("LSTM", {"num_layers": 2, "bidirectional": True})])
+def test_recurrent_layers_export_to_onnx(kind, kw, tmp_path):
+    """The fused rnn_layer maps to ONNX LSTM / GRU / RNN nodes (gate order and GRU's
+    linear_before_reset as PyTorch computes them)."""
+    class Net(mint.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = getattr(mint.nn, kind)(4, 6, batch_first=True, **kw)
+            dirs = 2 if kw.get("bidirectional") else 1
+            self.head = mint.nn.Linear(6 * dirs, 3)
+
+        def forward(self, x):
+            y, _ = self.rnn(x)
+            return self.head(y)
+    net = Net()
+    net.eval()
+    _export_and_compare(net, mint.randn(2, 5, 4), tmp_path)

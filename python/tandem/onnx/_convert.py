@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from . import _proto as P
+from . import _rnn
 
 _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
        "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}
@@ -437,6 +438,9 @@ class Converter:
 
     def op_matmul(self, n, a):
         self.emit("MatMul", [self.ref(v) for v in n["inputs"]], [self.out(n["outputs"][0])])
+
+    def op_rnn_layer(self, n, a):
+        _rnn.convert(self, n, a)
 
     def op_softmax(self, n, a):
         self.emit("Softmax", [self.ref(n["inputs"][0])], [self.out(n["outputs"][0])], axis=a["dim"])

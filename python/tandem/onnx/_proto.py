@@ -13,7 +13,7 @@ DTYPES = {"float32": FLOAT, "uint8": UINT8, "int8": INT8, "int16": INT16, "int32
           "int64": INT64, "bool": BOOL, "float16": FLOAT16, "float64": DOUBLE,
           "bfloat16": BFLOAT16}
 # AttributeProto.AttributeType
-_A_FLOAT, _A_INT, _A_STRING, _A_TENSOR, _A_FLOATS, _A_INTS = 1, 2, 3, 4, 6, 7
+_A_FLOAT, _A_INT, _A_STRING, _A_TENSOR, _A_FLOATS, _A_INTS, _A_STRINGS = 1, 2, 3, 4, 6, 7, 8
 
 
 def _varint(n: int) -> bytes:
@@ -54,8 +54,8 @@ def tensor(name: str, data_type: int, dims: Sequence[int], raw: bytes) -> bytes:
 
 
 def attr(name: str, value) -> bytes:
-    """AttributeProto from a Python int, float, str, bytes (a TensorProto), or a list of ints
-    or floats."""
+    """AttributeProto from a Python int, float, str, bytes (a TensorProto), or a list of ints,
+    floats or strs."""
     out = _bytes(1, name)
     if isinstance(value, bool) or isinstance(value, int):
         return out + _int(3, int(value)) + _int(20, _A_INT)
@@ -66,6 +66,8 @@ def attr(name: str, value) -> bytes:
     if isinstance(value, bytes):
         return out + _bytes(5, value) + _int(20, _A_TENSOR)
     value = list(value)
+    if value and all(isinstance(v, str) for v in value):
+        return out + b"".join(_bytes(9, v) for v in value) + _int(20, _A_STRINGS)
     if all(isinstance(v, int) for v in value):
         return out + b"".join(_int(8, v) for v in value) + _int(20, _A_INTS)
     return out + b"".join(_float(7, v) for v in value) + _int(20, _A_FLOATS)

@@ -2,8 +2,9 @@
 // recurrent layer (kernels/cpu/rnn_kernels.h has the loops).
 //
 // rnn_layer inputs: xw, h0, [c0 (LSTM)], w_hh, [b_hh]; attrs mode, reverse, has_bias.
-// Outputs: out [L, N, H], [c (LSTM) [L, N, H]], saved [L, N, S*H]. The last output holds the
-// activations the backward needs; it never carries a gradient (OpDef::last_output_saved).
+// Outputs: out [L, N, H], c [L, N, H] (LSTM; an empty [0] for the other modes, so every mode
+// has the three outputs the model op-set declares), saved [L, N, S*H]. The last output holds
+// the activations the backward needs; it never carries a gradient (OpDef::last_output_saved).
 #include "tandem/ops/rnn.h"
 
 #include "tandem/autograd/autograd.h"
@@ -66,10 +67,9 @@ std::vector<TensorMeta> fwd_infer(const OpDef&, const std::vector<Tensor>& in, c
   if (s.lstm) check_shape(in[k++], {N, H}, op, "c0", dt);
   check_shape(in[k++], {G, H}, op, "weight_hh", dt);
   if (s.bias) check_shape(in[k++], {G}, op, "bias_hh", dt);
-  std::vector<TensorMeta> out{{{L, N, H}, dt}};
-  if (s.lstm) out.push_back({{L, N, H}, dt});
-  out.push_back({{L, N, rnn_cpu::saved_of(s.mode) * H}, dt});
-  return out;
+  return {{{L, N, H}, dt},
+          {s.lstm ? Shape{L, N, H} : Shape{0}, dt},
+          {{L, N, rnn_cpu::saved_of(s.mode) * H}, dt}};
 }
 
 template <typename F>
@@ -169,7 +169,7 @@ std::vector<Tensor> rnn_layer_vjp(const VjpCtx& c, const std::vector<Tensor>& g)
   in.push_back(c.inputs[k]);                // w_hh
   in.push_back(c.outputs[0]);
   if (s.lstm) in.push_back(c.outputs[1]);
-  in.push_back(c.outputs.back());
+  in.push_back(c.outputs[2]);
   std::vector<Tensor> r = dispatch(rnn_layer_bwd_op, in, c.attrs);
   // r = dxw, dh0, [dc0], dw_hh, [db_hh]: the same order as the forward's inputs.
   std::vector<Tensor> out(c.inputs.size());

@@ -32,6 +32,12 @@ void check_batch_norm(const OpSpec&, const Attrs& a, size_t n) {
                "batch_norm: has_weight, has_bias and training call for ", want,
                " inputs, the node has ", n);
 }
+// Inputs: xw, h0, [c0 (LSTM)], w_hh, [b_hh].
+void check_rnn_layer(const OpSpec&, const Attrs& a, size_t n) {
+  size_t want = 3 + (a.get_str("mode") == "LSTM") + a.get_bool("has_bias");
+  TANDEM_CHECK(n == want, ValueError, "rnn_layer: mode and has_bias call for ", want,
+               " inputs, the node has ", n);
+}
 // Inputs: x, [weight], [bias].
 void check_affine_norm(const OpSpec& s, const Attrs& a, size_t n) {
   size_t want = 1 + a.get_bool("has_weight") + a.get_bool("has_bias");
@@ -73,6 +79,10 @@ std::vector<OpSpec> non_elementwise_ops() {
       {"upsample_nearest2d", 1, 1, 1, resize},
       {"upsample_bilinear2d", 1, 1, 1, resize},
       {"matmul", 2, 2, 1, {}},
+      {"rnn_layer", 3, 5, 3,
+       {choice("mode", {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}, true), req("reverse", kAttrBool),
+        req("has_bias", kAttrBool)},
+       check_rnn_layer},
       {"cat", 1, kMany, 1, {req("dim", kAttrInt)}},
       {"pad", 1, 1, 1,
        {req("pad", kAttrInts), choice("mode", {"constant", "reflect", "replicate", "circular"}, true),

@@ -2,8 +2,9 @@
 // and outputs each takes and which attributes of which types. The file format's contract,
 // checked when a model loads, before any op's infer function sees the node (infer then
 // checks the values: shapes, ranges, dtypes). Version 1 covers the D2L zoo and the
-// MindSpore tutorials' vision models: convolutions, pooling, normalization, matmul,
-// elementwise and activation ops, reductions, softmax, shape and view ops.
+// MindSpore tutorials' vision models and the recurrent ones: convolutions, pooling,
+// normalization, matmul, fused RNN / LSTM / GRU layers, elementwise and activation ops,
+// reductions, softmax, shape and view ops.
 #pragma once
 #include <cstdint>
 #include <string>
