@@ -19,6 +19,14 @@ inline Tensor dense_as(const Tensor& t, DType kt) {
 inline Tensor kernel_buffer(const Tensor& out, DType kt) {
   return out.dtype() == kt ? out : Tensor::empty(out.shape(), kt);
 }
+// Calls f(tag) with tag's type float or double per kernel dtype.
+template <typename F>
+void by_kernel_dtype(DType kt, F f) {
+  if (kt == DType::Float64)
+    f(double{});
+  else
+    f(float{});
+}
 // Copies a kernel buffer back into its output when they differ.
 inline void copy_back(const Tensor& buf, const Tensor& out) {
   if (!buf.same(out)) copy_into(out, buf);

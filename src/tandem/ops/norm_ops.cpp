@@ -74,15 +74,6 @@ void check_stat(const Tensor& t, int64_t n, const char* op, const char* name) {
                t.numel(), " (shape ", shape_str(t.shape()), ")");
 }
 
-// Calls f(tag) with tag's type float or double per kernel dtype.
-template <typename F>
-void by_kernel_dtype(DType kt, F f) {
-  if (kt == DType::Float64)
-    f(double{});
-  else
-    f(float{});
-}
-
 // --- batch_norm ------------------------------------------------------------------------------
 // Inputs: input, [weight], [bias], [running_mean, running_var] (eval mode only).
 std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {

@@ -72,14 +72,6 @@ std::vector<TensorMeta> fwd_infer(const OpDef&, const std::vector<Tensor>& in, c
           {{L, N, rnn_cpu::saved_of(s.mode) * H}, dt}};
 }
 
-template <typename F>
-void by_dtype(DType kt, F f) {
-  if (kt == DType::Float64)
-    f(double{});
-  else
-    f(float{});
-}
-
 template <typename T>
 const T* ptr(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
@@ -99,7 +91,7 @@ void fwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
   for (const Tensor& o : out) buf.push_back(kernel_buffer(o, kt));
   const rnn_cpu::Dims dims{s.mode, in[0].shape()[0], in[0].shape()[1], in[1].shape()[1],
                            at.get_bool("reverse")};
-  by_dtype(kt, [&](auto tag) {
+  by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     rnn_cpu::forward<T>(dims, d[0].data<T>(), d[1].data<T>(), ptr<T>(c0), w.data<T>(), ptr<T>(b),
                         buf[0].data<T>(), s.lstm ? buf[1].data<T>() : nullptr,
@@ -137,7 +129,7 @@ void bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
   for (const Tensor& t : out) buf.push_back(kernel_buffer(t, kt));
   const rnn_cpu::Dims dims{s.mode, g_out.shape()[0], g_out.shape()[1], g_out.shape()[2],
                            at.get_bool("reverse")};
-  by_dtype(kt, [&](auto tag) {
+  by_kernel_dtype(kt, [&](auto tag) {
     using T = decltype(tag);
     size_t j = 2;
     T* dc0 = s.lstm ? buf[j++].data<T>() : nullptr;

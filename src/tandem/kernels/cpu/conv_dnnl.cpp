@@ -15,6 +15,7 @@
 #include "tandem/core/allocator.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/conv.h"
+#include "tandem/kernels/cpu/dnnl_engine.h"
 
 namespace tandem {
 namespace conv_ref {
@@ -58,8 +59,7 @@ dnnl::algorithm alg_for(const ConvParams& p) {
 }
 
 dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
+  return dnnl_engine();
 }
 
 struct Descs {

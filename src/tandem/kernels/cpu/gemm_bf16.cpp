@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/dnnl_engine.h"
 #include "tandem/kernels/cpu/gemm.h"
 
 namespace tandem {
@@ -20,8 +21,7 @@ using dnnl::memory;
 using dt = memory::data_type;
 
 dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
+  return dnnl_engine();
 }
 
 struct Entry {

@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "tandem/kernels/cpu/dnnl_engine.h"
 #include "tandem/kernels/cpu/gemm.h"
 
 namespace tandem {
@@ -16,8 +17,7 @@ using dnnl::memory;
 using dt = memory::data_type;
 
 dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
+  return dnnl_engine();
 }
 
 // One matmul primitive per shape, thread count and accumulate flag, with B's layout left
