@@ -41,6 +41,12 @@ if ! .venv/bin/python -c "import pandas, PIL, IPython, matplotlib_inline" 2>/dev
   .venv/bin/python -m pip install -q pandas pillow ipython matplotlib-inline
 fi
 
+# Test-only: the notebooks in examples/notebooks are executed in a real Jupyter kernel.
+if ! .venv/bin/python -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
+  echo "setup: installing nbclient, nbformat and ipykernel into .venv (tests only)"
+  .venv/bin/python -m pip install -q nbclient nbformat ipykernel
+fi
+
 # Test-only: ONNX export is checked with onnx.checker and run in onnxruntime (tandem itself
 # needs neither).
 if ! .venv/bin/python -c "import onnx, onnxruntime" 2>/dev/null; then

@@ -197,7 +197,8 @@ def train_seq2seq(net: Any, data_iter: Iterable[Any], lr: float, num_epochs: int
     net.train()
     animator = Animator(xlabel="epoch", ylabel="loss", xlim=[10, num_epochs])
     metric, timer = core.Accumulator(2), core.Timer()
-    for epoch in range(core.max_epochs(num_epochs)):
+    epochs = core.max_epochs(num_epochs)
+    for epoch in range(epochs):
         timer.start()
         metric.reset()
         for batch in core.limit_batches(data_iter):
@@ -213,7 +214,8 @@ def train_seq2seq(net: Any, data_iter: Iterable[Any], lr: float, num_epochs: int
             with mint.no_grad():
                 metric.add(float(l.sum()), float(Y_valid_len.sum()))
         timer.stop()
-        if (epoch + 1) % 10 == 0:
+        # every 10 epochs, as the book plots; and the last one, so a bounded run shows a curve
+        if (epoch + 1) % 10 == 0 or epoch + 1 == epochs:
             animator.add(epoch + 1, (metric[0] / metric[1],))
     if metric[1]:
         print(f"loss {metric[0] / metric[1]:.3f}, {metric[1] / timer.sum():.1f} "

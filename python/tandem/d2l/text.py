@@ -362,9 +362,11 @@ def train_ch8(net: Any, train_iter: Iterable[Any], vocab: Vocab, lr: float, num_
     else:
         updater = lambda batch_size: core.sgd(net.params, lr, batch_size)  # noqa: E731
     ppl, speed = math.nan, 0.0
-    for epoch in range(core.max_epochs(num_epochs)):
+    epochs = core.max_epochs(num_epochs)
+    for epoch in range(epochs):
         ppl, speed = train_epoch_ch8(net, train_iter, loss, updater, device, use_random_iter)
-        if (epoch + 1) % 10 == 0:
+        # every 10 epochs, as the book plots; and the last one, so a bounded run shows a curve
+        if (epoch + 1) % 10 == 0 or epoch + 1 == epochs:
             print(predict_ch8("time traveller", 50, net, vocab, device))
             animator.add(epoch + 1, [ppl])
     print(f"perplexity {ppl:.1f}, {speed:.1f} tokens/sec on {device}")

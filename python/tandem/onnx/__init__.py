@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 
 from ._convert import Converter
 from . import _proto
+from .._files import write_bytes_atomic
 
 SUPPORTED_OPSETS = (17,)
 
@@ -35,17 +36,7 @@ def model_bytes(model_file, opset_version: int = 17) -> bytes:
 def write_onnx(model_file, path: str, opset_version: int = 17) -> None:
     """Writes ``model_file`` as ONNX to ``path`` (through a temporary file and a rename, so a
     failure leaves no half-written file)."""
-    data = model_bytes(model_file, opset_version)
-    tmp = f"{path}.tmp.{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_bytes_atomic(path, model_bytes(model_file, opset_version))
 
 
 def convert(tdm_path: str, onnx_path: str, opset_version: int = 17) -> None:

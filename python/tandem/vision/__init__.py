@@ -1,4 +1,4 @@
-"""tandem.vision: torchvision's names for tandem (transforms, datasets)."""
-from . import datasets, models, ops, transforms
+"""tandem.vision: torchvision's names for tandem (transforms, datasets, models, ops, io)."""
+from . import datasets, io, models, ops, transforms
 
-__all__ = ["datasets", "models", "ops", "transforms"]
+__all__ = ["datasets", "io", "models", "ops", "transforms"]
