@@ -41,10 +41,11 @@ if ! .venv/bin/python -c "import pandas, PIL, IPython, matplotlib_inline" 2>/dev
   .venv/bin/python -m pip install -q pandas pillow ipython matplotlib-inline
 fi
 
-# Test-only: the notebooks in examples/notebooks are executed in a real Jupyter kernel.
-if ! .venv/bin/python -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
-  echo "setup: installing nbclient, nbformat and ipykernel into .venv (tests only)"
-  .venv/bin/python -m pip install -q nbclient nbformat ipykernel
+# Test-only: the notebooks in examples/notebooks are executed in a real Jupyter kernel; the
+# zoo's progress bar is a tqdm bar where tqdm is installed.
+if ! .venv/bin/python -c "import nbclient, nbformat, ipykernel, tqdm" 2>/dev/null; then
+  echo "setup: installing nbclient, nbformat, ipykernel and tqdm into .venv (tests only)"
+  .venv/bin/python -m pip install -q nbclient nbformat ipykernel tqdm
 fi
 
 # Test-only: ONNX export is checked with onnx.checker and run in onnxruntime (tandem itself

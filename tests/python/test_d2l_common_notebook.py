@@ -47,3 +47,46 @@ def test_progress_bar_updates_one_display_output(monkeypatch, capsys):
 def test_in_notebook_false_in_plain_python():
     assert common.in_notebook() is False
     assert common._notebook_display() is None
+
+
+class _Tty:
+    """A terminal-like stream that records what is written."""
+
+    def __init__(self):
+        self.parts = []
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.parts.append(s)
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_is_a_tqdm_bar_on_a_terminal_when_tqdm_is_installed(capsys):
+    pytest.importorskip("tqdm")
+    stream = _Tty()
+    bar = common.ProgressBar(2, 3, 5, stream=stream)
+    assert bar.tqdm is not None
+    for i in range(1, 6):
+        bar.update(i, 0.25, 0.5, 64 * i)
+    assert bar.tqdm.n == 5
+    bar.tqdm.refresh()  # tqdm redraws at most every 0.1 s by itself
+    bar.close("epoch 2 done")
+    drawn = "".join(stream.parts)
+    assert "epoch 2/3" in drawn and "loss 0.2500 acc 0.500" in drawn
+    assert capsys.readouterr().out == "epoch 2 done\n"
+
+
+def test_progress_bar_without_tqdm_or_off_a_terminal_is_the_plain_line(monkeypatch, capsys):
+    stream = _Tty()
+    monkeypatch.setattr(common, "_tqdm_class", lambda s: None)  # tqdm not installed
+    bar = common.ProgressBar(1, 1, 2, stream=stream)
+    bar.update(2, 0.5, None, 10, force=True)
+    assert bar.tqdm is None and stream.parts[-1].startswith("\repoch 1/1 [")
+    import io
+    plain = io.StringIO()  # a pipe: never tqdm, even where it is installed
+    monkeypatch.undo()
+    assert common.ProgressBar(1, 1, 2, stream=plain).tqdm is None

@@ -179,9 +179,26 @@ def _notebook_display():
     return display({"text/plain": ""}, raw=True, display_id=True)
 
 
+def _tqdm_class(stream):
+    """tqdm.auto's bar class where it draws one updating line: on a terminal, and in a Jupyter
+    kernel when ipywidgets is there for its widget (without it tqdm.auto would write \\r
+    chunks that a notebook shows as one line each). None where tqdm is not installed."""
+    try:
+        if in_notebook():
+            import ipywidgets  # noqa: F401
+        elif not getattr(stream, "isatty", lambda: False)():
+            return None  # a log file or pipe: the plain bar's sparse lines read better
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm
+
+
 class ProgressBar:
     """One live line per epoch: ``epoch 3/10 [#####-----] 120/235 loss 0.512 acc 0.812
-    1850 img/s ETA 6s`` redrawn in place with \\r (on stderr)."""
+    1850 img/s ETA 6s``. With tqdm installed it is a tqdm.auto bar (a widget in notebooks with
+    ipywidgets); otherwise the line is redrawn in place with \\r on stderr, or into one display
+    output in a Jupyter kernel."""
 
     def __init__(self, epoch: int, num_epochs: int, num_batches: int, enabled: bool = True,
                  stream=sys.stderr):
@@ -189,6 +206,14 @@ class ProgressBar:
         self.enabled, self.stream = enabled, stream
         self.t0 = time.perf_counter()
         self.last_draw = 0.0
+        self.tqdm = None
+        self.handle = None
+        tqdm = _tqdm_class(stream) if enabled else None
+        if tqdm is not None:
+            self.tqdm = tqdm(total=num_batches, desc=f"epoch {epoch}/{num_epochs}", unit="batch",
+                             leave=False, file=stream, dynamic_ncols=True)
+            self.done = 0
+            return
         # redraw often on a terminal, rarely into a log file or pipe
         self.every = 0.1 if getattr(stream, "isatty", lambda: False)() else 2.0
         # In a Jupyter kernel, \r chunks on stderr become one output line each: draw into a
@@ -202,14 +227,20 @@ class ProgressBar:
         if not self.enabled:
             return
         now = time.perf_counter()
+        el = max(now - self.t0, 1e-9)
+        acc_s = f" acc {acc:.3f}" if acc is not None else ""
+        if self.tqdm is not None:  # tqdm paces its own redraws
+            self.tqdm.set_postfix_str(f"loss {loss:.4f}{acc_s} {images / el:.0f} img/s",
+                                      refresh=False)
+            self.tqdm.update(i - self.done)
+            self.done = i
+            return
         if not force and now - self.last_draw < self.every and i < self.n:
             return
         self.last_draw = now
-        el = max(now - self.t0, 1e-9)
         width = 20
         done = int(width * i / max(self.n, 1))
         eta = el / max(i, 1) * (self.n - i)
-        acc_s = f" acc {acc:.3f}" if acc is not None else ""
         line = (f"epoch {self.epoch}/{self.num_epochs} [{'#' * done}{'-' * (width - done)}] "
                 f"{i}/{self.n} loss {loss:.4f}{acc_s} {images / el:6.0f} img/s ETA {eta:4.0f}s")
         if self.handle is not None:  # a notebook: one output line, updated in place
@@ -219,6 +250,10 @@ class ProgressBar:
         self.stream.flush()
 
     def close(self, text: str = "") -> None:
+        if self.tqdm is not None:
+            self.tqdm.close()  # leave=False: the bar goes, the epoch's summary line stays
+            print(text, flush=True)
+            return
         if self.handle is not None:
             self.handle.update({"text/plain": text}, raw=True)
             return
