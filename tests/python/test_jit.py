@@ -809,3 +809,35 @@ def test_graph_mode_cells_differentiate_like_pynative():
     for a, b in zip(grads[tandem.PYNATIVE_MODE], grads[tandem.GRAPH_MODE]):
         assert np.abs(a).sum() > 0
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# --- outputs the optimizer must not turn into aliases -----------------------------------------
+
+def test_an_output_folded_to_its_argument_is_a_copy_when_the_argument_is_written():
+    def f(x):
+        y = -(-x)  # simplify folds this to x
+        x.add_(1)
+        return y
+    xe, xc = mint.zeros(3), mint.zeros(3)
+    want = f(xe)
+    got = jit(f)(xc)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())  # [0, 0, 0], not the written x
+    np.testing.assert_array_equal(xc.numpy(), xe.numpy())
+
+
+def test_folded_and_merged_outputs_are_distinct_tensors_as_in_eager():
+    x = mint.ones(2)
+    y = jit(lambda t: t * 1)(x)  # x * 1 -> x
+    y.add_(5)
+    np.testing.assert_array_equal(x.numpy(), [1, 1])
+    a, b = jit(lambda t: (t * 2, t * 2))(mint.ones(2))  # CSE merges the two products
+    a.add_(1)
+    np.testing.assert_array_equal(a.numpy(), [3, 3])
+    np.testing.assert_array_equal(b.numpy(), [2, 2])
+
+
+def test_outputs_that_alias_in_eager_still_alias():
+    x = mint.ones(2)
+    assert jit(lambda t: t)(x).data_ptr() == x.data_ptr()
+    p, q = jit(lambda t: (t, t))(x)
+    assert p.data_ptr() == q.data_ptr() == x.data_ptr()

@@ -19,6 +19,10 @@ void fuse_elementwise(Graph& g);
 // Moves nodes that only feed write-backs to just after their inputs are ready, so a
 // gradient dies as soon as its update has run.
 void schedule_updates(Graph& g);
+// Gives an output its own copy where the passes turned it into an argument, a capture or
+// another output's value although the traced function returned a distinct tensor there
+// (`traced_outputs`: g.outputs before the passes).
+void dealias_outputs(Graph& g, const std::vector<int64_t>& traced_outputs);
 // False when TANDEM_JIT_DISABLE (a comma-separated list) names the pass or executor
 // feature: cse, simplify, dce, fold_activation, fuse_elementwise, schedule_updates, arena,
 // inplace.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import io as _pyio
 import os
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -43,7 +43,7 @@ _UNCHANGED = {"L": "L", "LA": "LA", "RGB": "RGB", "RGBA": "RGBA", "1": "L", "La"
               "RGBa": "RGBA", "CMYK": "RGB", "YCbCr": "RGB", "LAB": "RGB", "HSV": "RGB"}
 
 
-def _pil(fn: str):
+def _pil(fn: str) -> Any:
     try:
         from PIL import Image
     except ImportError:
@@ -68,7 +68,7 @@ def _as_uint8_numpy(t: Any, fn: str, what: str) -> np.ndarray:
     return a
 
 
-def read_file(path: Union[str, os.PathLike]) -> Any:
+def read_file(path: Union[str, "os.PathLike[str]"]) -> Any:
     """Reads a file's bytes into a 1-D uint8 tensor.
 
     Args:
@@ -82,7 +82,7 @@ def read_file(path: Union[str, os.PathLike]) -> Any:
     return _C.from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
 
 
-def write_file(filename: Union[str, os.PathLike], data: Any) -> None:
+def write_file(filename: Union[str, "os.PathLike[str]"], data: Any) -> None:
     """Writes a 1-D uint8 tensor's bytes to a file (never half-written).
 
     Args:
@@ -109,6 +109,7 @@ def _decode(data: bytes, mode: ImageReadMode, fn: str, apply_exif_orientation: b
     if img.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         raise RuntimeError(f"tandem.vision.io.{fn}: the image has more than 8 bits per channel "
                            f"(Pillow mode {img.mode}); only 8-bit images decode to uint8")
+    target: Optional[str]
     if mode is ImageReadMode.UNCHANGED:
         if img.mode == "P":
             target = "RGBA" if "transparency" in img.info else "RGB"
@@ -162,7 +163,7 @@ def decode_jpeg(input: Any, mode: Any = ImageReadMode.UNCHANGED,
     return decode_image(input, mode, apply_exif_orientation)
 
 
-def read_image(path: Union[str, os.PathLike], mode: Any = ImageReadMode.UNCHANGED,
+def read_image(path: Union[str, "os.PathLike[str]"], mode: Any = ImageReadMode.UNCHANGED,
                apply_exif_orientation: bool = False) -> Any:
     """Reads an image file into a (C, H, W) uint8 tensor (torchvision.io.read_image).
 
@@ -227,11 +228,11 @@ def encode_jpeg(input: Any, quality: int = 75) -> Any:
     return _encode(input, "encode_jpeg", "JPEG", quality=quality)
 
 
-def write_png(input: Any, filename: Union[str, os.PathLike], compression_level: int = 6) -> None:
+def write_png(input: Any, filename: Union[str, "os.PathLike[str]"], compression_level: int = 6) -> None:
     """Writes a (C, H, W) uint8 tensor as a PNG file (never half-written); see encode_png."""
     write_file(filename, encode_png(input, compression_level))
 
 
-def write_jpeg(input: Any, filename: Union[str, os.PathLike], quality: int = 75) -> None:
+def write_jpeg(input: Any, filename: Union[str, "os.PathLike[str]"], quality: int = 75) -> None:
     """Writes a (C, H, W) uint8 tensor as a JPEG file (never half-written); see encode_jpeg."""
     write_file(filename, encode_jpeg(input, quality))

@@ -89,6 +89,7 @@ bool pass_enabled(const char* name) {
 }
 
 void optimize(Graph& g) {
+  const std::vector<int64_t> traced_outputs = g.outputs;
   if (pass_enabled("cse")) eliminate_common_subexpressions(g);
   if (pass_enabled("simplify")) simplify_and_fold(g);
   if (pass_enabled("cse")) eliminate_common_subexpressions(g);
@@ -97,6 +98,7 @@ void optimize(Graph& g) {
   if (pass_enabled("fuse_elementwise")) fuse_elementwise(g);
   if (pass_enabled("dce")) eliminate_dead_code(g);  // constants the fused programs absorbed
   if (pass_enabled("schedule_updates")) schedule_updates(g);
+  dealias_outputs(g, traced_outputs);
   g.verify();
 }
 
