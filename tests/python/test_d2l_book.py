@@ -10,12 +10,9 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "d2l_book"))
 import cells  # noqa: E402
+from d2l_data import DATA  # noqa: E402
 
 MIRROR = os.environ.get("D2L_BOOK_MIRROR", cells.DEFAULT_MIRROR)
-DATA = os.environ.get("TANDEM_DATA") or next(
-    (d for d in (os.path.join(os.path.dirname(ROOT), "shared", "data", "d2l"),
-                 os.path.join(os.path.dirname(os.path.dirname(ROOT)), "shared", "data", "d2l"))
-     if os.path.isdir(d)), "")
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(MIRROR),
                                 reason=f"no D2L book mirror at {MIRROR}")

@@ -11,12 +11,10 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
+from d2l_data import DATA  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "examples", "notebooks", "*.ipynb")))
-DATA = os.environ.get("TANDEM_DATA") or next(
-    (d for d in (os.path.join(os.path.dirname(ROOT), "shared", "data", "d2l"),
-                 os.path.join(os.path.dirname(os.path.dirname(ROOT)), "shared", "data", "d2l"))
-     if os.path.isdir(d)), "")
 NEEDS_DATA = {"06_rnn": "timemachine.txt", "07_seq2seq": "fra-eng.zip"}
 TRAINING_CALLS = ("train_ch3(", "train_ch6(", "train_ch8(", "train_seq2seq(", "d2l.plot(")
 IMAGE_TYPES = ("image/png", "image/svg+xml")

@@ -41,8 +41,8 @@ class _PILAware:
         import numpy as np
         from PIL import Image
         a = np.asarray(img)
-        chw = _C.from_numpy(np.ascontiguousarray(a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)))
-        out = super().__call__(chw).numpy()  # type: ignore[misc]
+        from .io.image import hwc_to_chw
+        out = super().__call__(hwc_to_chw(a)).numpy()  # type: ignore[misc]
         if out.dtype != np.uint8:
             return out  # e.g. Normalize: no longer an 8-bit image
         out = out[0] if a.ndim == 2 else np.moveaxis(out, 0, -1)

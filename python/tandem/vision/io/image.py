@@ -68,6 +68,11 @@ def _as_uint8_numpy(t: Any, fn: str, what: str) -> np.ndarray:
     return a
 
 
+def hwc_to_chw(a: np.ndarray) -> Any:
+    """An (H, W) or (H, W, C) image array (Pillow's layout) as a dense (C, H, W) tensor."""
+    return _C.from_numpy(np.ascontiguousarray(a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)))
+
+
 def read_file(path: Union[str, "os.PathLike[str]"]) -> Any:
     """Reads a file's bytes into a 1-D uint8 tensor.
 
@@ -123,9 +128,7 @@ def _decode(data: bytes, mode: ImageReadMode, fn: str, apply_exif_orientation: b
         target = _PIL_MODE[mode]
     if img.mode != target:
         img = img.convert(target)
-    a = np.asarray(img, dtype=np.uint8)
-    a = a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)
-    return _C.from_numpy(np.ascontiguousarray(a))
+    return hwc_to_chw(np.asarray(img, dtype=np.uint8))
 
 
 def decode_image(input: Any, mode: Any = ImageReadMode.UNCHANGED,
