@@ -148,8 +148,8 @@ void bind_tensor(nb::module_& m) {
       "_check_fits",
       [](const Tensor& t, DType dtype, const std::string& op) {
         if (t.numel() == 0 || t.dtype() == DType::Bool) return;
-        check_scalar_fits(amin(t).item(), dtype, op.c_str());
-        check_scalar_fits(amax(t).item(), dtype, op.c_str());
+        check_data_fits(amin(t).item(), dtype, op.c_str());
+        check_data_fits(amax(t).item(), dtype, op.c_str());
       },
       nb::arg("tensor"), nb::arg("dtype"), nb::arg("op"),
       "Raises ValueError when a value of `tensor` does not fit `dtype` (PyTorch's overflow "

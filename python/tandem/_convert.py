@@ -71,6 +71,16 @@ def to_tensor(data=None, dtype=None, *, shape=None, init=None, internal=False,
             arr = np.asarray(data)
         except (ValueError, TypeError) as e:
             raise ValueError(f"tensor: cannot build a tensor from {type(data).__name__}: {e}") from None
+        if arr.dtype == object and dtype is not None and dtype.is_floating_point:
+            try:  # ints beyond int64 into a float dtype: converted as floats, as in PyTorch
+                with np.errstate(over="ignore"):
+                    arr = np.asarray(data, dtype=np.float64)
+            except (ValueError, TypeError, OverflowError):
+                pass
+        if arr.dtype == object and all(isinstance(v, int) for v in arr.reshape(-1)):
+            big = max((v for v in arr.reshape(-1)), key=abs)
+            raise ValueError(f"tensor: integer {big} is out of the int64 range; pass "
+                             "dtype=float64 to store it as a float")
         if arr.dtype == object:
             raise TypeError(f"tensor: could not infer dtype of {type(data).__name__} "
                             "(ragged nested sequence or non-numeric elements?)")

@@ -8,6 +8,7 @@ the result pipe. A crash or a hang of this process is detected and attributed by
 from __future__ import annotations
 
 import json
+import re
 import math
 import os
 import sys
@@ -227,6 +228,8 @@ def _lowest_float(case) -> str:
         if isinstance(v, dict):
             if "T" in v and v["T"] in _PRECISION:
                 found.append(v["T"])
+            elif "D" in v and v["D"] in _PRECISION:  # a dtype= argument computes in it
+                found.append(v["D"])
             elif "L" in v:
                 for x in v["L"]:
                     walk(x)
@@ -294,7 +297,7 @@ def compare(got, want, path="out", tol=_TOL, values=True, exact=False, floor="fl
             return None
         ok = _exact(ga, wa) if exact else _close(ga, wa, gd, tol, floor)
         if not ok:
-            return f"{path}: values differ: {_show(ga)} vs {_show(wa)}"
+            return f"{path}: values differ: {_show(ga)} vs {_show(wa)}{_first_diff(ga, wa)}"
         return None
     g, w = got[1], want[1]
     if isinstance(w, float) and isinstance(g, (int, float)):
@@ -309,6 +312,22 @@ def _show(a: np.ndarray) -> str:
     flat = a.reshape(-1)
     s = np.array2string(flat[:8], precision=6, threshold=8)
     return s + ("..." if flat.size > 8 else "")
+
+
+def _first_diff(a: np.ndarray, b: np.ndarray) -> str:
+    """The worst differing element (a NaN/inf mismatch first, else the largest difference), so
+    the rules see a NaN or inf beyond the shown prefix."""
+    if a.shape != b.shape or a.size == 0 or a.dtype.kind not in "fiub":
+        return ""
+    fa, fb = a.reshape(-1).astype(np.float64), b.reshape(-1).astype(np.float64)
+    odd = (np.isnan(fa) != np.isnan(fb)) | (np.isinf(fa) & (fa != fb)) | (np.isinf(fb) & (fa != fb))
+    if odd.any():
+        i = int(np.flatnonzero(odd)[0])
+    else:
+        with np.errstate(invalid="ignore"):
+            d = np.where(np.isnan(fa) & np.isnan(fb), 0.0, np.abs(fa - fb))
+        i = int(np.argmax(d))
+    return f"; worst at [{i}]: {fa[i]!r} vs {fb[i]!r}"
 
 
 def _exc(e) -> str:
@@ -371,9 +390,22 @@ def _loss(out, lib: Lib, seed: int):
     return total
 
 
+def _input_at(leaves: list, lib: Lib, diff: str) -> str:
+    """The input value where a gradient differs most: a gradient at a NaN or inf input is
+    the OPEN class of known_differences, a finite one is a finding."""
+    m = re.search(r"grad\[(\d+)\].*worst at \[(\d+)\]", diff, re.S)
+    if not m or int(m.group(1)) >= len(leaves):
+        return ""
+    leaf = leaves[int(m.group(1))].detach().to(lib.dtypes["float64"]).numpy().reshape(-1)
+    i = int(m.group(2))
+    return f"; input there: {leaf[i]!r}" if i < leaf.size else ""
+
+
 def run_backward(case, T: Lib, D: Lib):
+    kept = {}
+
     def grads(lib):
-        leaves = []
+        leaves = kept.setdefault(lib.name, [])
         out = _call(case, lib, leaves, grad=True)
         loss = _loss(out, lib, 7)
         if loss is None:  # no output carries a gradient: every input's gradient is zero
@@ -390,6 +422,8 @@ def run_backward(case, T: Lib, D: Lib):
         return _outcome_raise(te, de)
     diff = compare(dout, tout, "grad", tol=_GRAD_TOL, values=case["op"] not in known.SHAPE_ONLY,
                    floor=_lowest_float(case))
+    if diff:
+        diff += _input_at(kept.get(D.name, []), D, diff)
     return ("wrong", diff) if diff else ("ok", "")
 
 

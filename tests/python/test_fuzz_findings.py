@@ -196,3 +196,120 @@ def test_bool_and_dtype_parameters_are_type_checked():
         mint.zeros_like(mint.ones(2), requires_grad=[1])
     with pytest.raises(TypeError, match="must be a tandem dtype"):
         mint.tensor(1, dtype="float32")
+
+
+# --- long-mode findings (seeds 1-12 x 100,000 cases) -------------------------------------------
+
+def _grad_pair(fn_t, fn_m, data, dtype="float32"):
+    xt = torch.tensor(data, dtype=getattr(torch, dtype), requires_grad=True)
+    xm = mint.tensor(data, dtype=getattr(mint, dtype), requires_grad=True)
+    fn_t(xt).backward()
+    fn_m(xm).backward()
+    return xt.grad.numpy(), xm.grad.numpy()
+
+
+def test_einsum_diagonal_of_a_transposed_view_gets_its_gradient():
+    data = np.arange(9, dtype=np.float32).reshape(3, 3).tolist()
+    gt, gm = _grad_pair(lambda x: torch.einsum("ii->i", x.t()).sum() * 2,
+                        lambda x: mint.einsum("ii->i", x.t()).sum() * 2, data)
+    np.testing.assert_allclose(gm, gt)
+
+
+def test_einsum_promotes_and_broadcasts_like_torch():
+    a = mint.ones(2, 3, dtype=mint.float64)
+    b = mint.ones(3, dtype=mint.float32)
+    assert mint.einsum("ij,j->i", a, b).dtype == mint.float64
+    # A size-1 dim broadcasts against a size-0 one; the result is empty, not an error.
+    out = mint.einsum("ij,ij->ij", mint.ones(1, 3), mint.ones(0, 3))
+    assert tuple(out.shape) == (0, 3)
+
+
+def test_bce_with_logits_gradient_at_zero():
+    gt, gm = _grad_pair(
+        lambda x: torch.nn.functional.binary_cross_entropy_with_logits(x, torch.zeros(2)),
+        lambda x: F.binary_cross_entropy_with_logits(x, mint.zeros(2)), [0.0, 0.0])
+    np.testing.assert_allclose(gm, gt, rtol=1e-6)
+
+
+def test_cross_entropy_with_no_classes_raises_instead_of_sigfpe():
+    with pytest.raises((IndexError, RuntimeError)):
+        torch.nn.functional.cross_entropy(torch.zeros(2, 0), torch.zeros(2, dtype=torch.long))
+    with pytest.raises((ValueError, IndexError, RuntimeError)):
+        F.cross_entropy(mint.zeros(2, 0), mint.zeros(2, dtype=mint.int64))
+
+
+@pytest.mark.parametrize("p", [3.0, 7.5, -1.0, -2.5, float("inf"), float("-inf"), 0.0])
+def test_vector_norm_any_p_matches_torch(p):
+    data = [[1e-3, 2.0, -3.0], [40.0, 0.5, -6.0]]
+    want = torch.linalg.vector_norm(torch.tensor(data), ord=p, dim=1).numpy()
+    got = mint.linalg.vector_norm(mint.tensor(data), ord=p, dim=1).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_norm_with_large_p_does_not_overflow():
+    # torch 2.13 accumulates x**4 in float32 and returns inf here; the true value is finite.
+    x = [1e30, 2e30]
+    want = float(np.sum(np.array(x, dtype=np.float64) ** 4) ** 0.25)
+    got = mint.norm(mint.tensor(x), p=4).item()
+    assert math.isfinite(got) and got == pytest.approx(want, rel=1e-5)
+
+
+def test_empty_dim_list_reduces_over_all_dims():
+    data = [[1.0, 2.0], [3.0, 4.0]]
+    for name in ("sum", "mean", "amax", "amin"):
+        want = getattr(torch, name)(torch.tensor(data), dim=[]).numpy()
+        got = getattr(mint, name)(mint.tensor(data), dim=[]).numpy()
+        np.testing.assert_allclose(got, want, err_msg=name)
+
+
+def test_var_std_accept_positional_unbiased_and_empty_is_nan():
+    data = [1.0, 2.0, 4.0]
+    for name in ("var", "std"):
+        for unbiased in (True, False):
+            want = getattr(torch, name)(torch.tensor(data), unbiased).item()
+            got = getattr(mint, name)(mint.tensor(data), unbiased).item()
+            assert got == pytest.approx(want, rel=1e-6), (name, unbiased)
+        assert math.isnan(getattr(mint, name)(mint.zeros(0)).item())
+
+
+def test_integer_add_with_float_alpha_raises():
+    with pytest.raises(RuntimeError):
+        torch.add(torch.tensor([1]), torch.tensor([2]), alpha=0.5)
+    with pytest.raises((RuntimeError, TypeError, ValueError)):
+        mint.add(mint.tensor([1]), mint.tensor([2]), alpha=0.5)
+
+
+def test_pow_fractional_python_exponent_gradient():
+    gt, gm = _grad_pair(lambda x: (x ** (1 / 3)).sum(), lambda x: (x ** (1 / 3)).sum(),
+                        [1.0, 8.0, 27.0], "float64")
+    np.testing.assert_allclose(gm, gt, rtol=1e-12)
+
+
+def test_inverse_of_a_singular_or_nonfinite_matrix_matches_torch():
+    with pytest.raises(RuntimeError):
+        torch.linalg.inv(torch.zeros(2, 2))
+    with pytest.raises((RuntimeError, ValueError)):
+        mint.linalg.inv(mint.zeros(2, 2))
+    got = mint.linalg.inv(mint.tensor([[float("nan"), 1.0], [1.0, 1.0]])).numpy()
+    assert np.isnan(got).all()
+
+
+def test_scatter_on_0d_tensors_matches_torch():
+    want = torch.zeros(()).scatter(0, torch.tensor(0), torch.tensor(5.0)).item()
+    got = mint.zeros(()).scatter(0, mint.tensor(0), mint.tensor(5.0)).item()
+    assert got == want
+
+
+def test_cumprod_gradient_with_zeros():
+    gt, gm = _grad_pair(lambda x: torch.cumprod(x, 0).sum(), lambda x: mint.cumprod(x, 0).sum(),
+                        [2.0, 0.0, 3.0, 0.0, 5.0])
+    np.testing.assert_allclose(gm, gt)
+
+
+def test_normal_rejects_negative_std_and_topk_rejects_bool():
+    with pytest.raises(RuntimeError):
+        torch.normal(0.0, -1.0, (2,))
+    with pytest.raises((RuntimeError, ValueError)):
+        mint.normal(0.0, -1.0, (2,))
+    with pytest.raises((RuntimeError, TypeError)):
+        mint.topk(mint.tensor([True, False]), 1)

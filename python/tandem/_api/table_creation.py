@@ -110,7 +110,8 @@ ROWS = [
        "An n x m matrix with ones on the diagonal and zeros elsewhere.",
        args={"n": "the number of rows.", "m": "the number of columns (n when None).",
              **_SIZE_ARGS}),
-    Op("meshgrid", "(*tensors: Union[Tensor, Sequence[Tensor]], indexing: str = 'ij')"
+    Op("meshgrid", "(*tensors: Union[Tensor, Sequence[Tensor]], "
+       "indexing: Optional[str] = 'ij')"
        " -> Tuple[Tensor, ...]",
        "_impl.creation.meshgrid(tensors, indexing)",
        "Coordinate grids from 1-D tensors, one grid per tensor.",

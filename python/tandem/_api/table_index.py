@@ -22,7 +22,7 @@ ROWS = [
              "value": "a number to write (instead of src).",
              "reduce": "None (overwrite), 'add' or 'multiply'."}),
     Op("scatter_add", "(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor",
-       "_C.scatter_add(input, dim, _impl.index.as_long(index), src)",
+       "_impl.index.scatter_add(input, dim, index, src)",
        "A copy of input with src added at index along dim (duplicates accumulate).",
        method=True, args={**_IDX, "src": "the values to add."}),
     Op("scatter_reduce", "(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, "

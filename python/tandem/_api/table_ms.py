@@ -134,7 +134,7 @@ ROWS = [
               "axis": "the axis to repeat along."}),
     # ---- reductions with MindSpore's defaults
     _ms("mean", "(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor",
-        "_C.mean(input, _impl.args.dims(axis), keep_dims, None)",
+        "_C.mean(input, _impl.reduce.all_if_empty(_impl.args.dims(axis)), keep_dims, None)",
         "The mean over axis (all elements when None).",
         args={"axis": "the axis or axes to reduce (all when None).",
               "keep_dims": "keep each reduced axis with size 1."}),

@@ -149,7 +149,7 @@ ROWS = [
        "Max pooling to a fixed output size.", ns="F", also=("ms",)),
     Op("softmax", "(input: Tensor, dim: Optional[int] = None, dtype: Optional[DType] = None, *, "
        "axis: Optional[int] = None) -> Tensor",
-       "_C.softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), "
+       "_C.softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), "
        "dtype)",
        "exp(x) / sum(exp(x)) along dim, computed stably.", also=("F",), method=True,
        method_sig="(self, dim: Optional[int] = None, dtype: Optional[DType] = None) -> Tensor",
@@ -157,7 +157,7 @@ ROWS = [
        args={"dim": "the dim to normalise along (PyTorch's legacy choice when None)."}),
     Op("log_softmax", "(input: Tensor, dim: Optional[int] = None, "
        "dtype: Optional[DType] = None, *, axis: Optional[int] = None) -> Tensor",
-       "_C.log_softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, "
+       "_C.log_softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), "
        "input.ndim), dtype)",
        "log(softmax(x)) along dim, computed stably.", also=("F",), method=True,
        method_sig="(self, dim: Optional[int] = None, dtype: Optional[DType] = None) -> Tensor",
@@ -166,13 +166,13 @@ ROWS = [
     Op("dropout", "(input: Tensor, p: float = 0.5, training: bool = True, "
        "inplace: bool = False) -> Tensor",
        "_impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), "
-       "inplace and training)",
+       "inplace and training and p > 0)",
        "Zeroes each element with probability p and scales the rest by 1 / (1 - p), when "
        "training.", also=("F",), args={"p": "the probability of zeroing an element."}),
     Op("dropout2d", "(input: Tensor, p: float = 0.5, training: bool = True, "
        "inplace: bool = False) -> Tensor",
        "_impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), "
-       "inplace and training)",
+       "inplace and training and p > 0)",
        "Zeroes whole channels with probability p (scaling the rest), when training.", ns="F", also=("ms",),
        args={"p": "the probability of zeroing a channel."}),
     Op("embedding", "(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, "
@@ -247,13 +247,11 @@ ROWS = [
              "antialias": "not supported (raises)."}),
     Op("unfold", "(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, "
        "padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor",
-       "_C.unfold(input, _impl.args.pair(kernel_size), _impl.args.pair(dilation), "
-       "_impl.args.pair(padding), _impl.args.pair(stride))",
+       "_impl.nn.unfold(input, kernel_size, dilation, padding, stride)",
        "im2col: (N, C, H, W) to (N, C * kH * kW, L) sliding blocks.", ns="F", also=("ms",)),
     Op("fold", "(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, "
        "dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor",
-       "_C.fold(input, _impl.args.pair(output_size), _impl.args.pair(kernel_size), "
-       "_impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))",
+       "_impl.nn.fold(input, output_size, kernel_size, dilation, padding, stride)",
        "col2im: (N, C * kH * kW, L) blocks back to (N, C, H, W), summing overlaps.", ns="F", also=("ms",),
        args={"output_size": "the spatial size (H, W) of the result."}),
 ]

@@ -7,11 +7,14 @@ from .rows import Op
 _DIMS = "dim: Dim = None, keepdim: bool = False"
 _AXIS = "axis: Dim = None, keepdims: bool = False"
 _D = "_impl.args.dims(dim, axis), keepdim or keepdims"
+# sum / mean / var / count_nonzero / logsumexp / norms reduce every dim for dim=[] as PyTorch
+# does (all / any keep [] as no dims).
+_DA = "_impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims"
 
 
-def _reduce(name: str, doc: str, *, dtype: bool = False, **kw) -> Op:
+def _reduce(name: str, doc: str, *, dtype: bool = False, empty_all: bool = True, **kw) -> Op:
     kwargs = ("*, dtype: Optional[DType] = None, " if dtype else "*, ") + _AXIS
-    call = f"_C.{name}(input, {_D}" + (", dtype)" if dtype else ")")
+    call = f"_C.{name}(input, {_DA if empty_all else _D}" + (", dtype)" if dtype else ")")
     return Op(name, f"(input: Tensor, {_DIMS}, {kwargs}) -> Tensor", call, doc, method=True, **kw)
 
 
@@ -66,8 +69,10 @@ ROWS = [
        f"_C.argmin(input, {_D})",
        "The index of the first minimum along dim (of the flattened tensor when None).",
        method=True, grad=False),
-    _reduce("all", "True where every element along dim is non-zero.", grad=False),
-    _reduce("any", "True where some element along dim is non-zero.", grad=False),
+    _reduce("all", "True where every element along dim is non-zero.", grad=False,
+            empty_all=False),
+    _reduce("any", "True where some element along dim is non-zero.", grad=False,
+            empty_all=False),
     Op("var", _VAR.format(ddof=", ddof: Optional[float] = None") + " -> Tensor",
        "_impl.reduce.var_std(_C.var, input, dim, unbiased, keepdim or keepdims, correction, "
        "axis, ddof, True)",
@@ -88,7 +93,7 @@ ROWS = [
        "correction, axis, None)",
        "The standard deviation and the mean over dim in one pass.", args=_VAR_ARGS, returns="(standard deviation, mean)."),
     Op("logsumexp", f"(input: Tensor, dim: Dim, keepdim: bool = False, *, {_AXIS}) -> Tensor",
-       f"_C.logsumexp(input, {_D})",
+       f"_C.logsumexp(input, {_DA})",
        "log(sum(exp(input))) over dim, computed without overflow.", method=True),
     Op("norm", "(input: Tensor, p: Union[float, str, None] = 'fro', dim: Dim = None, "
        "keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor",
@@ -97,7 +102,7 @@ ROWS = [
        "smallest absolute value).", method=True,
        args={"p": "the order of the norm."}),
     Op("count_nonzero", "(input: Tensor, dim: Dim = None, *, axis: Dim = None) -> Tensor",
-       "_C.count_nonzero(input, _impl.args.dims(dim, axis))",
+       "_C.count_nonzero(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)))",
        "The number of non-zero elements along dim.", method=True, grad=False),
     Op("aminmax", "(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False)"
        " -> Tuple[Tensor, Tensor]",

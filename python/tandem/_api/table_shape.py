@@ -120,22 +120,22 @@ ROWS = [
        args={"source": "the dims to move.", "destination": "where they go."}),
     Op("cat", "(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None)"
        " -> Tensor",
-       "_C.cat(_impl.args.tensor_list(tensors, 'cat'), dim if axis is None else axis)",
+       "_C.cat(_impl.args.tensor_list(tensors, 'cat'), _impl.args.one_dim(dim, axis))",
        "Joins tensors along an existing dim; the result has their promoted dtype. As in "
        "PyTorch, 1-D tensors of shape (0,) are skipped in the shape checks.",
        args={"dim": "the dim to join along."}),
     Op("concat", "(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None)"
        " -> Tensor",
-       "_C.cat(_impl.args.tensor_list(tensors, 'concat'), dim if axis is None else axis)",
+       "_C.cat(_impl.args.tensor_list(tensors, 'concat'), _impl.args.one_dim(dim, axis))",
        "Another name for cat.", args={"dim": "the dim to join along."}),
     Op("concatenate", "(tensors: Sequence[Tensor], axis: int = 0, *, dim: Optional[int] = None)"
        " -> Tensor",
-       "_C.cat(_impl.args.tensor_list(tensors, 'concatenate'), axis if dim is None else dim)",
+       "_C.cat(_impl.args.tensor_list(tensors, 'concatenate'), _impl.args.one_dim(axis, dim))",
        "cat with numpy's argument name.",
        args={"axis": "the dim to join along.", "dim": "PyTorch's name for axis."}),
     Op("stack", "(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None)"
        " -> Tensor",
-       "_C.stack(_impl.args.tensor_list(tensors, 'stack'), dim if axis is None else axis)",
+       "_C.stack(_impl.args.tensor_list(tensors, 'stack'), _impl.args.one_dim(dim, axis))",
        "Joins tensors of equal shape along a new dim.",
        args={"dim": "the position of the new dim."}),
     Op("hstack", "(tensors: Sequence[Tensor]) -> Tensor",

@@ -716,7 +716,7 @@ def dropout2d(
         _impl.args.not_a_bool('dropout2d', 'training', training)
     if not isinstance(inplace, bool):
         _impl.args.not_a_bool('dropout2d', 'inplace', inplace)
-    return _impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), inplace and training)
+    return _impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), inplace and training and p > 0)
 
 
 def embedding(
@@ -1102,7 +1102,7 @@ def unfold(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('unfold', 'input', input)
-    return _C.unfold(input, _impl.args.pair(kernel_size), _impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))
+    return _impl.nn.unfold(input, kernel_size, dilation, padding, stride)
 
 
 def fold(
@@ -1130,7 +1130,7 @@ def fold(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('fold', 'input', input)
-    return _C.fold(input, _impl.args.pair(output_size), _impl.args.pair(kernel_size), _impl.args.pair(dilation), _impl.args.pair(padding), _impl.args.pair(stride))
+    return _impl.nn.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
 upsample = interpolate

@@ -675,7 +675,7 @@ def mean(input: Tensor, axis: Dim = None, keep_dims: bool = False) -> Tensor:
         _impl.args.not_a_tensor('mean', 'input', input)
     if not isinstance(keep_dims, bool):
         _impl.args.not_a_bool('mean', 'keep_dims', keep_dims)
-    return _C.mean(input, _impl.args.dims(axis), keep_dims, None)
+    return _C.mean(input, _impl.reduce.all_if_empty(_impl.args.dims(axis)), keep_dims, None)
 
 
 def max(

@@ -1522,7 +1522,7 @@ def sum(
         _impl.args.not_a_dtype('sum', 'dtype', dtype)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('sum', 'keepdims', keepdims)
-    return _C.sum(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
+    return _C.sum(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
 
 
 def mean(
@@ -1561,7 +1561,7 @@ def mean(
         _impl.args.not_a_dtype('mean', 'dtype', dtype)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('mean', 'keepdims', keepdims)
-    return _C.mean(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
+    return _C.mean(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
 
 
 def prod(
@@ -1600,7 +1600,7 @@ def prod(
         _impl.args.not_a_dtype('prod', 'dtype', dtype)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('prod', 'keepdims', keepdims)
-    return _C.prod(input, _impl.args.dims(dim, axis), keepdim or keepdims, dtype)
+    return _C.prod(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
 
 
 def amax(
@@ -2078,7 +2078,7 @@ def logsumexp(
         _impl.args.not_a_bool('logsumexp', 'keepdim', keepdim)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('logsumexp', 'keepdims', keepdims)
-    return _C.logsumexp(input, _impl.args.dims(dim, axis), keepdim or keepdims)
+    return _C.logsumexp(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
 
 
 def norm(
@@ -2130,7 +2130,7 @@ def count_nonzero(input: Tensor, dim: Dim = None, *, axis: Dim = None) -> Tensor
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('count_nonzero', 'input', input)
-    return _C.count_nonzero(input, _impl.args.dims(dim, axis))
+    return _C.count_nonzero(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)))
 
 
 def aminmax(
@@ -2560,7 +2560,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None) 
     Returns:
         Tensor: the result.
     """
-    return _C.cat(_impl.args.tensor_list(tensors, 'cat'), dim if axis is None else axis)
+    return _C.cat(_impl.args.tensor_list(tensors, 'cat'), _impl.args.one_dim(dim, axis))
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None) -> Tensor:
@@ -2576,7 +2576,7 @@ def concat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = Non
     Returns:
         Tensor: the result.
     """
-    return _C.cat(_impl.args.tensor_list(tensors, 'concat'), dim if axis is None else axis)
+    return _C.cat(_impl.args.tensor_list(tensors, 'concat'), _impl.args.one_dim(dim, axis))
 
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, dim: Optional[int] = None) -> Tensor:
@@ -2592,7 +2592,7 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, dim: Optional[int] 
     Returns:
         Tensor: the result.
     """
-    return _C.cat(_impl.args.tensor_list(tensors, 'concatenate'), axis if dim is None else dim)
+    return _C.cat(_impl.args.tensor_list(tensors, 'concatenate'), _impl.args.one_dim(axis, dim))
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None) -> Tensor:
@@ -2608,7 +2608,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None
     Returns:
         Tensor: the result.
     """
-    return _C.stack(_impl.args.tensor_list(tensors, 'stack'), dim if axis is None else axis)
+    return _C.stack(_impl.args.tensor_list(tensors, 'stack'), _impl.args.one_dim(dim, axis))
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -3395,7 +3395,7 @@ def eye(
 
 def meshgrid(
     *tensors: Union[Tensor, Sequence[Tensor]],
-    indexing: str = 'ij',
+    indexing: Optional[str] = 'ij',
 ) -> Tuple[Tensor, ...]:
     r"""Coordinate grids from 1-D tensors, one grid per tensor.
 
@@ -3403,7 +3403,8 @@ def meshgrid(
         *tensors (Tensor or sequence of Tensor): 1-D tensors (or one list of them).
 
     Keyword args:
-        indexing (str): 'ij' (matrix indexing) or 'xy' (Cartesian). Default: ``'ij'``.
+        indexing (str, optional): 'ij' (matrix indexing) or 'xy' (Cartesian). Default:
+            ``'ij'``.
 
     Returns:
         tuple of Tensors: the result.
@@ -3766,7 +3767,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         _impl.args.not_a_tensor('scatter_add', 'index', index)
     if not isinstance(src, Tensor):
         _impl.args.not_a_tensor('scatter_add', 'src', src)
-    return _C.scatter_add(input, dim, _impl.index.as_long(index), src)
+    return _impl.index.scatter_add(input, dim, index, src)
 
 
 def scatter_reduce(
@@ -4771,7 +4772,7 @@ def softmax(
         _impl.args.not_a_tensor('softmax', 'input', input)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('softmax', 'dtype', dtype)
-    return _C.softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
+    return _C.softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), dtype)
 
 
 def log_softmax(
@@ -4800,7 +4801,7 @@ def log_softmax(
         _impl.args.not_a_tensor('log_softmax', 'input', input)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('log_softmax', 'dtype', dtype)
-    return _C.log_softmax(input, _impl.nn.softmax_dim(dim if axis is None else axis, input.ndim), dtype)
+    return _C.log_softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), dtype)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -4822,7 +4823,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         _impl.args.not_a_bool('dropout', 'training', training)
     if not isinstance(inplace, bool):
         _impl.args.not_a_bool('dropout', 'inplace', inplace)
-    return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training)
+    return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training and p > 0)
 
 
 negative = neg

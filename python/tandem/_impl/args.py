@@ -27,6 +27,16 @@ def dims(dim: Any, axis: Any = None) -> Optional[Union[int, List[int]]]:
         raise TypeError(f"dim must be an int, a sequence of ints or None, got {dim!r}") from None
 
 
+def one_dim(dim: Any, axis: Any, default: Any = 0) -> Any:
+    """A single dim given as dim or as its alias axis; both (dim not at its default) is an
+    error rather than a silent choice of one."""
+    if axis is None:
+        return dim
+    if dim is not default and dim != default:
+        raise TypeError(f"pass either dim or axis, not both (got dim={dim!r}, axis={axis!r})")
+    return axis
+
+
 def size(size: Tuple[Any, ...]) -> tuple:
     """The *size of zeros(2, 3) / zeros((2, 3)) / zeros([2, 3]) as one tuple."""
     if len(size) == 1 and not isinstance(size[0], int):
@@ -98,12 +108,14 @@ def tensor_list(tensors: Any, op: str) -> List[Tensor]:
     return list(tensors)
 
 
-def pair(v: Union[int, Sequence[int]], n: int = 2, name: str = "argument") -> List[int]:
-    """An int or a sequence of n ints (or of one int) as a list of n ints."""
+def pair(v: Union[int, Sequence[int]], n: int = 2, name: str = "argument",
+         one: bool = True) -> List[int]:
+    """An int or a sequence of n ints (or of one int, unless one=False: fold/unfold want
+    exactly n, as in PyTorch) as a list of n ints."""
     if isinstance(v, int):
         return [v] * n
     v = list(v)
-    if len(v) == 1:
+    if len(v) == 1 and one:
         return v * n
     if len(v) != n:
         raise ValueError(f"expected {name} to be an int or a sequence of {n} ints, got {v}")

@@ -80,7 +80,9 @@ def logspace(start: Any, end: Any, steps: int, base: float, dtype: Any) -> Tenso
     return _C.to_dtype(_C.pow(float(base), x), float_dtype(dtype))
 
 
-def meshgrid(tensors: tuple, indexing: str) -> tuple:
+def meshgrid(tensors: tuple, indexing: Optional[str]) -> tuple:
+    if indexing is None:  # PyTorch's default (it warns that 'ij' will stop being implied)
+        indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     dtypes = {t.dtype for t in tensors if isinstance(t, Tensor)}
@@ -93,6 +95,8 @@ def meshgrid(tensors: tuple, indexing: str) -> tuple:
 def randint(low: Any, high: Any, size: Any, dtype: Any) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     if size is None:
         raise TypeError("randint: missing the size argument")
     return _C.randint(int(low), int(high), (size,) if isinstance(size, int) else tuple(size),
@@ -108,6 +112,10 @@ def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
         m = mean if isinstance(mean, Tensor) else None
         s = std if isinstance(std, Tensor) else None
         ref = m if m is not None else s
+        if s is not None and s.numel() > 0 and not _C.is_tracing():
+            lowest = _C.amin(s, None, False).item()
+            if not lowest >= 0:  # NaN fails too, as in PyTorch
+                raise ValueError(f"normal: expects all elements of std >= 0.0, got {lowest}")
         shape = ref.shape
         if m is not None and s is not None:
             shape = _C.broadcast_to(m, _C.add(m, s).shape).shape

@@ -18,7 +18,8 @@ def where(condition: Tensor, input: Any, other: Any) -> Any:
 
 def float_power(input: Any, exponent: Any) -> Tensor:
     """pow computed in float64."""
-    a = input if isinstance(input, Tensor) else _C.Tensor(input)
+    # a Python base goes straight to float64 (through float32, 1e300 would be inf)
+    a = input if isinstance(input, Tensor) else _C.Tensor(input, _C.dtype.float64)
     if isinstance(exponent, Tensor):  # a 0-d base must not leave a float32 exponent's dtype
         exponent = _C.to_dtype(exponent, _C.dtype.float64)
     return _C.pow(_C.to_dtype(a, _C.dtype.float64), exponent)

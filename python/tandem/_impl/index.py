@@ -22,13 +22,45 @@ def as_long(index: Any) -> Tensor:
     return _C.to_dtype(t, _C.dtype.int64)
 
 
+def _vector_index(input: Tensor, index: Any, src: Any) -> tuple:
+    """A 0-d index into a 1-D input is a one-element index (and a 0-d src its one value), as
+    PyTorch reads them."""
+    if (isinstance(index, Tensor) and index.ndim == 0 and isinstance(input, Tensor)
+            and input.ndim == 1):
+        index = index.reshape(1)
+        if isinstance(src, Tensor) and src.ndim == 0:
+            src = src.reshape(1)
+    return index, src
+
+
+def check_src(op: str, index: Any, src: Any) -> None:
+    """A 0-d src *tensor* holds one element, as in PyTorch: only a 0-d or one-element 1-d index
+    fits it (a Python number, or value=, fills every indexed position)."""
+    if not (isinstance(src, Tensor) and src.ndim == 0 and isinstance(index, Tensor)):
+        return
+    if index.ndim > 1:
+        raise ValueError(f"{op}: index tensor must have the same number of dimensions as src "
+                         f"tensor (index has {index.ndim}, src has 0)")
+    if index.numel() > 1:
+        raise ValueError(f"{op}: index {list(index.shape)} must not be larger than src [] (a "
+                         "0-d src tensor is one element; pass a Python number to fill)")
+
+
 def scatter(input: Tensor, dim: int, index: Any, src: Any, value: Any,
             reduce: Optional[str]) -> Tensor:
     if src is None:
         src = value
     if src is None:
         raise TypeError("scatter: pass src or value")
+    index, src = _vector_index(input, index, src)
+    check_src("scatter", index, src)
     return _C.scatter(input, dim, as_long(index), src, reduce)
+
+
+def scatter_add(input: Tensor, dim: int, index: Any, src: Any) -> Tensor:
+    index, src = _vector_index(input, index, src)
+    check_src("scatter_add", index, src)
+    return _C.scatter_add(input, dim, as_long(index), src)
 
 
 def _identity(reduce: str, dt: _C.dtype) -> Any:
@@ -51,6 +83,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     receive src."""
     if reduce not in _REDUCE_NAMES:
         raise ValueError(f"scatter_reduce: reduce must be one of {_REDUCE_NAMES}, got {reduce!r}")
+    index, src = _vector_index(input, index, src)
+    check_src("scatter_reduce", index, src)
     index = as_long(index)
     if include_self:
         return _C.scatter(input, dim, index, src, reduce)

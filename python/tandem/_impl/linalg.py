@@ -32,7 +32,8 @@ def einsum(equation: str, operands: tuple) -> Tensor:
 
 
 def _dims(dim: Any) -> Any:
-    return [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
+    # dim=() reduces every dim, as in PyTorch
+    return [dim] if isinstance(dim, int) else (None if dim is None or len(dim) == 0 else list(dim))
 
 
 def vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:

@@ -89,11 +89,32 @@ def avg_pool(n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
     k = pair(kernel_size, n, "kernel_size")
     s = _pool_stride(stride, k, n)
     p = pair(padding, n, "padding")
+    if divisor_override is not None and divisor_override == 0:  # None means the window size
+        raise ValueError(f"avg_pool{n}d: divisor_override must be non-zero, got 0")
     if n == 1:
         y = _C.avg_pool2d(input.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], ceil_mode,
                           count_include_pad, 0)
         return y.squeeze(-2)
     return _C.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override or 0)
+
+
+def _im2col_params(names: Sequence[str], values: Sequence[Any]) -> List[List[int]]:
+    # exactly two values each (or one int), as PyTorch's im2col/col2im check
+    return [pair(v, 2, name, one=False) for name, v in zip(names, values)]
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> Tensor:
+    """F.unfold (im2col)."""
+    return _C.unfold(input, *_im2col_params(("kernel_size", "dilation", "padding", "stride"),
+                                            (kernel_size, dilation, padding, stride)))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any, padding: Any,
+         stride: Any) -> Tensor:
+    """F.fold (col2im)."""
+    return _C.fold(input, *_im2col_params(
+        ("output_size", "kernel_size", "dilation", "padding", "stride"),
+        (output_size, kernel_size, dilation, padding, stride)))
 
 
 def adaptive_size(output_size: Any, input: Tensor, n: int) -> List[int]:
@@ -142,10 +163,16 @@ def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_co
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     one_d = input.ndim == 3
+    if input.ndim >= 3 and 0 in tuple(input.shape[1:]):  # as in PyTorch: only N may be 0
+        raise ValueError(f"interpolate: expected non-zero channel and spatial sizes, got shape "
+                         f"{list(input.shape)}")
     if mode == "linear":
         if not one_d:
             raise ValueError("interpolate: mode 'linear' needs a 3-D input (N, C, L)")
         mode = "bilinear"
+    elif mode in ("bilinear", "bicubic") and one_d:  # as in PyTorch, not a silent 'linear'
+        raise NotImplementedError(f"interpolate: got a 3-D input, but {mode} mode needs a 4-D "
+                                  "input (N, C, H, W); use mode='linear' for (N, C, L)")
     x = input.unsqueeze(2) if one_d else input
     if x.ndim != 4:
         raise ValueError(f"interpolate: expected a 3-D or 4-D input, got {input.ndim}-D")
@@ -155,9 +182,9 @@ def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_co
         raise ValueError("interpolate: pass exactly one of size or scale_factor")
     scales: List[float] = []
     if size is not None:
-        out = pair(size, n, "size")
+        out = pair(size, n, "size", one=False)  # as in PyTorch: one value per spatial dim
     else:
-        sf = ([float(v) for v in pair(scale_factor, n, "scale_factor")]
+        sf = ([float(v) for v in pair(scale_factor, n, "scale_factor", one=False)]
               if not isinstance(scale_factor, float) else [scale_factor] * n)
         out = [int(s * f) for s, f in zip(spatial[-n:], sf)]
         if not recompute_scale_factor:

@@ -14,7 +14,7 @@ _aminmax = namedtuple("aminmax", ["min", "max"])
 
 
 def all_if_empty(d: Any) -> Any:
-    """amax/amin reduce every dim for dim=() as PyTorch does."""
+    """Reductions reduce every dim for dim=() as PyTorch (and MindSpore's axis=()) do."""
     return None if d == [] else d
 
 
@@ -24,6 +24,9 @@ def max_min(name: str, input: Tensor, dim: Any, keepdim: bool, other: Any, axis:
     if isinstance(dim, Tensor) and other is None:
         other, dim = dim, None
     if other is not None:
+        if dim is not None or axis is not None:
+            raise TypeError(f"{name}: the elementwise form {name}(input, other) takes no dim "
+                            f"(got dim={dim!r}, axis={axis!r})")
         return (_C.maximum if name == "max" else _C.minimum)(input, other)
     d = _args.dims(dim, axis)
     if d is None:
@@ -47,10 +50,15 @@ def _correction(correction: Any, unbiased: Any, ddof: Any) -> float:
 def var_std(fn: Callable, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
             correction: Any, axis: Any, ddof: Any, legacy_dim: bool = False) -> Any:
     """var / std / var_mean / std_mean; legacy_dim accepts var(x, dim) written positionally
-    where unbiased stands."""
+    where unbiased stands. A bool in dim's place is torch's var(input, unbiased) overload."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{fn.__name__}: dim must be an int or a tuple of ints, not bool "
+                            f"(var(input, unbiased) takes the bool alone)")
+        dim, unbiased = None, dim
     if legacy_dim and isinstance(unbiased, (int, list, tuple)) and not isinstance(unbiased, bool):
         dim, unbiased = unbiased, None
-    return fn(input, _args.dims(dim, axis), _correction(correction, unbiased, ddof), bool(keepdim))
+    return fn(input, all_if_empty(_args.dims(dim, axis)), _correction(correction, unbiased, ddof), bool(keepdim))
 
 
 def norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
@@ -62,7 +70,7 @@ def norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     elif isinstance(p, str):
         raise ValueError(f"norm: unsupported p={p!r}; use a number, inf, 'fro'")
     x = input if dtype is None else _C.to_dtype(input, dtype)
-    return _C.norm(x, float(p), _args.dims(dim, None), keepdim)
+    return _C.norm(x, float(p), all_if_empty(_args.dims(dim, None)), keepdim)
 
 
 def aminmax(input: Tensor, dim: Optional[int], keepdim: bool) -> Any:

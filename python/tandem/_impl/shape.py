@@ -94,13 +94,21 @@ def flipud(input: Tensor) -> Tensor:
 
 def repeat_interleave(input: Tensor, repeats: Any, dim: Optional[int],
                       output_size: Optional[int]) -> Tensor:
+    if dim is not None and isinstance(input, Tensor) and input.ndim == 0:
+        raise IndexError(f"repeat_interleave: dimension specified as {dim} but the tensor has "
+                         "no dimensions; pass dim=None to repeat a 0-d tensor")
     if repeats is None:
-        if not isinstance(input, Tensor) or input.ndim > 1:
-            raise ValueError("repeat_interleave: with repeats omitted, input must be a 0-d or "
-                             "1-d integer tensor of repeats")
-        n = 1 if input.ndim == 0 else input.numel()
-        out = _C.repeat_interleave_tensor(_C.arange(0, n, 1, _C.dtype.int64), input, 0)
+        if not isinstance(input, Tensor) or input.ndim != 1:
+            raise ValueError("repeat_interleave: with repeats omitted, input must be a 1-d "
+                             "integer tensor of repeats (as in PyTorch)")
+        n = input.numel()
+        # the indices have the repeats' dtype, as in torch (int32 repeats give int32)
+        idx = _C.dtype.int32 if input.dtype == _C.dtype.int32 else _C.dtype.int64
+        out = _C.repeat_interleave_tensor(_C.arange(0, n, 1, idx), input, 0)
     elif isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise ValueError(f"repeat_interleave: repeats must be a 0-d or 1-d tensor, got shape "
+                             f"{list(repeats.shape)}")
         out = _C.repeat_interleave_tensor(input, repeats, dim)
     elif isinstance(repeats, (list, tuple)):
         out = _C.repeat_interleave_tensor(input, _C.Tensor(list(repeats), _C.dtype.int64), dim)

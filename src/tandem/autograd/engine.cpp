@@ -236,7 +236,18 @@ void run_engine(const std::vector<Edge>& roots, const std::vector<Tensor>& root_
         if (create_graph)
           for (size_t k = 0; k < outs.size(); ++k)
             if (auto impl = n->output_impls[k].lock()) outs[k] = Tensor(impl);
-        VjpCtx ctx{*n->op, n->attrs, n->inputs, outs, n->needs_grad};
+        // A Python number (a wrapped 0-d float64) reaches the vjp as a plain 0-d tensor of
+        // its dtype: wrapped with wrapped (pow's b - 1) would fall to the default float32 and
+        // round 1/3 to float32 precision in a float64 gradient.
+        const std::vector<Tensor>* ins = &n->inputs;
+        std::vector<Tensor> unwrapped;
+        for (size_t k = 0; k < n->inputs.size(); ++k)
+          if (n->inputs[k].defined() && n->inputs[k].is_wrapped_number()) {
+            if (unwrapped.empty()) unwrapped = n->inputs;
+            unwrapped[k] = to_dtype(n->inputs[k], n->inputs[k].dtype(), /*copy=*/true);
+            ins = &unwrapped;
+          }
+        VjpCtx ctx{*n->op, n->attrs, *ins, outs, n->needs_grad};
         in_grads = call_vjp(*n, ctx, grads);
         TANDEM_CHECK(in_grads.size() <= n->inputs.size(), Error, "internal: vjp of ", n->op->name,
                      " returned ", in_grads.size(), " gradients for ", n->inputs.size(), " inputs");

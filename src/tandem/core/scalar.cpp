@@ -8,7 +8,6 @@
 #include "tandem/core/error.h"
 
 namespace tandem {
-namespace {
 
 // Largest finite value of a float dtype; lowest / largest of an integer one.
 double float_max(DType t) {
@@ -26,6 +25,8 @@ double float_max(DType t) {
 
 std::pair<int64_t, int64_t> int_range(DType t) {
   switch (t) {
+    case DType::Bool:
+      return {0, 1};
     case DType::UInt8:
       return {0, 255};
     case DType::Int8:
@@ -38,6 +39,8 @@ std::pair<int64_t, int64_t> int_range(DType t) {
       return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
   }
 }
+
+namespace {
 
 bool fits(Scalar s, DType t) {
   if (t == DType::Bool || s.kind() == Scalar::Kind::Bool) return true;
@@ -78,6 +81,16 @@ void check_scalar_fits(Scalar s, DType t, const char* op) {
   std::string v = s.is_float() ? detail::cat(s.to_double()) : std::to_string(s.to_int());
   throw_error<ValueError>(op, ": value ", v, " cannot be converted to type ", dtype_short_name(t),
                           " without overflow");
+}
+
+void check_fill_fits(Scalar s, DType t, const char* op) {
+  if (t == DType::BFloat16) return;  // any number: inf beyond the range
+  check_scalar_fits(s, t, op);
+}
+
+void check_data_fits(Scalar s, DType t, const char* op) {
+  if (t == DType::Float16 || t == DType::BFloat16) return;  // any number: inf beyond the range
+  check_scalar_fits(s, t, op);
 }
 
 }  // namespace tandem

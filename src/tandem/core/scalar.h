@@ -1,6 +1,7 @@
 // A Python-like number (bool, int or float) passed to ops such as fill, full and clamp.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include "tandem/core/dtype.h"
 
@@ -48,5 +49,18 @@ class Scalar {
 // integer type when finite and in range, and a float type when NaN, infinite or within its
 // finite range. Arithmetic operands are not checked: they wrap (int8 + 300), as in PyTorch.
 void check_scalar_fits(Scalar s, DType t, const char* op);
+
+// The fill variant (full, fill_): PyTorch stores any number into bfloat16 there (beyond its
+// range it becomes inf) but raises for a finite float16 overflow; everything else as
+// check_scalar_fits.
+void check_fill_fits(Scalar s, DType t, const char* op);
+
+// The stored-data variant (tensor(data, dtype=)): PyTorch rounds any number into float16 and
+// bfloat16 (inf beyond their range); everything else as check_scalar_fits.
+void check_data_fits(Scalar s, DType t, const char* op);
+
+// Largest finite value of a float dtype; lowest / largest value of an integer one (bool: 0, 1).
+double float_max(DType t);
+std::pair<int64_t, int64_t> int_range(DType t);
 
 }  // namespace tandem

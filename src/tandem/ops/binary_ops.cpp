@@ -308,13 +308,17 @@ bool is_one(Scalar s) {
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(add_op, {a, b});
+  // alpha=1.0 on integers is PyTorch's error too, so only an int 1 skips the check
+  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch1(add_op, {a, b});
   check_alpha("add", a, b, alpha);
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(add_op, {a, b});
   return dispatch1(add_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(sub_op, {a, b});
+  // alpha=1.0 on integers is PyTorch's error too, so only an int 1 skips the check
+  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch1(sub_op, {a, b});
   check_alpha("sub", a, b, alpha);
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(sub_op, {a, b});
   return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor mul(const Tensor& a, const Tensor& b) {

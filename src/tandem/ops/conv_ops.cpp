@@ -50,6 +50,13 @@ ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char
   TANDEM_CHECK(p.C == w[1] * p.groups, ValueError, op, ": expected input with ", w[1] * p.groups,
                " channels (weight ", shape_str(w), ", groups=", p.groups, ") but got ", p.C,
                " channels (input ", shape_str(x), ")");
+  TANDEM_CHECK(p.N == 0 || p.C == 0 || (p.H > 0 && p.W > 0), ValueError, op,
+               ": only zero batch or zero channel inputs are supported, got input shape ",
+               shape_str(x), " (a spatial size of 0)");
+  TANDEM_CHECK(p.O > 0, ValueError, op,
+               ": expected weight to have at least 1 output channel, got "
+               "weight of shape ",
+               shape_str(w));
   TANDEM_CHECK(p.O % p.groups == 0, ValueError, op, ": out_channels (", p.O,
                ") must be divisible by groups (", p.groups, ")");
   int64_t eh = p.H + p.pt + p.pb, ew = p.W + p.pl + p.pr;
@@ -293,6 +300,10 @@ Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t
   TANDEM_CHECK(c == w[1] * groups, ValueError, "conv1d: expected input with ", w[1] * groups,
                " channels (weight ", shape_str(w), ", groups=", groups, ") but got ", c,
                " channels (input ", shape_str(x.shape()), ")");
+  TANDEM_CHECK(w[0] > 0, ValueError,
+               "conv1d: expected weight to have at least 1 output "
+               "channel, got weight of shape ",
+               shape_str(w));
   TANDEM_CHECK(w[0] % groups == 0, ValueError, "conv1d: out_channels (", w[0],
                ") must be divisible by groups (", groups, ")");
   int64_t k = dilation * (w[2] - 1) + 1, padded = len + padding[0] + padding[1];
@@ -372,6 +383,9 @@ Tensor conv_transpose2d(const Tensor& x_, const Tensor& weight_, const Tensor& b
   a.dilation = dilation;
   a.groups = groups;
   int64_t cout = weight.shape()[1] * groups;
+  TANDEM_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == cout), ValueError,
+               "conv_transpose2d: bias must have shape (", cout, "), got ",
+               shape_str(bias.shape()));
   Tensor y = conv2d_backward_input(xb, weight, {xb.shape()[0], cout, oh - cut_h, ow - cut_w}, a);
   if (cut_h || cut_w) y = pad(y, {0, cut_w, 0, cut_h});
   if (bias.defined()) y = add(y, reshape(bias, {1, cout, 1, 1}));

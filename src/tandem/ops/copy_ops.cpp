@@ -52,7 +52,7 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
 }
 
 const Tensor& fill_(const Tensor& dst, Scalar value) {
-  check_scalar_fits(value, dst.dtype(), "fill_");
+  check_fill_fits(value, dst.dtype(), "fill_");
   return copy_(dst, Tensor::wrap_scalar(value, dst.dtype()));
 }
 

@@ -80,7 +80,7 @@ TANDEM_NOT_DIFFERENTIABLE(eye_op)
 
 Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
   check_sizes(shape, "full");
-  check_scalar_fits(value, dtype.value_or(value.default_dtype()), "full");
+  check_fill_fits(value, dtype.value_or(value.default_dtype()), "full");
   Attrs a{{"shape", shape},
           {"dtype", int64_t(dtype.value_or(value.default_dtype()))},
           {"is_float", value.is_float()}};

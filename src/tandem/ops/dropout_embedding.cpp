@@ -72,7 +72,7 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t
                  lo < 0 ? lo : hi, " is out of range for ", num_weights, " embeddings");
   }
   int64_t d = grad_out.shape().back();
-  Tensor g = reshape(grad_out, {-1, d});
+  Tensor g = reshape(grad_out, {indices.numel(), d});  // not -1: ambiguous when d is 0
   Tensor idx = reshape(indices, {-1});
   Tensor gw = index_put(zeros({num_weights, d}, grad_out.dtype()), {0}, {idx}, g, true);
   if (padding_idx >= 0) fill_(select(gw, 0, padding_idx), Scalar(0.0));

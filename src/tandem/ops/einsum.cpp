@@ -53,6 +53,11 @@ int64_t size_of(const Term& a, char c) {
   return a.t.shape()[a.subs.find(c)];
 }
 
+// The broadcast size of a letter with sizes sa and sb (checked equal or 1): 1 against 0 is 0.
+int64_t bsize(int64_t sa, int64_t sb) {
+  return sa == 1 ? sb : sa;
+}
+
 Term contract(Term a, Term b, const std::string& needed) {
   std::string batch, ka, kb, red;
   for (char c : a.subs) {
@@ -83,13 +88,13 @@ Term contract(Term a, Term b, const std::string& needed) {
     return n;
   };
   Shape bs;
-  for (char c : batch) bs.push_back(std::max(size_of(a, c), size_of(b, c)));
+  for (char c : batch) bs.push_back(bsize(size_of(a, c), size_of(b, c)));
   int64_t B = numel_of(bs), M = prod(a, ka), N = prod(b, kb), K = 1;
-  for (char c : red) K *= std::max(size_of(a, c), size_of(b, c));
+  for (char c : red) K *= bsize(size_of(a, c), size_of(b, c));
   Shape ea = bs, eb = bs;
   for (char c : ka) ea.push_back(size_of(a, c));
-  for (char c : red) ea.push_back(std::max(size_of(a, c), size_of(b, c)));
-  for (char c : red) eb.push_back(std::max(size_of(a, c), size_of(b, c)));
+  for (char c : red) ea.push_back(bsize(size_of(a, c), size_of(b, c)));
+  for (char c : red) eb.push_back(bsize(size_of(a, c), size_of(b, c)));
   for (char c : kb) eb.push_back(size_of(b, c));
   Tensor ta = reshape(expand(perm(a, batch + ka + red), ea), {B, M, K});
   Tensor tb = reshape(expand(perm(b, batch + red + kb), eb), {B, K, N});
@@ -126,6 +131,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     for (char c = 'A'; c <= 'z'; ++c)
       if (std::isalpha(c) && std::count(all.begin(), all.end(), c) == 1) out += c;
   }
+  // Mixed dtypes contract in their promoted type (int32 with int64 gives int64), as in torch.
+  DType common = operands.empty() ? DType::Float32 : operands[0].dtype();
+  for (const Tensor& t : operands) common = promote_types(common, t.dtype());
   std::vector<Term> terms;
   for (size_t i = 0; i < ins.size(); ++i) {
     for (char c : ins[i])
@@ -133,7 +141,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
                    "einsum: invalid subscript '", c, "' in '", equation, "'");
     TANDEM_CHECK(int64_t(ins[i].size()) == operands[i].dim(), ValueError, "einsum: operand ", i,
                  " has ", operands[i].dim(), " dims but subscripts '", ins[i], "'");
-    terms.push_back(dedupe(operands[i], ins[i]));
+    const Tensor& x = operands[i];
+    terms.push_back(dedupe(x.dtype() == common ? x : to_dtype(x, common), ins[i]));
   }
   for (char c : out) {
     TANDEM_CHECK(std::isalpha(static_cast<unsigned char>(c)), ValueError,
@@ -158,7 +167,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   acc = sum_unused(acc, out);
   std::vector<int64_t> p;
   for (char c : out) p.push_back(int64_t(acc.subs.find(c)));
-  return permute(acc.t, p).contiguous();
+  // clone (a recorded op), not Tensor::contiguous (a raw copy autograd would not see)
+  Tensor r = permute(acc.t, p);
+  return r.is_contiguous() ? r : clone(r);
 }
 
 }  // namespace tandem

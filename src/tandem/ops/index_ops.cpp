@@ -424,6 +424,10 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
+  // int32 / int64 only, as in PyTorch: index() would read a bool or uint8 index as a mask
+  TANDEM_CHECK(!idx.defined() || idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32,
+               IndexError, "index_select: expected an int32 or int64 index, got ",
+               dtype_name(idx.dtype()), "; convert it with .long()");
   TANDEM_CHECK(idx.dim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got ",
                idx.dim(), "-d");
   int64_t d = wrap_dim_scalar(dim, x.dim(), "index_select");
@@ -477,6 +481,12 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& 
                shape_str(idx.shape()));
   TANDEM_CHECK(idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32, TypeError,
                "index_add: expected an int32/int64 index, got ", dtype_name(idx.dtype()));
+  // No silent cast (bf16 into int64 truncates): PyTorch and MindSpore want one dtype too.
+  TANDEM_CHECK(!x.defined() || !source.defined() || x.dtype() == source.dtype(), TypeError,
+               "index_add: self (", dtype_name(x.dtype()), ") and source (",
+               dtype_name(source.dtype()),
+               ") must have the same dtype; convert source with "
+               ".to(input.dtype)");
   int64_t ns = source.dim() == 0 ? 1 : source.shape()[size_t(std::min(d, source.dim() - 1))];
   TANDEM_CHECK(idx.numel() == ns, ValueError, "index_add: number of indices (", idx.numel(),
                ") must equal source.size(", d, ") (", ns, ")");

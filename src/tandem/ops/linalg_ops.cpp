@@ -1,6 +1,7 @@
 // The matmul OpDef (batched, broadcasting) and the linear-algebra composites built on it.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -163,6 +164,13 @@ TANDEM_REGISTER_OP(matmul_op)
 // beta * input + alpha * p. With beta == 0 the input only contributes its shape and dtype
 // (PyTorch: nan / inf in it are not propagated), so it is replaced by zeros.
 Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alpha) {
+  // add's rule (PyTorch's alpha_check) for both factors: a float would promote an integer
+  // product to float32 or be truncated.
+  const DType rt = promote_types(input.dtype(), p.dtype());
+  TANDEM_CHECK(is_floating(rt) || (!alpha.is_float() && !beta.is_float()), TypeError,
+               "addmm: for integral input tensors, beta and alpha must not be floating point "
+               "numbers (got beta=",
+               beta.to_double(), ", alpha=", alpha.to_double(), " with ", dtype_name(rt), ")");
   if (alpha.to_double() != 1.0) p = mul(p, scalar_tensor(alpha));
   if (beta.to_double() == 0.0) return add(p, zeros(input.shape(), input.dtype()));
   return add(p, input, beta);
@@ -177,7 +185,9 @@ std::vector<Tensor> matmul_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
       // b shared by every batch matrix: its gradient is one GEMM over all rows, not a
       // batched product summed away afterwards.
       const int64_t K = a.shape().back(), N = b.shape().back();
-      gb = matmul(t(reshape(a, {-1, K})), reshape(g[0], {-1, N}));
+      // rows counted, not inferred: reshape(-1, 0) is ambiguous when K or N is 0
+      const int64_t rows = numel_of(Shape(a.shape().begin(), a.shape().end() - 1));
+      gb = matmul(t(reshape(a, {rows, K})), reshape(g[0], {rows, N}));
     } else {
       gb = matmul(transpose(a, -1, -2), g[0]);
     }
@@ -356,8 +366,18 @@ std::vector<TensorMeta> inv_infer(const OpDef&, const std::vector<Tensor>& in, c
 }
 
 // Gauss-Jordan elimination with partial pivoting in float64, one matrix of the batch at a
-// time (the matrices users invert are small; a blocked LU would be the step up).
+// time (the matrices users invert are small; a blocked LU would be the step up). Each row is
+// reduced by the multiplier m[i][col] / pivot against the unscaled pivot row, as LU does, so
+// a row equal to the pivot row cancels to exact zeros and a singular matrix is reported
+// instead of inverted into huge values.
 void invert_f64(double* m, double* r, int64_t n) {
+  // A matrix holding NaN or inf has no meaningful inverse: all NaN (any elimination order
+  // would spread NaN through it), rather than a singular-matrix error or a partial result.
+  for (int64_t i = 0; i < n * n; ++i)
+    if (!std::isfinite(m[i])) {
+      std::fill(r, r + n * n, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) r[i * n + j] = i == j ? 1.0 : 0.0;
   for (int64_t col = 0; col < n; ++col) {
@@ -371,19 +391,19 @@ void invert_f64(double* m, double* r, int64_t n) {
         std::swap(m[col * n + j], m[piv * n + j]);
         std::swap(r[col * n + j], r[piv * n + j]);
       }
-    double d = m[col * n + col];
-    for (int64_t j = 0; j < n; ++j) {
-      m[col * n + j] /= d;
-      r[col * n + j] /= d;
-    }
+    const double d = m[col * n + col];
     for (int64_t i = 0; i < n; ++i) {
       if (i == col) continue;
-      double f = m[i * n + col];
+      double f = m[i * n + col] / d;
       if (f == 0.0) continue;
       for (int64_t j = 0; j < n; ++j) {
         m[i * n + j] -= f * m[col * n + j];
         r[i * n + j] -= f * r[col * n + j];
       }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      m[col * n + j] /= d;
+      r[col * n + j] /= d;
     }
   }
 }

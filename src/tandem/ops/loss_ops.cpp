@@ -175,14 +175,24 @@ Tensor cross_entropy(const Tensor& input_, const Tensor& target_, const Tensor& 
                  " (a floating-point target means class probabilities of the input's shape ",
                  shape_str(input.shape()), "); use target.long()");
     check_same_shape(input, target, "cross_entropy");
+    if (target.dtype() != input.dtype()) {  // float16 logits, float32 probabilities: float32
+      DType common = promote_types(input.dtype(), target.dtype());
+      if (common != input.dtype())
+        return cross_entropy(to_dtype(input, common), target, weight, ignore_index, reduction,
+                             label_smoothing);
+    }
     Tensor tp = as_float(target, input);
     if (label_smoothing > 0)
       tp = add(mul(tp, num(1 - label_smoothing)), num(label_smoothing / double(C)));
     Tensor prod = mul(logp, tp);
+    TANDEM_CHECK(!weight.defined() || (weight.dim() == 1 && weight.shape()[0] == C), ValueError,
+                 "cross_entropy: weight must have shape (", C, "), one value per class, got ",
+                 shape_str(weight.shape()));
     if (weight.defined()) prod = mul(prod, reshape(as_float(weight, input), wshape));
     Tensor loss = neg(sum(prod, std::vector<int64_t>{cdim}));
-    if (reduction == "mean" && input.dim() > 1)
-      return div(sum(loss), num(double(input.numel() / C)));
+    // The mean over the N * d1 * ... positions; with no classes it is NaN, as in PyTorch.
+    if (reduction == "mean" && (input.dim() > 1 || C == 0))
+      return div(sum(loss), num(C == 0 ? std::nan("") : double(loss.numel())));
     return reduce(loss, reduction);
   }
   Tensor nll = nll_loss(logp, target, weight, ignore_index, reduction);
@@ -299,9 +309,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input_, const Tensor& targ
     return binary_cross_entropy_with_logits(to_dtype(input, common), to_dtype(t, common), weight,
                                             pos_weight, reduction);
   }
-  // log(1 + exp(-x)) computed stably as max(-x, 0) + log1p(exp(-|x|)).
-  Tensor softplus_neg =
-      add(clamp(neg(input), Scalar(0.0), std::nullopt), log1p(exp(neg(abs(input)))));
+  // log(1 + exp(-x)) as softplus(-x): stable (linear past the threshold), and its gradient is
+  // -sigmoid(-x) everywhere; max(-x, 0) + log1p(exp(-|x|)) had the kinks of max and abs at
+  // x = 0, where it gave -1 instead of -0.5 (zero-initialised logits sit exactly there).
+  Tensor softplus_neg = softplus(neg(input), 1.0, 20.0);
   Tensor loss;
   if (pos_weight.defined()) {
     Tensor lw = add(num(1.0), mul(sub(pos_weight, num(1.0)), t));

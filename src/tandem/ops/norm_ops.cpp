@@ -85,6 +85,10 @@ std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, co
   size_t k = 1;
   check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "batch_norm", "weight");
   check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "batch_norm", "bias");
+  const double eps = at.get_float("eps");  // PyTorch's checks: eps > 0 training, >= 0 not
+  TANDEM_CHECK(!(eps < 0) && !(eps == 0 && at.get_bool("training")), ValueError, "batch_norm: eps ",
+               "must be ", at.get_bool("training") ? "positive during training" : "non-negative",
+               ", got ", eps);
   if (at.get_bool("training")) {
     TANDEM_CHECK(per_channel_count(x.shape()) != 1, ValueError,
                  "batch_norm: Expected more than 1 value per channel when training, got input "
@@ -291,8 +295,18 @@ std::vector<TensorMeta> gn_infer(const OpDef&, const std::vector<Tensor>& in, co
   const Tensor& x = in[0];
   const int64_t G = at.get_int("num_groups"), C = check_groups(x, G, "group_norm");
   size_t k = 1;
-  check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "group_norm", "weight");
-  check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "group_norm", "bias");
+  for (const char* name : {"weight", "bias"}) {
+    const Tensor t = take(in, k, at.get_bool(std::string("has_") + name));
+    check_per_channel(t, C, x.shape(), "group_norm", name);
+    TANDEM_CHECK(!t.defined() || t.dim() == 1, ValueError, "group_norm: expected ", name,
+                 " to be a vector of size equal to the number of channels in input, but got ", name,
+                 " of shape ", shape_str(t.shape()), " and input of shape ", shape_str(x.shape()));
+  }
+  // PyTorch's F.group_norm check: one value per group across the batch normalizes to 0.
+  TANDEM_CHECK(x.numel() / G != 1, ValueError,
+               "group_norm: Expected more than 1 value per channel when training, got input "
+               "size ",
+               shape_str(x.shape()), " with num_groups=", G);
   const DType st = float_kernel_dtype(x.dtype());
   return {{x.shape(), x.dtype()}, {{x.shape()[0], G}, st}, {{x.shape()[0], G}, st}};
 }

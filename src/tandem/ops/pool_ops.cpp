@@ -34,6 +34,12 @@ Attrs pool_attrs(const Pool2dArgs& a) {
 PoolParams params_of(const Shape& x, const Attrs& at, const char* op) {
   TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
                shape_str(x));
+  // As in PyTorch: only the batch may be empty (channels or a spatial size of 0 is a
+  // mistake, not an empty result).
+  TANDEM_CHECK(x[1] > 0 && x[2] > 0 && x[3] > 0, ValueError, op,
+               ": expected a 3-D or 4-D (batch mode) input with non-zero channel and spatial "
+               "sizes (only the batch may be 0), got shape ",
+               shape_str(x));
   const auto &k = at.get_ints("kernel"), &s = at.get_ints("stride"), &p = at.get_ints("padding"),
              &d = at.get_ints("dilation");
   TANDEM_CHECK(k.size() == 2 && s.size() == 2 && p.size() == 2 && d.size() == 2, ValueError, op,
@@ -42,10 +48,10 @@ PoolParams params_of(const Shape& x, const Attrs& at, const char* op) {
     TANDEM_CHECK(k[i] > 0 && s[i] > 0 && d[i] > 0, ValueError, op,
                  ": kernel_size, stride and dilation must be positive, got kernel_size=", k[i],
                  " stride=", s[i], " dilation=", d[i]);
-    TANDEM_CHECK(p[i] >= 0 && p[i] <= (d[i] * (k[i] - 1) + 1) / 2, ValueError, op,
-                 ": pad should be non-negative and at most half of the effective kernel size, "
-                 "got pad=",
-                 p[i], " kernel_size=", k[i]);
+    // PyTorch's rule: half the kernel, whatever the dilation
+    TANDEM_CHECK(p[i] >= 0 && p[i] <= k[i] / 2, ValueError, op,
+                 ": pad should be non-negative and at most half of the kernel size, got pad=", p[i],
+                 " kernel_size=", k[i]);
   }
   PoolParams pp;
   pp.planes = x[0] * x[1];

@@ -181,6 +181,18 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
   check_sizes(shape, "randint");
   TANDEM_CHECK(low < high, ValueError, "randint: expects low < high, got low=", low,
                " high=", high);
+  // As in PyTorch: every value of [low, high) must be representable in dtype.
+  if (!is_floating(dtype) || dtype == DType::Float16) {
+    double lo_ok = -float_max(dtype), hi_ok = float_max(dtype);
+    if (!is_floating(dtype)) {
+      auto [a, b] = int_range(dtype);
+      lo_ok = double(a), hi_ok = double(b);
+    }
+    TANDEM_CHECK(double(low) >= lo_ok, ValueError, "randint: low=", low, " is out of bounds for ",
+                 dtype_name(dtype));
+    TANDEM_CHECK(double(high) - 1 <= hi_ok, ValueError, "randint: high - 1 = ", high - 1,
+                 " is out of bounds for ", dtype_name(dtype));
+  }
   return dispatch1(randint_op, {},
                    {{"shape", shape}, {"dtype", int64_t(dtype)}, {"low", low}, {"high", high}});
 }

@@ -390,25 +390,37 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 std::pair<Tensor, Tensor> var_mean(const Tensor& x, DimList dims, double correction, bool keepdim) {
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "var: expected a floating point tensor, got ",
                dtype_name(x.dtype()));
+  if (x.dtype() != DType::Float64) {
+    // Accumulated in float64, as PyTorch's CPU kernels do: in float32 the squared deviations
+    // of values near 1e20 overflow to inf where the variance itself is finite.
+    auto [v, m] = var_mean(to_dtype(x, DType::Float64), dims, correction, keepdim);
+    return {to_dtype(v, x.dtype()), to_dtype(m, x.dtype())};
+  }
   std::vector<int64_t> d = normalize_dims(dims, x.dim(), "var");
   int64_t n = 1;
   for (int64_t k : d) n *= x.shape()[k];
   Tensor m = mean(x, d, true);
   Tensor dev = sub(x, m);
   Tensor ss = sum(mul(dev, dev), d, keepdim);
-  // n - correction <= 0 gives inf/nan, as in PyTorch (which also warns).
-  Tensor v = div(ss, scalar_tensor(Scalar(std::max(0.0, double(n) - correction))));
+  // n - correction <= 0 gives inf/nan, as in PyTorch (which also warns); no elements: NaN.
+  double denom =
+      n == 0 ? std::numeric_limits<double>::quiet_NaN() : std::max(0.0, double(n) - correction);
+  Tensor v = div(ss, scalar_tensor(Scalar(denom)));
   return {v, keepdim ? m : reshape(m, reduced_shape(x.shape(), d, false))};
 }
 Tensor var(const Tensor& x, DimList dims, double correction, bool keepdim) {
   return var_mean(x, dims, correction, keepdim).first;
 }
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, DimList dims, double correction, bool keepdim) {
+  if (is_floating(x.dtype()) && x.dtype() != DType::Float64) {  // sqrt before narrowing
+    auto [s, m] = std_mean(to_dtype(x, DType::Float64), dims, correction, keepdim);
+    return {to_dtype(s, x.dtype()), to_dtype(m, x.dtype())};
+  }
   auto [v, m] = var_mean(x, dims, correction, keepdim);
   return {sqrt(v), m};
 }
 Tensor std(const Tensor& x, DimList dims, double correction, bool keepdim) {
-  return sqrt(var(x, dims, correction, keepdim));
+  return std_mean(x, dims, correction, keepdim).first;
 }
 
 Tensor logsumexp(const Tensor& x, DimList dims, bool keepdim) {
@@ -440,12 +452,44 @@ Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
   // As in PyTorch: a norm of an integer tensor is an error, not a silent float32 result.
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "norm: expected a floating point tensor, got ",
                dtype_name(x.dtype()), "; convert with .float() or pass dtype=");
+  if (x.dtype() != DType::Float64) {
+    // Accumulated in float64, as PyTorch's CPU kernels do (|x|^p of a float32 1e30 overflows)
+    return to_dtype(norm(to_dtype(x, DType::Float64), p, dims, keepdim), x.dtype());
+  }
   const Tensor& xf = x;
+  if (p < 0 && x.numel() == 0) {  // a negative p-norm is min-like: an empty set has no value
+    int64_t count = 1;
+    for (int64_t d : normalize_dims(dims, x.dim(), "norm")) count *= x.shape()[d];
+    TANDEM_CHECK(count != 0, Error, "norm: cannot compute the ", p,
+                 " norm on an empty tensor because the operation does not have an identity");
+  }
   Tensor a = abs(xf);
   if (std::isinf(p)) return p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
   if (p == 0) return sum(to_dtype(ne(a, scalar_tensor(Scalar(0.0))), xf.dtype()), dims, keepdim);
   if (p == 1) return sum(a, dims, keepdim);
   if (p == 2) return root_or_zero(sum(mul(a, a), dims, keepdim), 0.5);
+  if ((p > 2 || p < 0) && x.numel() > 0) {
+    // |x|^p over- or underflows for a large |p| (0.26^1e30 is 0): scale by the element that
+    // dominates the sum, the largest |x| for p > 0 and the smallest for p < 0:
+    // s * (sum (|x| / s)^p)^(1/p). The gradient through s cancels (the norm is homogeneous of
+    // degree 1). A zero s gives 0 for p < 0 (an infinite term) and is replaced by 1 for p > 0.
+    std::vector<int64_t> d = normalize_dims(dims, x.dim(), "norm");
+    int64_t count = 1;
+    for (int64_t k : d) count *= x.shape()[k];
+    if (count > 0) {
+      Tensor s = p > 0 ? amax(a, d, true) : amin(a, d, true);
+      Tensor zero = eq(s, scalar_tensor(Scalar(0.0)));
+      Tensor safe = add(s, to_dtype(zero, s.dtype()));
+      Tensor r =
+          root_or_zero(sum(pow(div(a, safe), scalar_tensor(Scalar(p))), d, keepdim), 1.0 / p);
+      if (!keepdim) {
+        safe = reshape(safe, r.shape());
+        zero = reshape(zero, r.shape());
+      }
+      Tensor y = where(isinf(safe), safe, mul(safe, r));  // an infinite s: inf, not inf * NaN
+      return p < 0 ? where(zero, mul(safe, scalar_tensor(Scalar(0.0))), y) : y;
+    }
+  }
   return root_or_zero(sum(pow(a, scalar_tensor(Scalar(p))), dims, keepdim), 1.0 / p);
 }
 

@@ -120,6 +120,9 @@ std::vector<TensorMeta> fold_infer(const OpDef&, const std::vector<Tensor>& in, 
   TANDEM_CHECK(x.dim() == 3, ValueError, "fold: expected a 3-D input (N, C*kh*kw, L), got shape ",
                shape_str(x.shape()));
   TANDEM_CHECK(os.size() == 2, ValueError, "fold: output_size needs 2 values");
+  TANDEM_CHECK(x.shape()[1] > 0 && x.shape()[2] > 0, ValueError,
+               "fold: expected an input with non-zero dims (only the batch may be 0), got shape ",
+               shape_str(x.shape()));
   const auto& k = at.get_ints("kernel");
   TANDEM_CHECK(k.size() == 2 && k[0] > 0 && k[1] > 0 && x.shape()[1] % (k[0] * k[1]) == 0,
                ValueError, "fold: dim 1 of the input (", x.shape()[1],

@@ -135,7 +135,10 @@ std::vector<Tensor> cumsum_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 // that zero replaced by one; later positions get zero (every term holds the first zero).
 // Built from masks, so zeros need no data-dependent branch.
 std::vector<Tensor> cumprod_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
-  const Tensor& x = c.inputs[0];
+  // The zeros that matter are those of the computed dtype (cumprod(dtype=float16) turns 1e-40
+  // into 0), so the masks read the input converted to it.
+  const Tensor& x0 = c.inputs[0];
+  const Tensor x = x0.dtype() == c.outputs[0].dtype() ? x0 : to_dtype(x0, c.outputs[0].dtype());
   if (x.dim() == 0) return {g[0]};
   int64_t d = scan_dim(c);
   DType ft = g[0].dtype();

@@ -110,6 +110,8 @@ TANDEM_REGISTER_OP(sort_op)
 std::vector<TensorMeta> topk_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& attrs) {
   const Tensor& x = in[0];
+  TANDEM_CHECK(x.dtype() != DType::Bool, TypeError, op.name,
+               ": bool tensors are not supported (as in PyTorch); convert with .int() first");
   int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   int64_t k = attrs.get_int("k"), n = dim_size(x, d);
   TANDEM_CHECK(k >= 0 && k <= n, IndexError, "topk: k=", k, " is out of range for dimension ", d,

@@ -497,6 +497,11 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   if (max) check_scalar_fits(*max, target, "clamp");
   double lo = min ? saturate_bound(min->to_double(), target) : 0.0;
   double hi = max ? saturate_bound(max->to_double(), target) : 0.0;
+  // A NaN bound makes every element NaN, as in PyTorch (the kernels' max/min would drop it);
+  // x * 0 + NaN keeps the result recorded, with a zero gradient as torch gives at a NaN bound.
+  if ((min && std::isnan(lo)) || (max && std::isnan(hi)))
+    return add(mul(y, scalar_tensor(Scalar(0.0))),
+               scalar_tensor(Scalar(std::numeric_limits<double>::quiet_NaN())));
   if (min && max) return dispatch1(clamp_op, {y}, {{"min", lo}, {"max", hi}});
   if (min) return dispatch1(clamp_min_op, {y}, {{"min", lo}});
   return dispatch1(clamp_max_op, {y}, {{"max", hi}});

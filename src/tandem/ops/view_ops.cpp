@@ -248,6 +248,8 @@ Tensor as_strided_view(const OpDef& op, const std::vector<Tensor>& in, const Att
   const auto& st = a.get_ints("strides");
   int64_t off = a.get_int("offset");
   TANDEM_CHECK(s.size() == st.size(), ValueError, "as_strided: shape and strides differ in length");
+  TANDEM_CHECK(off >= 0, ValueError, "as_strided: invalid storage offset ", off,
+               " (it must be non-negative)");
   int64_t lo = off, hi = off;
   bool overflow = false;
   for (size_t i = 0; i < s.size(); ++i) {

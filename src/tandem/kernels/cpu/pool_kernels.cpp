@@ -282,7 +282,7 @@ void avg_fwd(const PoolParams& p, const T* x, T* y) {
         T s = 0;
         for (int64_t ih = w.h0; ih < w.h1; ++ih)
           for (int64_t iw = w.w0; iw < w.w1; ++iw) s += xp[ih * p.W + iw];
-        y[(pl * p.OH + oh) * p.OW + ow] = w.div > 0 ? s / T(w.div) : T(NAN);
+        y[(pl * p.OH + oh) * p.OW + ow] = w.div != 0 ? s / T(w.div) : T(NAN);
       }
   }
 }
@@ -298,7 +298,7 @@ void avg_bwd(const PoolParams& p, const T* gy, T* gx) {
     for (int64_t oh = 0; oh < p.OH; ++oh)
       for (int64_t ow = 0; ow < p.OW; ++ow) {
         Window w = avg_window(p, oh, ow);
-        if (w.div <= 0) continue;
+        if (w.div == 0) continue;  // a window of padding only (a negative divisor_override divides)
         T v = gy[(pl * p.OH + oh) * p.OW + ow] / T(w.div);
         for (int64_t ih = w.h0; ih < w.h1; ++ih)
           for (int64_t iw = w.w0; iw < w.w1; ++iw) g[ih * p.W + iw] += v;
