@@ -313,3 +313,15 @@ def test_normal_rejects_negative_std_and_topk_rejects_bool():
         mint.normal(0.0, -1.0, (2,))
     with pytest.raises((RuntimeError, TypeError)):
         mint.topk(mint.tensor([True, False]), 1)
+
+
+def test_meshgrid_of_nothing_and_flatten_of_0d_out_of_range_raise():
+    with pytest.raises(RuntimeError):
+        torch.meshgrid()
+    with pytest.raises(ValueError, match="non-empty"):
+        mint.meshgrid()
+    with pytest.raises(IndexError):
+        torch.flatten(torch.tensor(1.0), 1)
+    with pytest.raises(IndexError, match=r"\[-1, 0\]"):
+        mint.flatten(mint.tensor(1.0), 1)
+    assert mint.flatten(mint.tensor(1.0), -1, 0).shape == (1,)

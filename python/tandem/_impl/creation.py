@@ -85,6 +85,8 @@ def meshgrid(tensors: tuple, indexing: Optional[str]) -> tuple:
         indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if not tensors:
+        raise ValueError("meshgrid: expects a non-empty sequence of tensors, got none")
     dtypes = {t.dtype for t in tensors if isinstance(t, Tensor)}
     if len(dtypes) > 1:  # as in PyTorch: no promotion across the grids
         raise ValueError(f"meshgrid: expects all tensors to have the same dtype, got "

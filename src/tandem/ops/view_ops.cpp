@@ -400,7 +400,12 @@ Tensor as_strided(const Tensor& x, const Shape& shape, const Strides& strides, i
                    {{"shape", shape}, {"strides", strides}, {"offset", offset}});
 }
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  if (x.dim() == 0) return reshape(x, {1});
+  if (x.dim() == 0) {
+    // As in PyTorch: a 0-d tensor takes dims in [-1, 0], as if it were 1-d.
+    wrap_dim(start_dim, 1, "flatten");
+    wrap_dim(end_dim, 1, "flatten");
+    return reshape(x, {1});
+  }
   int64_t s = wrap_dim(start_dim, x.dim(), "flatten"), e = wrap_dim(end_dim, x.dim(), "flatten");
   TANDEM_CHECK(s <= e, ValueError, "flatten: start_dim (", s, ") cannot come after end_dim (", e,
                ")");
