@@ -75,6 +75,13 @@ DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
   return x.dtype();
 }
 
+// The dtype a pass of the convolution runs in for tensors of dtype t: bfloat16 natively
+// where oneDNN can, else float32 (float16 always), float64 as is.
+DType conv_kernel_dtype(DType t, const ConvParams& p, ConvPass pass) {
+  if (t == DType::BFloat16 && conv2d_native_bf16(p, pass)) return t;
+  return float_kernel_dtype(t);
+}
+
 // The optional "activation" attribute (set only by the graph pass that folds an activation
 // into the convolution): relu, sigmoid or tanh applied to the output.
 ConvParams::Act activation_of(const Attrs& at) {
@@ -101,10 +108,11 @@ void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
                    const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
   ConvParams::Act act = activation_of(at);
-  DType kt = float_kernel_dtype(out[0].dtype());
-  // oneDNN applies a float32 activation in its output pass; other dtypes run the eager op
-  // over the result afterwards (same math as the unfused graph).
-  if (kt == DType::Float32 && out[0].dtype() == kt) p.act = act;
+  DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::Forward);
+  // oneDNN applies the activation to the float32 accumulator in its output pass; where the
+  // output is converted afterwards (float16) or computed by the reference path (float64),
+  // the eager op runs over the result (same math as the unfused graph).
+  if (kt != DType::Float64 && out[0].dtype() == kt) p.act = act;
   Tensor x = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor b = in.size() > 2 ? dense_as(in[2], kt) : Tensor();
   Tensor y = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -138,7 +146,7 @@ std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>&
 void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& at) {
   ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
-  DType kt = float_kernel_dtype(out[0].dtype());
+  DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardData);
   Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   if (gx.numel() > 0) {
@@ -165,7 +173,7 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
 void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
   ConvParams p = params_of(in[0].shape(), at.get_ints("weight_size"), at, "conv2d_backward_weight");
-  DType kt = float_kernel_dtype(out[0].dtype());
+  DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardWeights);
   Tensor x = dense_as(in[0], kt), gy = dense_as(in[1], kt);
   Tensor gw = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
   Tensor gb = out[1].dtype() == kt ? out[1] : Tensor::empty(out[1].shape(), kt);

@@ -1,6 +1,6 @@
-// 2-D convolution kernels on dense NCHW / OIHW buffers: float32 through oneDNN (blocked
-// layouts chosen by oneDNN, with reorders and primitives cached per shape), float64 through
-// an im2col + GEMM reference path.
+// 2-D convolution kernels on dense NCHW / OIHW buffers: float32 and bfloat16 through oneDNN
+// (blocked layouts chosen by oneDNN, with reorders and primitives cached per shape), float64
+// through an im2col + GEMM reference path.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,6 +27,14 @@ struct ConvParams {
   std::string key() const;
 };
 
+enum class ConvPass { Forward, BackwardData, BackwardWeights };
+
+// Whether `pass` of this convolution runs natively in bfloat16 (bf16 tensors, float32
+// accumulation on the CPU's dot-product instructions). Where not, callers compute in float32:
+// oneDNN's emulated or reference bf16 kernels are slower than its float32 ones.
+bool conv2d_native_bf16(const ConvParams& p, ConvPass pass);
+
+// dt is Float32, Float64, or BFloat16 where conv2d_native_bf16 says so; every buffer has it.
 void conv2d_forward(const ConvParams& p, DType dt, const void* x, const void* w, const void* b,
                     void* y);
 // gx = d(loss)/dx from gy = d(loss)/dy.

@@ -1,6 +1,8 @@
-// float32 convolution on oneDNN. oneDNN picks blocked layouts (format_tag::any); user
-// buffers stay plain NCHW / OIHW and are reordered in and out. Primitive descriptors,
-// primitives and reorders are cached per shape so a training loop builds them once.
+// float32 and bfloat16 convolution on oneDNN. oneDNN picks blocked layouts (format_tag::any);
+// user buffers stay plain NCHW / OIHW and are reordered in and out. Primitive descriptors,
+// primitives and reorders are cached per shape and dtype so a training loop builds them once.
+// bfloat16 runs on the CPU's dot-product instructions with float32 accumulation; every
+// tensor of the call (bias and gradients too) is bfloat16, as autocast's conv is.
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -68,20 +70,20 @@ struct Descs {
   memory::dims strides, dil, pad_l, pad_r;
 };
 
-Descs descs_of(const ConvParams& p) {
+Descs descs_of(const ConvParams& p, dt type) {
   Descs d;
   memory::dims src{p.N, p.C, p.H, p.W}, dst{p.N, p.O, p.OH, p.OW}, bias{p.O};
   memory::dims wei = p.groups == 1
                          ? memory::dims{p.O, p.C, p.KH, p.KW}
                          : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
-  d.src = memory::desc(src, dt::f32, tag::nchw);
-  d.dst = memory::desc(dst, dt::f32, tag::nchw);
-  d.wei = memory::desc(wei, dt::f32, p.groups == 1 ? tag::oihw : tag::goihw);
-  d.bias = memory::desc(bias, dt::f32, tag::x);
-  d.src_any = memory::desc(src, dt::f32, tag::any);
-  d.dst_any = memory::desc(dst, dt::f32, tag::any);
-  d.wei_any = memory::desc(wei, dt::f32, tag::any);
-  d.bias_any = memory::desc(bias, dt::f32, tag::any);
+  d.src = memory::desc(src, type, tag::nchw);
+  d.dst = memory::desc(dst, type, tag::nchw);
+  d.wei = memory::desc(wei, type, p.groups == 1 ? tag::oihw : tag::goihw);
+  d.bias = memory::desc(bias, type, tag::x);
+  d.src_any = memory::desc(src, type, tag::any);
+  d.dst_any = memory::desc(dst, type, tag::any);
+  d.wei_any = memory::desc(wei, type, tag::any);
+  d.bias_any = memory::desc(bias, type, tag::any);
   d.strides = {p.sh, p.sw};
   d.dil = {p.dh - 1, p.dw - 1};  // oneDNN counts dilation from 0
   d.pad_l = {p.pt, p.pl};
@@ -163,11 +165,14 @@ memory stage_out(const Reorder& r, const memory::desc& user, const memory::desc&
 
 struct Entry {
   Descs d;
+  size_t elem = 4;      // bytes per element of every tensor of the call
+  bool usable = true;   // false: bfloat16 that oneDNN would run on its reference kernel
   dnnl::algorithm alg = dnnl::algorithm::convolution_direct;  // the backward passes use it too
   dnnl::convolution_forward::primitive_desc fwd_pd;
   dnnl::convolution_forward fwd;
   Reorder fwd_src, fwd_wei, fwd_dst;  // user -> prim, user -> prim, prim -> user
   bool has_bwd_data = false, has_bwd_w = false;
+  bool bwd_data_usable = true, bwd_w_usable = true;  // as `usable`, per backward pass
   dnnl::convolution_backward_data::primitive_desc bd_pd;
   dnnl::convolution_backward_data bd;
   Reorder bd_gy, bd_wei, bd_gx;
@@ -178,17 +183,29 @@ struct Entry {
 
 std::mutex cache_mu;
 
+bool is_reference(const std::string& impl) {
+  return impl.find("ref") != std::string::npos;
+}
+
 // The cached primitives for a shape and thread count (one entry serves with and without
 // bias: bias is always part of the descriptor and a zero buffer is passed when absent).
 // oneDNN fixes a primitive's thread decomposition when it is created, so a primitive made
 // for 1 thread would stay single-threaded after set_num_threads(2), and the reverse.
-Entry& entry_for(const ConvParams& p) {
+Entry& entry_for(const ConvParams& p, DType dtype) {
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
+  const bool bf16 = dtype == DType::BFloat16;
   std::lock_guard<std::mutex> g(cache_mu);
-  auto& slot = (*cache)[p.key() + "|t" + std::to_string(omp_get_max_threads())];
+  auto& slot = (*cache)[p.key() + (bf16 ? "|bf16" : "") + "|t" +
+                        std::to_string(omp_get_max_threads())];
   if (slot) return *slot;
   auto e = std::make_unique<Entry>();
-  e->d = descs_of(p);
+  e->d = descs_of(p, bf16 ? dt::bf16 : dt::f32);
+  e->elem = bf16 ? 2 : 4;
+  if (bf16 && !dnnl_native_bf16()) {
+    e->usable = false;
+    slot = std::move(e);
+    return *slot;
+  }
   const Descs& d = e->d;
   e->alg = alg_for(p);
   auto fdesc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, e->alg, d.src_any,
@@ -213,6 +230,11 @@ Entry& entry_for(const ConvParams& p) {
                                             d.pad_l, d.pad_r);
     e->fwd_pd = dnnl::convolution_forward::primitive_desc(fdesc, attr, engine());
   }
+  if (bf16 && is_reference(e->fwd_pd.impl_info_str())) {
+    e->usable = false;
+    slot = std::move(e);
+    return *slot;
+  }
   e->fwd = dnnl::convolution_forward(e->fwd_pd);
   e->fwd_src = make_reorder(d.src, e->fwd_pd.src_desc());
   e->fwd_wei = make_reorder(d.wei, e->fwd_pd.weights_desc());
@@ -228,11 +250,15 @@ void ensure_bwd_data(Entry& e) {
   auto desc = dnnl::convolution_backward_data::desc(e.alg, d.src_any, d.wei_any, d.dst_any,
                                                     d.strides, d.dil, d.pad_l, d.pad_r);
   e.bd_pd = dnnl::convolution_backward_data::primitive_desc(desc, engine(), e.fwd_pd);
+  e.has_bwd_data = true;
+  if (e.elem == 2 && is_reference(e.bd_pd.impl_info_str())) {
+    e.bwd_data_usable = false;
+    return;
+  }
   e.bd = dnnl::convolution_backward_data(e.bd_pd);
   e.bd_gy = make_reorder(d.dst, e.bd_pd.diff_dst_desc());
   e.bd_wei = make_reorder(d.wei, e.bd_pd.weights_desc());
   e.bd_gx = make_reorder(e.bd_pd.diff_src_desc(), d.src);
-  e.has_bwd_data = true;
 }
 
 void ensure_bwd_weights(Entry& e) {
@@ -242,11 +268,21 @@ void ensure_bwd_weights(Entry& e) {
   auto desc = dnnl::convolution_backward_weights::desc(
       e.alg, d.src_any, d.wei_any, d.bias_any, d.dst_any, d.strides, d.dil, d.pad_l, d.pad_r);
   e.bw_pd = dnnl::convolution_backward_weights::primitive_desc(desc, engine(), e.fwd_pd);
+  e.has_bwd_w = true;
+  if (e.elem == 2 && is_reference(e.bw_pd.impl_info_str())) {
+    e.bwd_w_usable = false;
+    return;
+  }
   e.bw = dnnl::convolution_backward_weights(e.bw_pd);
   e.bw_src = make_reorder(d.src, e.bw_pd.src_desc());
   e.bw_gy = make_reorder(d.dst, e.bw_pd.diff_dst_desc());
   e.bw_gw = make_reorder(e.bw_pd.diff_weights_desc(), d.wei);
-  e.has_bwd_w = true;
+}
+
+// The callers ask conv2d_native_bf16 first; reaching an unusable entry is a bug there.
+void check_usable(bool usable, const char* op) {
+  TANDEM_CHECK(usable, Error, "internal: ", op,
+               ": bfloat16 convolution called where oneDNN has no native kernel");
 }
 
 template <typename F>
@@ -301,6 +337,26 @@ memory prepacked_weights(const Entry& e, const ConvParams& p, const void* w, dnn
 
 }  // namespace
 
+bool conv2d_native_bf16(const ConvParams& p, ConvPass pass) {
+  if (!dnnl_native_bf16()) return false;
+  bool ok = false;
+  guarded("conv2d", [&] {
+    SmallOnOneThread threads(p);
+    Entry& e = entry_for(p, DType::BFloat16);
+    if (!e.usable) return;
+    if (pass == ConvPass::Forward) {
+      ok = true;
+    } else if (pass == ConvPass::BackwardData) {
+      ensure_bwd_data(e);
+      ok = e.bwd_data_usable;
+    } else {
+      ensure_bwd_weights(e);
+      ok = e.bwd_w_usable;
+    }
+  });
+  return ok;
+}
+
 void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void* w, const void* b,
                     void* y) {
   if (dtype == DType::Float64)
@@ -308,7 +364,8 @@ void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void*
                              static_cast<const double*>(b), static_cast<double*>(y));
   guarded("conv2d", [&] {
     SmallOnOneThread threads(p);
-    Entry& e = entry_for(p);
+    Entry& e = entry_for(p, dtype);
+    check_usable(e.usable, "conv2d");
     dnnl::stream strm(engine());
     memory src = stage_in(e.fwd_src, e.d.src, e.fwd_pd.src_desc(), x, scratch[0], strm);
     memory wei = p.weight_serial && e.fwd_wei.needed
@@ -317,8 +374,8 @@ void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void*
     memory dst = stage_out(e.fwd_dst, e.d.dst, e.fwd_pd.dst_desc(), y, scratch[2]);
     void* zb = nullptr;
     if (!b) {
-      zb = scratch[3].get(size_t(p.O) * 4);
-      std::memset(zb, 0, size_t(p.O) * 4);
+      zb = scratch[3].get(size_t(p.O) * e.elem);
+      std::memset(zb, 0, size_t(p.O) * e.elem);  // 0.0 in float32 and bfloat16
     }
     memory bias(e.d.bias, engine(), const_cast<void*>(b ? b : zb));
     e.fwd.execute(
@@ -339,8 +396,10 @@ void conv2d_backward_data(const ConvParams& p, DType dtype, const void* gy, cons
                                    static_cast<const double*>(w), static_cast<double*>(gx));
   guarded("conv2d_backward_input", [&] {
     SmallOnOneThread threads(p);
-    Entry& e = entry_for(p);
+    Entry& e = entry_for(p, dtype);
+    check_usable(e.usable, "conv2d_backward_input");
     ensure_bwd_data(e);
+    check_usable(e.bwd_data_usable, "conv2d_backward_input");
     dnnl::stream strm(engine());
     memory dy = stage_in(e.bd_gy, e.d.dst, e.bd_pd.diff_dst_desc(), gy, scratch[0], strm);
     memory wei = stage_in(e.bd_wei, e.d.wei, e.bd_pd.weights_desc(), w, scratch[1], strm);
@@ -362,13 +421,15 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
                                       static_cast<double*>(gb));
   guarded("conv2d_backward_weight", [&] {
     SmallOnOneThread threads(p);
-    Entry& e = entry_for(p);
+    Entry& e = entry_for(p, dtype);
+    check_usable(e.usable, "conv2d_backward_weight");
     ensure_bwd_weights(e);
+    check_usable(e.bwd_w_usable, "conv2d_backward_weight");
     dnnl::stream strm(engine());
     memory src = stage_in(e.bw_src, e.d.src, e.bw_pd.src_desc(), x, scratch[0], strm);
     memory dy = stage_in(e.bw_gy, e.d.dst, e.bw_pd.diff_dst_desc(), gy, scratch[1], strm);
     memory dw = stage_out(e.bw_gw, e.d.wei, e.bw_pd.diff_weights_desc(), gw, scratch[2]);
-    memory db(e.d.bias, engine(), gb ? gb : scratch[3].get(size_t(p.O) * 4));
+    memory db(e.d.bias, engine(), gb ? gb : scratch[3].get(size_t(p.O) * e.elem));
     e.bw.execute(strm, {{DNNL_ARG_SRC, src},
                         {DNNL_ARG_DIFF_DST, dy},
                         {DNNL_ARG_DIFF_WEIGHTS, dw},

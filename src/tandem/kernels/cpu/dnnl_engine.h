@@ -10,4 +10,14 @@ inline dnnl::engine& dnnl_engine() {
   return e;
 }
 
+// Whether oneDNN runs bfloat16 on this CPU's dot-product instructions (AVX512_BF16 or
+// AMX). Elsewhere it emulates them, slower than float32, so callers compute in float32.
+inline bool dnnl_native_bf16() {
+  static const bool yes = [] {
+    const unsigned want = unsigned(dnnl::cpu_isa::avx512_core_bf16);
+    return (unsigned(dnnl::get_effective_cpu_isa()) & want) == want;
+  }();
+  return yes;
+}
+
 }  // namespace tandem
