@@ -165,8 +165,8 @@ memory stage_out(const Reorder& r, const memory::desc& user, const memory::desc&
 
 struct Entry {
   Descs d;
-  size_t elem = 4;      // bytes per element of every tensor of the call
-  bool usable = true;   // false: bfloat16 that oneDNN would run on its reference kernel
+  size_t elem = 4;     // bytes per element of every tensor of the call
+  bool usable = true;  // false: bfloat16 that oneDNN would run on its reference kernel
   dnnl::algorithm alg = dnnl::algorithm::convolution_direct;  // the backward passes use it too
   dnnl::convolution_forward::primitive_desc fwd_pd;
   dnnl::convolution_forward fwd;
@@ -195,8 +195,8 @@ Entry& entry_for(const ConvParams& p, DType dtype) {
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
   const bool bf16 = dtype == DType::BFloat16;
   std::lock_guard<std::mutex> g(cache_mu);
-  auto& slot = (*cache)[p.key() + (bf16 ? "|bf16" : "") + "|t" +
-                        std::to_string(omp_get_max_threads())];
+  auto& slot =
+      (*cache)[p.key() + (bf16 ? "|bf16" : "") + "|t" + std::to_string(omp_get_max_threads())];
   if (slot) return *slot;
   auto e = std::make_unique<Entry>();
   e->d = descs_of(p, bf16 ? dt::bf16 : dt::f32);
