@@ -105,30 +105,48 @@ std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, co
   return {{x.shape(), x.dtype()}, {{C}, st}, {{C}, st}};
 }
 
+// Calls f(x_tag, t_tag) with the storage type of batch norm's (N, C, *) arrays for a tensor
+// of dtype dt (bfloat16 is read and written as such) and the type it computes in.
+template <typename F>
+void by_bn_storage(DType dt, F f) {
+  if (dt == DType::BFloat16)
+    f(BFloat16{}, float{});
+  else if (dt == DType::Float64)
+    f(double{}, double{});
+  else
+    f(float{}, float{});
+}
+
+// The dtype batch norm's (N, C, *) arrays are processed in for a tensor of dtype dt.
+DType bn_storage_dtype(DType dt) {
+  return dt == DType::BFloat16 ? dt : float_kernel_dtype(dt);
+}
+
 void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                const Attrs& at) {
-  const DType kt = float_kernel_dtype(out[0].dtype());
+  const DType kt = float_kernel_dtype(out[0].dtype()), xt = bn_storage_dtype(out[0].dtype());
   const Shape& xs = in[0].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
   size_t k = 1;
-  Tensor x = dense_as(in[0], kt);
+  Tensor x = dense_as(in[0], xt);
   Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
   if (w.defined()) w = dense_as(w, kt);
   if (b.defined()) b = dense_as(b, kt);
   const bool training = at.get_bool("training");
   const double eps = at.get_float("eps");
-  Tensor y = kernel_buffer(out[0], kt);
+  Tensor y = kernel_buffer(out[0], xt);
   Tensor rv = training ? Tensor() : dense_as(in[k + 1], kt);
   if (!training) copy_into(out[1], reshape(in[k], {C}));
-  by_kernel_dtype(kt, [&](auto tag) {
+  by_bn_storage(xt, [&](auto xtag, auto tag) {
+    using X = decltype(xtag);
     using T = decltype(tag);
     T *mean = out[1].data<T>(), *invstd = out[2].data<T>();
     if (training)
-      norm_cpu::batch_norm_stats(x.data<T>(), N, C, S, eps, mean, invstd);
+      norm_cpu::batch_norm_stats(x.data<X>(), N, C, S, eps, mean, invstd);
     else
       norm_cpu::invstd_from_var(rv.data<T>(), C, eps, invstd);
-    norm_cpu::batch_norm_apply(x.data<T>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
-                               ptr_or_null<T>(b), y.data<T>(), at.has("activation"));
+    norm_cpu::batch_norm_apply(x.data<X>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
+                               ptr_or_null<T>(b), y.data<X>(), at.has("activation"));
   });
   copy_back(y, out[0]);
 }
@@ -151,21 +169,22 @@ std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in
 
 void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  const DType kt = float_kernel_dtype(in[1].dtype());
+  const DType kt = float_kernel_dtype(in[1].dtype()), xt = bn_storage_dtype(in[1].dtype());
   const Shape& xs = in[1].shape();
   const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
   size_t k = 2;
-  Tensor gy = dense_as(in[0], kt), x = dense_as(in[1], kt);
+  Tensor gy = dense_as(in[0], xt), x = dense_as(in[1], xt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
   if (w.defined()) w = dense_as(w, kt);
   Tensor mean = dense_as(in[k], kt), invstd = dense_as(in[k + 1], kt);
-  Tensor gx = kernel_buffer(out[0], kt), gw = kernel_buffer(out[1], kt),
+  Tensor gx = kernel_buffer(out[0], xt), gw = kernel_buffer(out[1], kt),
          gb = kernel_buffer(out[2], kt);
-  by_kernel_dtype(kt, [&](auto tag) {
+  by_bn_storage(xt, [&](auto xtag, auto tag) {
+    using X = decltype(xtag);
     using T = decltype(tag);
-    norm_cpu::batch_norm_backward(gy.data<T>(), x.data<T>(), N, C, S, mean.data<T>(),
+    norm_cpu::batch_norm_backward(gy.data<X>(), x.data<X>(), N, C, S, mean.data<T>(),
                                   invstd.data<T>(), ptr_or_null<T>(w), at.get_bool("training"),
-                                  gx.data<T>(), gw.data<T>(), gb.data<T>());
+                                  gx.data<X>(), gw.data<T>(), gb.data<T>());
   });
   copy_back(gx, out[0]);
   copy_back(gw, out[1]);

@@ -43,6 +43,13 @@ void conv2d_backward_data(const ConvParams& p, DType dt, const void* gy, const v
 void conv2d_backward_weights(const ConvParams& p, DType dt, const void* x, const void* gy, void* gw,
                              void* gb);
 
+// The bfloat16 weight gradient as one GEMM over the batch (conv_bf16_gemm.cpp), for the
+// shapes where that beats oneDNN's direct kernel (conv2d_bwd_weights_prefers_gemm); false
+// where oneDNN has no native bf16 matmul (nothing is written then).
+bool conv2d_bwd_weights_prefers_gemm(const ConvParams& p);
+bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x, const void* gy, void* gw,
+                                       void* gb);
+
 // im2col of one image's Cg channels into cols (Cg * KH * KW, OH * OW), and its adjoint
 // (col2im accumulates into x). Instantiated for float and double.
 namespace conv_ref {

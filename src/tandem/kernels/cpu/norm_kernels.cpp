@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/storage_io.h"
 
 namespace tandem::norm_cpu {
 namespace {
@@ -97,15 +98,15 @@ const T* or_fill(const T* p, int64_t n, T fill, std::vector<T>& buf) {
 
 }  // namespace
 
-template <typename T>
-void batch_norm_stats(const T* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd) {
+template <typename X, typename T>
+void batch_norm_stats(const X* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd) {
   const double cnt = double(N * S);
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
     double m[kChanBlock] = {}, v[kChanBlock] = {};
-    reduce_channels(N, C, S, c0, c1, m, [x](int64_t, int64_t i) { return double(x[i]); });
+    reduce_channels(N, C, S, c0, c1, m, [x](int64_t, int64_t i) { return double(ld(x[i])); });
     for (int64_t c = c0; c < c1; ++c) m[c - c0] /= cnt;
     reduce_channels(N, C, S, c0, c1, v, [x, mp = &m[0], c0](int64_t c, int64_t i) {
-      const double d = double(x[i]) - mp[c - c0];
+      const double d = double(ld(x[i])) - mp[c - c0];
       return d * d;
     });
     for (int64_t c = c0; c < c1; ++c) {
@@ -120,9 +121,9 @@ void invstd_from_var(const T* var, int64_t C, double eps, T* invstd) {
   for (int64_t c = 0; c < C; ++c) invstd[c] = T(1.0 / std::sqrt(double(var[c]) + eps));
 }
 
-template <typename T>
-void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
-                      const T* w, const T* b, T* y, bool relu) {
+template <typename X, typename T>
+void batch_norm_apply(const X* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
+                      const T* w, const T* b, X* y, bool relu) {
   // y = (x - mean) * scale + b: centring first keeps float32 precise when |mean| >> std.
   std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
   for (int64_t c = 0; c < C; ++c) {
@@ -133,24 +134,25 @@ void batch_norm_apply(const T* x, int64_t N, int64_t C, int64_t S, const T* mean
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
     if (relu)  // relu's own rule (x < 0 ? 0 : x), applied before the value leaves registers
       map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
-        T v = (x[i] - mean[c]) * sc[c] + sh[c];
-        y[i] = v < T(0) ? T(0) : v;
+        T v = (ld(x[i]) - mean[c]) * sc[c] + sh[c];
+        y[i] = st<X>(v < T(0) ? T(0) : v);
       });
     else
-      map_channels(N, C, S, c0, c1,
-                   [=](int64_t c, int64_t i) { y[i] = (x[i] - mean[c]) * sc[c] + sh[c]; });
+      map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
+        y[i] = st<X>((ld(x[i]) - mean[c]) * sc[c] + sh[c]);
+      });
   });
 }
 
-template <typename T>
-void batch_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t S, const T* mean,
-                         const T* invstd, const T* w, bool training, T* gx, T* gw, T* gb) {
+template <typename X, typename T>
+void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
+                         const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb) {
   const double cnt = double(N * S);
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
     double sg[kChanBlock] = {}, sgx[kChanBlock] = {};
-    reduce_channels(N, C, S, c0, c1, sg, [gy](int64_t, int64_t i) { return double(gy[i]); });
+    reduce_channels(N, C, S, c0, c1, sg, [gy](int64_t, int64_t i) { return double(ld(gy[i])); });
     reduce_channels(N, C, S, c0, c1, sgx, [gy, x, mean](int64_t c, int64_t i) {
-      return double(gy[i]) * (double(x[i]) - double(mean[c]));
+      return double(ld(gy[i])) * (double(ld(x[i])) - double(mean[c]));
     });
     // gx = k1 * gy + k2 * (x - mean) + k3; the k2, k3 terms are the paths through the
     // batch mean and variance, absent when the statistics were constants.
@@ -166,7 +168,7 @@ void batch_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
     }
     map_channels(N, C, S, c0, c1, [=, a1 = &k1[0], a2 = &k2[0], a3 = &k3[0]](int64_t c, int64_t i) {
       const int64_t j = c - c0;
-      gx[i] = a1[j] * gy[i] + a2[j] * (x[i] - mean[c]) + a3[j];
+      gx[i] = st<X>(a1[j] * ld(gy[i]) + a2[j] * (ld(x[i]) - mean[c]) + a3[j]);
     });
   });
 }
@@ -310,13 +312,19 @@ void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
   }
 }
 
+#define TANDEM_BATCH_NORM_INSTANTIATE(X, T)                                                        \
+  template void batch_norm_stats<X, T>(const X*, int64_t, int64_t, int64_t, double, T*, T*);       \
+  template void batch_norm_apply<X, T>(const X*, int64_t, int64_t, int64_t, const T*, const T*,    \
+                                       const T*, const T*, X*, bool);                              \
+  template void batch_norm_backward<X, T>(const X*, const X*, int64_t, int64_t, int64_t, const T*, \
+                                          const T*, const T*, bool, X*, T*, T*);
+TANDEM_BATCH_NORM_INSTANTIATE(float, float)
+TANDEM_BATCH_NORM_INSTANTIATE(double, double)
+TANDEM_BATCH_NORM_INSTANTIATE(BFloat16, float)
+#undef TANDEM_BATCH_NORM_INSTANTIATE
+
 #define TANDEM_NORM_INSTANTIATE(T)                                                                \
-  template void batch_norm_stats<T>(const T*, int64_t, int64_t, int64_t, double, T*, T*);         \
   template void invstd_from_var<T>(const T*, int64_t, double, T*);                                \
-  template void batch_norm_apply<T>(const T*, int64_t, int64_t, int64_t, const T*, const T*,      \
-                                    const T*, const T*, T*, bool);                                \
-  template void batch_norm_backward<T>(const T*, const T*, int64_t, int64_t, int64_t, const T*,   \
-                                       const T*, const T*, bool, T*, T*, T*);                     \
   template void layer_norm_forward<T>(const T*, int64_t, int64_t, double, const T*, const T*, T*, \
                                       T*, T*);                                                    \
   template void layer_norm_backward<T>(const T*, const T*, int64_t, int64_t, const T*, const T*,  \
