@@ -87,7 +87,25 @@ std::vector<TensorMeta> fused_infer(const OpDef& op, const std::vector<Tensor>& 
   Shape s = in.empty() ? Shape{} : in[0].shape();
   for (size_t i = 1; i < in.size(); ++i)
     s = broadcast_shapes(s, in[i].shape(), "fused_elementwise");
-  return std::vector<TensorMeta>(p.out_regs.size(), TensorMeta{s, p.dtype});
+  std::vector<TensorMeta> out(p.out_regs.size(), TensorMeta{s, p.dtype});
+  for (size_t k = 0; k < p.out_dtypes.size() && k < out.size(); ++k) out[k].dtype = p.out_dtypes[k];
+  return out;
+}
+
+// A cast instruction's array function: params[0] is the target dtype.
+void cast_array(int64_t n, void* out, const void* const* in, const double* params) {
+  const float* a = static_cast<const float*>(in[0]);
+  float* o = static_cast<float*>(out);
+  switch (DType(int(params[0]))) {
+    case DType::BFloat16:
+      for (int64_t i = 0; i < n; ++i) o[i] = bf16_to_float(float_to_bf16(a[i]));
+      break;
+    case DType::Float16:
+      for (int64_t i = 0; i < n; ++i) o[i] = half_to_float(float_to_half(a[i]));
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i) o[i] = a[i];
+  }
 }
 
 void fused_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
@@ -183,6 +201,17 @@ TANDEM_NOT_DIFFERENTIABLE(fused_sum)
 
 }  // namespace
 
+FusedInstr cast_instr(DType to, int in_reg, int out_reg) {
+  static const OpDef* cast = find_op("cast");
+  FusedInstr i;
+  i.op = cast;
+  i.fn = cast_array;
+  i.params[0] = double(int(to));
+  i.in_regs = {in_reg};
+  i.out_reg = out_reg;
+  return i;
+}
+
 std::string FusedProgram::str() const {
   std::ostringstream os;
   os.precision(9);
@@ -191,6 +220,7 @@ std::string FusedProgram::str() const {
     const FusedInstr& i = instrs[k];
     os << (k ? "; " : "") << "r" << i.out_reg << "=" << i.op->name << "(";
     for (size_t j = 0; j < i.in_regs.size(); ++j) os << (j ? "," : "") << "r" << i.in_regs[j];
+    if (i.fn == cast_array) os << "," << dtype_name(DType(int(i.params[0])));
     os << ")";
   }
   if (out_regs.size() > 1) {

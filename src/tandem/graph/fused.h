@@ -28,7 +28,10 @@ struct FusedInstr {
 // instruction's register); an output register is written straight into the output, so an
 // intermediate that is also read outside the group costs one store, not a second kernel.
 struct FusedProgram {
-  DType dtype = DType::Float32;
+  DType dtype = DType::Float32;  // what every register holds (the compute dtype)
+  // The storage dtype of each output (empty: dtype): float16 / bfloat16 outputs of a float32
+  // program are converted by the driver as they are stored, inputs as they are loaded.
+  std::vector<DType> out_dtypes;
   int num_inputs = 0;
   int num_regs = 0;
   std::vector<std::pair<int, double>> consts;  // register, value
@@ -37,6 +40,10 @@ struct FusedProgram {
   ArrayFn native = nullptr;  // generated code (graph/fused_jit.h), when it covers the program
   std::string str() const;
 };
+
+// The instruction a cast between float16, bfloat16 and float32 is in a float32 program:
+// register out = register in rounded to `to` (kept in float32), or copied for float32.
+FusedInstr cast_instr(DType to, int in_reg, int out_reg);
 
 // Stores a program (filling in out_regs and the instructions' out_slot) and returns the id
 // a fused_elementwise node carries in its attrs.

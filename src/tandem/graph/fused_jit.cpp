@@ -59,11 +59,19 @@ enum class Op {
   Relu,
   ReluBackward,
   Tanh,
-  Call  // any other op with a float32 SIMD form: a call to it (FusedInstr::vec)
+  Copy,       // a cast to float32 (from float16 / bfloat16 values, already exact in float32)
+  RoundBf16,  // a cast to bfloat16: float_to_bf16 and back, in the register
+  RoundF16,   // a cast to float16 (F16C conversions, round to nearest even)
+  Call        // any other op with a float32 SIMD form: a call to it (FusedInstr::vec)
 };
 
 bool op_of(const FusedInstr& i, Op& op) {
   const std::string n = i.op->name;
+  if (n == "cast") {  // cast_instr's instructions
+    const DType to = DType(int(i.params[0]));
+    op = to == DType::BFloat16 ? Op::RoundBf16 : to == DType::Float16 ? Op::RoundF16 : Op::Copy;
+    return true;
+  }
   // add/sub compute a + alpha * b: only alpha = 1 is a plain add (any alpha would be an FMA
   // whose rounding depends on how the eager loop was compiled).
   if (n == "add" && i.params[0] == 1.0) return op = Op::Add, true;
@@ -225,7 +233,8 @@ class Generator : public CodeGenerator {
       // (tanh, relu) read their operands after writing the result, so they get a new one.
       const bool simple = ops_[k] != Op::Tanh && ops_[k] != Op::Relu &&
                           ops_[k] != Op::ReluBackward && ops_[k] != Op::Rsqrt &&
-                          ops_[k] != Op::Reciprocal && ops_[k] != Op::Call;
+                          ops_[k] != Op::Reciprocal && ops_[k] != Op::Call &&
+                          ops_[k] != Op::RoundBf16 && ops_[k] != Op::RoundF16;
       auto dies = [&](int r) {
         return last_use_[size_t(r)] == int(k) && const_zmm_[size_t(r)] < 0;
       };
@@ -308,6 +317,28 @@ class Generator : public CodeGenerator {
       case Op::Tanh:
         tanh(dst, za);
         break;
+      case Op::Copy:
+        vmovaps(dst, za);
+        break;
+      case Op::RoundBf16: {  // dtype.h's float_to_bf16: round to nearest even, NaN quieted
+        const Zmm t(take());
+        vpsrld(t, za, 16);
+        vpandd(t, t, bcast(std::bit_cast<float>(1u)));
+        vpaddd(t, t, bcast(std::bit_cast<float>(0x7fffu)));
+        vpaddd(t, t, za);
+        vcmpps(k2, za, za, 3);  // _CMP_UNORD_Q: NaN lanes keep their bits, made quiet
+        vpord(t | k2, za, bcast(std::bit_cast<float>(0x400000u)));
+        vpandd(dst, t, bcast(std::bit_cast<float>(0xffff0000u)));
+        release(t.getIdx());
+        break;
+      }
+      case Op::RoundF16: {  // NaN payloads may differ from dtype.cpp's (both stay NaN)
+        const Ymm t(take());
+        vcvtps2ph(t, za, 0);  // round to nearest even
+        vcvtph2ps(dst, t);
+        release(t.getIdx());
+        break;
+      }
     }
   }
 

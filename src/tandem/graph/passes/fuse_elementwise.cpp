@@ -1,5 +1,11 @@
 // Elementwise fusion: chains of elementwise ops over one shape become one fused node whose
 // kernel reads each input once and writes the output once (see graph/fused.h).
+//
+// float16 and bfloat16 values join float32 programs (eager mode computes them in float32
+// too): the driver converts them as it loads and stores, a value of a 16-bit dtype is
+// rounded to it by a cast instruction where eager mode would have stored it, so results are
+// eager's bit for bit, and casts between these dtypes become instructions (a widening cast
+// is a copy, a narrowing one that rounding): autocast's casts fuse with their neighbours.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -17,18 +23,40 @@ constexpr size_t kMaxFusedInputs = size_t(kMaxEwInputs);
 // Past this size a chain continues in a new group (one more kernel boundary per 256 ops).
 constexpr size_t kMaxGroupMembers = 256;
 
-// The EwInfo of a node that can be an instruction, else null.
-const EwInfo* fusible(const Graph& g, const Node& n) {
+// The dtype a floating value is computed in inside a program (as eager mode computes it).
+DType compute_of(DType d) {
+  return d == DType::Float16 || d == DType::BFloat16 ? DType::Float32 : d;
+}
+
+bool is_16bit(DType d) {
+  return d == DType::Float16 || d == DType::BFloat16;
+}
+
+// A cast between float16 / bfloat16 / float32 (one float32 program computes all three).
+bool fusible_cast(const Graph& g, const Node& n) {
+  if (n.op->name != "cast" || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  const DType from = g.values[size_t(n.inputs[0])].dtype;
+  const DType to = g.values[size_t(n.outputs[0])].dtype;
+  return is_floating(from) && is_floating(to) && compute_of(from) == DType::Float32 &&
+         compute_of(to) == DType::Float32;
+}
+
+// The EwInfo of an elementwise node that can be an instruction, else null.
+const EwInfo* fusible_ew(const Graph& g, const Node& n) {
   if (n.op->infer != ew_infer || n.op->kernel != ew_kernel || n.outputs.size() != 1) return nullptr;
   const EwInfo* info = static_cast<const EwInfo*>(n.op->data);
   if (info->promote_from != 0) return nullptr;
   if (info->policy != EwPolicy::Promote && info->policy != EwPolicy::PromoteFloat &&
       info->policy != EwPolicy::FloatOnly)
     return nullptr;
-  DType d = g.values[size_t(n.outputs[0])].dtype;
+  DType d = compute_of(g.values[size_t(n.outputs[0])].dtype);
   if (d != DType::Float32 && d != DType::Float64) return nullptr;
   if (!info->table.fn[int(d)]) return nullptr;
   return info;
+}
+
+bool fusible(const Graph& g, const Node& n) {
+  return fusible_ew(g, n) || fusible_cast(g, n);
 }
 
 struct Group {
@@ -36,7 +64,7 @@ struct Group {
   std::vector<int64_t> inputs;  // values read from outside, in first-use order
   std::vector<int64_t> outs;    // member outputs read outside the group, in node order
   Shape shape;
-  DType dtype;
+  DType dtype;  // the compute dtype of every member
 };
 
 }  // namespace
@@ -111,7 +139,7 @@ void fuse_elementwise(Graph& g) {
     Group grp;
     grp.members.push_back(i);
     grp.shape = out.shape;
-    grp.dtype = out.dtype;
+    grp.dtype = compute_of(out.dtype);
     // Every group that computes an input of this node joins it, where legal (chains and
     // DAGs; an intermediate also read elsewhere becomes an extra output).
     std::vector<int64_t> joined;
@@ -120,7 +148,7 @@ void fuse_elementwise(Graph& g) {
       if (p < 0 || group_of[size_t(p)] < 0) continue;
       int64_t gi = group_of[size_t(p)];
       const Group& cand = groups[size_t(gi)];
-      if (cand.shape != out.shape || cand.dtype != out.dtype) continue;
+      if (cand.shape != out.shape || cand.dtype != grp.dtype) continue;
       if (std::find(joined.begin(), joined.end(), gi) != joined.end()) continue;
       if (grp.members.size() + cand.members.size() > kMaxGroupMembers) continue;
       Group trial = grp;
@@ -145,6 +173,7 @@ void fuse_elementwise(Graph& g) {
   auto full_reduction = [&](const Group& grp) -> int64_t {
     if (grp.outs.size() != 1) return -1;
     const int64_t out = grp.outs[0];
+    if (g.values[size_t(out)].dtype != grp.dtype) return -1;  // a 16-bit value: store it
     if (uses[size_t(out)] != 1 || reader[size_t(out)] < 0) return -1;
     const Node& r = g.nodes[size_t(reader[size_t(out)])];
     if ((r.op->name != "sum" && r.op->name != "mean") || r.inputs.size() != 1 ||
@@ -180,20 +209,33 @@ void fuse_elementwise(Graph& g) {
       }
     for (size_t idx : grp.members) {
       const Node& n = g.nodes[idx];
-      const EwInfo* info = fusible(g, n);
-      FusedInstr ins;
-      ins.op = n.op;
-      ins.fn = info->table.fn[int(grp.dtype)];
-      ins.vec = grp.dtype == DType::Float32 ? info->table.vec32 : nullptr;
-      for (int k = 0; k < 3; ++k)
-        if (info->params[k]) ins.params[k] = n.attrs.get_float_or(info->params[k], 1.0);
-      for (int64_t v : n.inputs) ins.in_regs.push_back(reg.at(v));
-      ins.out_reg = next++;
-      reg[n.outputs[0]] = ins.out_reg;
-      p.instrs.push_back(std::move(ins));
+      const DType vt = g.values[size_t(n.outputs[0])].dtype;
+      if (const EwInfo* info = fusible_ew(g, n)) {
+        FusedInstr ins;
+        ins.op = n.op;
+        ins.fn = info->table.fn[int(grp.dtype)];
+        ins.vec = grp.dtype == DType::Float32 ? info->table.vec32 : nullptr;
+        for (int k = 0; k < 3; ++k)
+          if (info->params[k]) ins.params[k] = n.attrs.get_float_or(info->params[k], 1.0);
+        for (int64_t v : n.inputs) ins.in_regs.push_back(reg.at(v));
+        ins.out_reg = next++;
+        reg[n.outputs[0]] = ins.out_reg;
+        p.instrs.push_back(std::move(ins));
+        // Eager mode stores this value in its 16-bit dtype: round it so, in place of that.
+        if (is_16bit(vt)) {
+          p.instrs.push_back(cast_instr(vt, next - 1, next));
+          reg[n.outputs[0]] = next++;
+        }
+      } else {
+        p.instrs.push_back(cast_instr(vt, reg.at(n.inputs[0]), next));
+        reg[n.outputs[0]] = next++;
+      }
       role[idx] = 1;
     }
-    for (int64_t o : grp.outs) p.out_regs.push_back(reg.at(o));
+    for (int64_t o : grp.outs) {
+      p.out_regs.push_back(reg.at(o));
+      p.out_dtypes.push_back(g.values[size_t(o)].dtype);
+    }
     p.num_regs = next;
     std::string text = p.str();
     int64_t id = register_program(std::move(p));
