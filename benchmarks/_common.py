@@ -121,13 +121,14 @@ def peak_rss_delta(step, warmup: int = 2, reps: int = 3) -> float:
     return float(status("VmHWM") - base)
 
 
-def fma_peak() -> float:
-    """GFLOP/s of THREADS threads running a register-resident fp32 FMA loop
+def fma_peak(kind: str = "fp32") -> float:
+    """GFLOP/s of THREADS threads running a register-resident fp32 FMA loop, or with
+    kind="bf16" the AVX512_BF16 dot-product loop (nan without it)
     ($TANDEM_BUILD_DIR/tandem_fma_peak)."""
     exe = HERE.parent / os.environ.get("TANDEM_BUILD_DIR", "build") / "tandem_fma_peak"
     try:
-        return float(subprocess.run([str(exe), str(THREADS)], capture_output=True, text=True,
-                                    timeout=120).stdout.strip())
+        return float(subprocess.run([str(exe), str(THREADS), kind], capture_output=True,
+                                    text=True, timeout=120).stdout.strip())
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return float("nan")
 
