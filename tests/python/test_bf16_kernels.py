@@ -33,6 +33,9 @@ CONV_CASES = [
     (3, 32, 6, 6, 64, 1, 2, 0, 1, 1, False),
     (2, 16, 10, 10, 16, 3, 1, 2, 2, 1, True),
     (32, 64, 3, 3, 64, 3, 1, 1, 1, 1, False),
+    (2, 32, 5, 7, 16, 3, 2, 1, 2, 1, True),   # weight gradient as one GEMM: strided, dilated
+    (2, 32, 9, 9, 16, 3, 3, 0, 1, 1, False),  # ... unpadded, stride 3
+    (1, 3, 28, 28, 6, 5, 1, 2, 1, 1, True),   # few channels: float32 weight gradient
 ]
 
 

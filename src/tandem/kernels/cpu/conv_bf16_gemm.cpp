@@ -44,6 +44,10 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
 #pragma omp for schedule(static) nowait
     for (int64_t r = 0; r < K; ++r) {
       const int64_t c = r / (p.KH * p.KW), kh = (r / p.KW) % p.KH, kw = r % p.KW;
+      // Output columns whose input column is inside the image: [ow0, ow1).
+      const int64_t off = kw * p.dw - p.pl;  // iw = ow * sw + off
+      const int64_t ow0 = std::min(p.OW, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
+      const int64_t ow1 = std::max(ow0, std::min(p.OW, (p.W - off + p.sw - 1) / p.sw));
       uint16_t* row = cp + r * NP;
       for (int64_t n = 0; n < p.N; ++n) {
         const uint16_t* xc = x + (n * p.C + c) * p.H * p.W;
@@ -55,11 +59,13 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
             std::fill(o, o + p.OW, uint16_t(0));  // 0x0000 is +0.0
             continue;
           }
-          const uint16_t* xr = xc + ih * p.W;
-          for (int64_t ow = 0; ow < p.OW; ++ow) {
-            const int64_t iw = ow * p.sw - p.pl + kw * p.dw;
-            o[ow] = iw >= 0 && iw < p.W ? xr[iw] : uint16_t(0);
-          }
+          const uint16_t* xr = xc + ih * p.W + off;
+          std::fill(o, o + ow0, uint16_t(0));
+          if (p.sw == 1)
+            std::copy(xr + ow0, xr + ow1, o + ow0);
+          else
+            for (int64_t ow = ow0; ow < ow1; ++ow) o[ow] = xr[ow * p.sw];
+          std::fill(o + ow1, o + p.OW, uint16_t(0));
         }
       }
     }
