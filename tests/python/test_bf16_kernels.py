@@ -19,6 +19,9 @@ def _close_bf16(got, want, ulps=2.0):
     """got (bf16) within `ulps` bf16 ulps of want's magnitude scale (float32 reference)."""
     assert got.dtype == mint.bfloat16
     g, w = got.float().numpy(), want.numpy()
+    if g.size == 0:
+        assert g.shape == w.shape
+        return
     scale = np.maximum(np.abs(w), np.abs(w).max() * 1e-2 + 1e-30)
     err = np.abs(g - w) / scale
     assert err.max() <= ulps * 2.0 ** -8, (float(err.max()), g.ravel()[:4], w.ravel()[:4])
@@ -108,3 +111,34 @@ def test_conv2d_bf16_empty_batch():
     assert tuple(y.shape) == (0, 4, 5, 5) and y.dtype == mint.bfloat16
     y.sum().backward()
     assert float(w.grad.float().abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("shape", [(8, 16, 7, 5), (64, 32), (3, 4, 0, 2)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_reads_and_writes_bf16_with_float32_statistics(shape, training):
+    rng = np.random.default_rng(11)
+    x, x32 = _bf16(rng, shape, 3.0)
+    x = x + 5.0  # a mean far from 0
+    x32 = x.float()
+    C = shape[1]
+    w = mint.tensor(rng.standard_normal(C).astype(np.float32)).requires_grad_(True)
+    b = mint.tensor(rng.standard_normal(C).astype(np.float32)).requires_grad_(True)
+    w32 = mint.tensor(w.detach().numpy()).requires_grad_(True)
+    b32 = mint.tensor(b.detach().numpy()).requires_grad_(True)
+    rm, rv = mint.zeros(C), mint.ones(C)
+    rm32, rv32 = mint.zeros(C), mint.ones(C)
+    x.requires_grad_(True)
+    x32.requires_grad_(True)
+    if 0 in shape and training:
+        return  # covered by the empty-batch rule in test_norm_ops
+    y = F.batch_norm(x, rm, rv, w, b, training=training)
+    y32 = F.batch_norm(x32, rm32, rv32, w32, b32, training=training)
+    assert y.dtype == mint.bfloat16
+    gy, gy32 = _bf16(rng, shape)
+    y.backward(gy)
+    y32.backward(gy32)
+    _close_bf16(y.detach(), y32.detach())
+    _close_bf16(x.grad, x32.grad)
+    for a, c in [(rm, rm32), (rv, rv32), (w.grad, w32.grad), (b.grad, b32.grad)]:
+        assert a.dtype == mint.float32
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-5)

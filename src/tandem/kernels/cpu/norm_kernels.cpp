@@ -53,6 +53,37 @@ void reduce_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, do
   }
 }
 
+// a1[c - c0] += sum of t1(c, i) and a2[c - c0] += sum of t2(c, i), in one pass over the
+// elements (each is read once for both sums).
+template <typename F1, typename F2>
+void reduce_channels2(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, double* a1,
+                      double* a2, F1 t1, F2 t2) {
+  if (S == 1) {
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t base = n * C;
+#pragma omp simd
+      for (int64_t c = c0; c < c1; ++c) {
+        a1[c - c0] += t1(c, base + c);
+        a2[c - c0] += t2(c, base + c);
+      }
+    }
+    return;
+  }
+  for (int64_t c = c0; c < c1; ++c) {
+    double s1 = 0, s2 = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t base = (n * C + c) * S;
+#pragma omp simd reduction(+ : s1, s2)
+      for (int64_t k = 0; k < S; ++k) {
+        s1 += t1(c, base + k);
+        s2 += t2(c, base + k);
+      }
+    }
+    a1[c - c0] += s1;
+    a2[c - c0] += s2;
+  }
+}
+
 // f(c, i) for every element of channels [c0, c1).
 template <typename F>
 void map_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, F f) {
@@ -102,16 +133,23 @@ template <typename X, typename T>
 void batch_norm_stats(const X* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd) {
   const double cnt = double(N * S);
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
-    double m[kChanBlock] = {}, v[kChanBlock] = {};
-    reduce_channels(N, C, S, c0, c1, m, [x](int64_t, int64_t i) { return double(ld(x[i])); });
-    for (int64_t c = c0; c < c1; ++c) m[c - c0] /= cnt;
-    reduce_channels(N, C, S, c0, c1, v, [x, mp = &m[0], c0](int64_t c, int64_t i) {
-      const double d = double(ld(x[i])) - mp[c - c0];
-      return d * d;
-    });
+    // One pass over x, on values shifted by one of the channel's own (its first): the sums
+    // of d = x - k and d * d in double give mean = k + E[d] and var = E[d^2] - E[d]^2
+    // without the cancellation E[x^2] - E[x]^2 suffers when |mean| >> std.
+    double k[kChanBlock], m[kChanBlock] = {}, v[kChanBlock] = {};
+    for (int64_t c = c0; c < c1; ++c) k[c - c0] = N * S > 0 ? double(ld(x[c * S])) : 0.0;
+    const double* kp = k;
+    reduce_channels2(
+        N, C, S, c0, c1, m, v,
+        [x, kp, c0](int64_t c, int64_t i) { return double(ld(x[i])) - kp[c - c0]; },
+        [x, kp, c0](int64_t c, int64_t i) {
+          const double d = double(ld(x[i])) - kp[c - c0];
+          return d * d;
+        });
     for (int64_t c = c0; c < c1; ++c) {
-      mean[c] = T(m[c - c0]);
-      invstd[c] = T(1.0 / std::sqrt(v[c - c0] / cnt + eps));
+      const double md = m[c - c0] / cnt;
+      mean[c] = T(k[c - c0] + md);
+      invstd[c] = T(1.0 / std::sqrt(std::max(v[c - c0] / cnt - md * md, 0.0) + eps));
     }
   });
 }
@@ -150,10 +188,11 @@ void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t 
   const double cnt = double(N * S);
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
     double sg[kChanBlock] = {}, sgx[kChanBlock] = {};
-    reduce_channels(N, C, S, c0, c1, sg, [gy](int64_t, int64_t i) { return double(ld(gy[i])); });
-    reduce_channels(N, C, S, c0, c1, sgx, [gy, x, mean](int64_t c, int64_t i) {
-      return double(ld(gy[i])) * (double(ld(x[i])) - double(mean[c]));
-    });
+    reduce_channels2(
+        N, C, S, c0, c1, sg, sgx, [gy](int64_t, int64_t i) { return double(ld(gy[i])); },
+        [gy, x, mean](int64_t c, int64_t i) {
+          return double(ld(gy[i])) * (double(ld(x[i])) - double(mean[c]));
+        });
     // gx = k1 * gy + k2 * (x - mean) + k3; the k2, k3 terms are the paths through the
     // batch mean and variance, absent when the statistics were constants.
     T k1[kChanBlock], k2[kChanBlock], k3[kChanBlock];
