@@ -142,3 +142,21 @@ def test_batch_norm_reads_and_writes_bf16_with_float32_statistics(shape, trainin
     for a, c in [(rm, rm32), (rv, rv32), (w.grad, w32.grad), (b.grad, b32.grad)]:
         assert a.dtype == mint.float32
         np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("args", [(3, 2, 1, 1), (2, 2, 0, 1), (3, 1, 1, 2), (3, 3, 0, 1)])
+def test_max_pool_reads_and_writes_bf16(args):
+    k, s, p, d = args
+    rng = np.random.default_rng(5)
+    x, x32 = _bf16(rng, (2, 3, 11, 9))
+    x.requires_grad_(True)
+    x32.requires_grad_(True)
+    y, i = F.max_pool2d(x, k, s, p, d, return_indices=True)
+    y32, i32 = F.max_pool2d(x32, k, s, p, d, return_indices=True)
+    assert y.dtype == mint.bfloat16
+    np.testing.assert_array_equal(y.detach().float().numpy(), y32.detach().numpy())
+    np.testing.assert_array_equal(i.numpy(), i32.numpy())
+    gy, gy32 = _bf16(rng, tuple(y.shape))
+    y.backward(gy)
+    y32.backward(gy32)
+    _close_bf16(x.grad, x32.grad, ulps=1.0)  # float32 sums rounded once

@@ -74,6 +74,11 @@ DType float_dtype(const Tensor& x, const char* op) {
   return x.dtype();
 }
 
+// Max pooling reads and writes bfloat16 itself; other 16-bit floats go through float32.
+DType max_pool_kernel_dtype(DType t) {
+  return t == DType::BFloat16 ? t : float_kernel_dtype(t);
+}
+
 std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
@@ -83,7 +88,7 @@ std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& i
 void maxp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
   PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
-  DType kt = float_kernel_dtype(out[0].dtype());
+  DType kt = max_pool_kernel_dtype(out[0].dtype());
   Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
   copy_back(y, out[0]);
@@ -107,7 +112,7 @@ void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Te
   PoolParams p{};
   p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2],
   p.OW = in[0].shape()[3];
-  DType kt = float_kernel_dtype(out[0].dtype());
+  DType kt = max_pool_kernel_dtype(out[0].dtype());
   Tensor gy = dense_as(in[0], kt), idx = in[1].contiguous(), gx = kernel_buffer(out[0], kt);
   const int64_t* ip = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)

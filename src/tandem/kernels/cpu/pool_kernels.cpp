@@ -9,6 +9,7 @@
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/simd.h"
+#include "tandem/kernels/cpu/storage_io.h"
 
 namespace tandem {
 namespace {
@@ -59,8 +60,11 @@ void max_tap<float>(int64_t n, const float* __restrict src, float* __restrict b,
 }
 #endif
 
-template <typename T>
-void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+// X is the storage type (bfloat16 planes are widened as they are copied into the phases,
+// and the maxima, values of the input, narrowed back exactly).
+template <typename X>
+void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
+  using T = compute_t<X>;
   const int64_t sh = p.sh, sw = p.sw;
   const int64_t PR = p.OH + (p.kh - 1) / sh + 1, PC = p.OW + (p.kw - 1) / sw + 1;
   const int64_t phase = PR * PC, out_len = p.OH * PC;
@@ -77,25 +81,25 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
     std::vector<int32_t> tap(static_cast<size_t>(out_len));
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < p.planes; ++pl) {
-      const T* xp = x + pl * p.H * p.W;
+      const X* xp = x + pl * p.H * p.W;
       std::fill(ph.begin(), ph.end(), ninf);
       for (int64_t ih = 0; ih < p.H; ++ih) {
         const int64_t a = ih + p.ph;  // padded row
         if (a / sh >= PR) break;
-        const T* xr = xp + ih * p.W;
+        const X* xr = xp + ih * p.W;
         for (int64_t b = 0; b < sw; ++b) {
           T* __restrict dst = ph.data() + ((a % sh) * sw + b) * phase + (a / sh) * PC;
           // Padded column c * sw + b is input column c * sw + b - pw: the c in range.
           const int64_t off = b - p.pw;
           const int64_t c0 = off >= 0 ? 0 : (-off + sw - 1) / sw;
           const int64_t c1 = std::min(PC, (p.W - off + sw - 1) / sw);
-          const T* __restrict src = xr + off;
+          const X* __restrict src = xr + off;
           if (sw == 1)
-            std::copy(src + c0, src + c1, dst + c0);
+            for (int64_t c = c0; c < c1; ++c) dst[c] = ld(src[c]);
           else if (sw == 2)  // a constant stride: shuffles, not gathers
-            for (int64_t c = c0; c < c1; ++c) dst[c] = src[2 * c];
+            for (int64_t c = c0; c < c1; ++c) dst[c] = ld(src[2 * c]);
           else
-            for (int64_t c = c0; c < c1; ++c) dst[c] = src[c * sw];
+            for (int64_t c = c0; c < c1; ++c) dst[c] = ld(src[c * sw]);
         }
       }
       std::fill(best.begin(), best.end(), ninf);
@@ -112,8 +116,8 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
       const int64_t* ti = tap_i.data();
       const int64_t* tj = tap_j.data();
       for (int64_t oh = 0; oh < OH; ++oh) {
-        T* yr = y + (pl * OH + oh) * OW;
-        std::copy(bv + oh * PC, bv + oh * PC + OW, yr);
+        X* yr = y + (pl * OH + oh) * OW;
+        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = st<X>(bv[oh * PC + ow]);
         if (!idx) continue;
         int64_t* ir = idx + (pl * OH + oh) * OW;
         const int32_t* kr = k + oh * PC;
@@ -130,13 +134,14 @@ void max_fwd_dense(const PoolParams& p, const T* x, T* y, int64_t* idx) {
   }
 }
 
-template <typename T>
-void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
+template <typename X>
+void max_fwd(const PoolParams& p, const X* x, X* y, int64_t* idx) {
+  using T = compute_t<X>;
   if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31)) return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
+    const X* xp = x + pl * p.H * p.W;
     for (int64_t oh = 0; oh < p.OH; ++oh)
       for (int64_t ow = 0; ow < p.OW; ++ow) {
         int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
@@ -148,7 +153,7 @@ void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
           for (int64_t j = 0; j < p.kw; ++j) {
             int64_t iw = w0 + j * p.dw;
             if (iw < 0 || iw >= p.W) continue;
-            T v = xp[ih * p.W + iw];
+            T v = ld(xp[ih * p.W + iw]);
             if (bi < 0 || v > best || std::isnan(v)) {
               best = v;
               bi = ih * p.W + iw;
@@ -158,22 +163,40 @@ void max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
         }
       done:
         int64_t o = (pl * p.OH + oh) * p.OW + ow;
-        y[o] = best;
+        y[o] = st<X>(best);
         if (idx) idx[o] = bi;
       }
   }
 }
 
-template <typename T>
-void max_bwd(const PoolParams& p, const T* gy, const int64_t* idx, T* gx) {
-  std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
+// bfloat16 gradients are summed per plane in float32 (overlapping windows send several to
+// one input) and rounded once, as the float32 kernel with converted buffers would.
+template <typename X>
+void max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
+  using T = compute_t<X>;
+  constexpr bool same = std::is_same_v<T, X>;
+  if constexpr (same) std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
   int nt = parallel_threads(p.planes * p.OH * p.OW, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    T* g = gx + pl * p.H * p.W;
-    for (int64_t o = 0; o < p.OH * p.OW; ++o) {
-      int64_t k = idx[pl * p.OH * p.OW + o];
-      if (k >= 0) g[k] += gy[pl * p.OH * p.OW + o];
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    std::vector<T> acc(same ? 0 : size_t(p.H * p.W));
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      T* g;
+      if constexpr (same) {
+        g = gx + pl * p.H * p.W;
+      } else {
+        std::fill(acc.begin(), acc.end(), T(0));
+        g = acc.data();
+      }
+      for (int64_t o = 0; o < p.OH * p.OW; ++o) {
+        int64_t k = idx[pl * p.OH * p.OW + o];
+        if (k >= 0) g[k] += ld(gy[pl * p.OH * p.OW + o]);
+      }
+      if constexpr (!same) {
+        X* out = gx + pl * p.H * p.W;
+        for (int64_t i = 0; i < p.H * p.W; ++i) out[i] = st<X>(g[i]);
+      }
     }
   }
 }
@@ -385,19 +408,26 @@ void by_float(DType dt, const char* op, F&& f) {
   throw_error<TypeError>(op, ": expected float32 or float64, got ", dtype_name(dt));
 }
 
+// by_float, and bfloat16 (read and written as such) for the max-pool kernels.
+template <typename F>
+void by_float_or_bf16(DType dt, const char* op, F&& f) {
+  if (dt == DType::BFloat16) return f(BFloat16{});
+  by_float(dt, op, std::forward<F>(f));
+}
+
 }  // namespace
 
 #define TANDEM_PTR(T, p) static_cast<T*>(p)
 #define TANDEM_CPTR(T, p) static_cast<const T*>(p)
 
 void max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y, int64_t* idx) {
-  by_float(dt, "max_pool2d", [&](auto z) {
+  by_float_or_bf16(dt, "max_pool2d", [&](auto z) {
     using T = decltype(z);
     max_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y), idx);
   });
 }
 void max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx) {
-  by_float(dt, "max_pool2d_backward", [&](auto z) {
+  by_float_or_bf16(dt, "max_pool2d_backward", [&](auto z) {
     using T = decltype(z);
     max_bwd<T>(p, TANDEM_CPTR(T, gy), idx, TANDEM_PTR(T, gx));
   });
