@@ -2,7 +2,8 @@
 mode: its training loss decreases, both modes agree from the same seed, and the plot is
 written; examples/python/demo.py runs in its --quick form.
 
-The scripts run as subprocesses, two at a time with one OpenMP thread each (2 cores)."""
+The mixed-precision runs (--amp) are held to the same: eager and compiled agree in bf16 /
+fp16 too. The scripts run as subprocesses, two at a time with one OpenMP thread each (2 cores)."""
 import json
 import os
 import subprocess
@@ -31,6 +32,9 @@ SCRIPTS = {
     "googlenet": MNIST + ("--resize", "32"),
     "resnet": MNIST + ("--resize", "32"),
     "densenet": MNIST + ("--resize", "32"),
+    # script:precision -> the script with --amp (mixed precision, both modes)
+    "resnet:bf16": MNIST + ("--resize", "32", "--amp", "bf16"),
+    "lenet:fp16": MNIST + ("--amp", "fp16"),
 }
 USES_MNIST = {s for s, a in SCRIPTS.items() if a[:len(MNIST)] == MNIST}
 MODES = ("pynative", "graph")
@@ -69,7 +73,7 @@ def runs(tmp_path_factory):
             continue
         for mode in MODES:
             plot = str(tmp / f"{script}_{mode}.png")
-            cmd = [sys.executable, os.path.join(D2L, script + ".py"), "--mode", mode,
+            cmd = [sys.executable, os.path.join(D2L, script.split(":")[0] + ".py"), "--mode", mode,
                    "--plot", plot, "--no-progress", *extra]
             jobs[(script, mode)] = (cmd, plot)
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -100,6 +104,7 @@ def test_example_trains(runs, script, mode):
     assert all(l == l for l in losses), f"NaN loss: {losses}"  # noqa: E741
     assert losses[-1] < losses[0], f"{script} ({mode}): training loss did not decrease: {losses}"
     assert f"mode={mode}" in out and "sec_per_epoch=" in out
+    assert res["amp"] == (script.split(":")[1] if ":" in script else "off")
     assert os.path.getsize(plot) > 1000 and open(plot, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
     if script in USES_MNIST:
         assert 0.0 <= res["test_acc"][-1] <= 1.0 and "test_acc=" in out

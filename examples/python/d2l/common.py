@@ -59,6 +59,9 @@ def parser(description: str, *, epochs: int, lr: float, batch_size: int,
     ap.add_argument("--no-progress", action="store_true", help="no live progress bar")
     ap.add_argument("--distributed", action="store_true",
                     help="data-parallel over the mpirun ranks (DistributedDataParallel)")
+    ap.add_argument("--amp", choices=("off", "bf16", "fp16"), default="off",
+                    help="mixed precision: forward and loss under mint.autocast in bfloat16, "
+                         "or float16 with a GradScaler (weights stay float32)")
     return ap
 
 
@@ -298,16 +301,34 @@ def make_optimizer(params, kind: str, lr: float, weight_decay: float = 0.0):
     raise ValueError(f"optimizer must be 'sgd' or 'adam', got {kind!r}")
 
 
-def make_train_step(net, loss_fn: Callable, opt, mode: str):
+AMP_DTYPES = {"bf16": mint.bfloat16, "fp16": mint.float16}
+
+
+def autocast(amp: str = "off"):
+    """mint.autocast for --amp (a disabled one for "off")."""
+    return mint.autocast("cpu", dtype=AMP_DTYPES.get(amp, mint.bfloat16), enabled=amp != "off")
+
+
+def make_train_step(net, loss_fn: Callable, opt, mode: str, amp: str = "off"):
     """step(X, y) -> (loss, y_hat) doing one update of net's parameters: the book's code;
     in graph mode the same function compiled by @jit into one graph (forward, backward and
-    the optimizer update run in C++; .grad is set on the parameters after each call)."""
+    the optimizer update run in C++; .grad is set on the parameters after each call).
+    amp "bf16" / "fp16": the forward and the loss run under autocast, as PyTorch's AMP
+    recipe writes it (fp16 with a GradScaler, whose state the compiled step captures)."""
+    scaler = mint.amp.GradScaler("cpu") if amp == "fp16" else None
+
     def step(X, y):
-        y_hat = net(X)
-        loss = loss_fn(y_hat, y)
+        with autocast(amp):
+            y_hat = net(X)
+            loss = loss_fn(y_hat, y)
         opt.zero_grad()
-        loss.backward()
-        opt.step()
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
         return loss, y_hat
 
     return jit(step) if mode == "graph" else step
@@ -362,6 +383,7 @@ class Run:
                "lr": getattr(self.args, "lr", None),
                "resize": getattr(self.args, "resize", None),
                "limit": getattr(self.args, "limit", 0) or None,
+               "amp": getattr(self.args, "amp", "off"),
                "plot": os.path.abspath(plot)}
         res.update({k.replace(" ", "_"): [round(x, 5) for x in v]
                     for k, v in self.history.items()})
@@ -403,7 +425,8 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
     loss_fn = loss or nn.CrossEntropyLoss()
     opt = make_optimizer(net.parameters(), optimizer, lr, weight_decay)
     _enter_mode(mode)  # the MindSpore switch: Cells now compile their forward in GRAPH_MODE
-    step = make_train_step(net, loss_fn, opt, mode)
+    amp = getattr(args, "amp", "off") if args is not None else "off"
+    step = make_train_step(net, loss_fn, opt, mode, amp)
     run = Run(name, mode, args)
     show = not (args is not None and getattr(args, "no_progress", False)) and _is_rank0()
     try:
@@ -425,7 +448,8 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
             run.epoch_times.append(time.perf_counter() - t0)
             run.cpu_times.append(time.process_time() - c0)
             loss_sum, correct, n = _sum_over_ranks(loss_sum, correct, n)
-            test_acc = evaluate_accuracy(net, test_iter)
+            with autocast(amp):
+                test_acc = evaluate_accuracy(net, test_iter)
             for k, v in (("train loss", loss_sum / n), ("train acc", correct / n),
                          ("test acc", test_acc)):
                 run.history[k].append(v)
