@@ -19,6 +19,10 @@ CASES = {
     "baddbmm": (lambda m, a: m.baddbmm(a["x"][None], a["x"][None], a["w"][None]), None),
     "linear": (lambda m, a: m.nn.functional.linear(a["x"], a["w"], a["b"]), None),
     "conv2d": (lambda m, a: m.nn.functional.conv2d(a["img"], a["k"], a["kb"]), None),
+    "conv1d": (lambda m, a: m.nn.functional.conv1d(a["img"][:, :, 0], a["k"][:, :, 0]), None),
+    "conv_transpose2d": (lambda m, a: m.nn.functional.conv_transpose2d(
+        a["img"], a["k"].transpose(0, 1), stride=2), None),
+    "conv2d_strided": (lambda m, a: m.nn.functional.conv2d(a["img"], a["k"], stride=2), None),
     "einsum": (lambda m, a: m.einsum("ij,jk->ik", a["x"], a["w"]), None),
     "dot_not_listed": (lambda m, a: m.dot(a["x"][0], a["x"][0]), None),
     "softmax_f32": (lambda m, a: m.nn.functional.softmax(a["x"], dim=-1), None),
@@ -73,7 +77,8 @@ def test_autocast_dtypes_match_torch(low):
 
 def test_low_precision_results_are_within_bf16_tolerance_of_float32():
     a = _inputs(mint, mint.bfloat16)
-    for name in ("matmul", "linear", "conv2d", "addmm", "bmm"):
+    for name in ("matmul", "linear", "conv2d", "addmm", "bmm", "baddbmm", "conv1d",
+                 "conv_transpose2d", "conv2d_strided"):
         fn = CASES[name][0]
         ref = fn(mint, a).detach().numpy()
         with mint.autocast("cpu"):

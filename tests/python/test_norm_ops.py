@@ -422,3 +422,30 @@ def test_errors():
         _C.layer_norm_backward(x, x, [4], mean, mint.zeros(5), None)
     with pytest.raises(ValueError, match="divisible by num_groups"):
         _C.group_norm_backward(x, x, 2, mint.zeros(4), mint.zeros(4), None)
+
+
+@pytest.mark.parametrize("dt", ["float32", "bfloat16", "float64"])
+def test_relu_backward_folds_into_batch_norm_backward(dt):
+    """relu(batch_norm(x)) differentiated under @jit: the relu's backward joins the norm's
+    (one kernel) and the gradients equal eager mode's bit for bit, a NaN output included."""
+    rng = np.random.default_rng(4)
+    x = T(rng.standard_normal((4, 3, 5, 5)).astype(np.float32)).to(getattr(tandem, dt))
+    x[0, 0, 0, 0] = float("nan")
+    w = T(rng.standard_normal(3).astype(np.float32)).requires_grad_(True)
+    b = T(rng.standard_normal(3).astype(np.float32)).requires_grad_(True)
+    gy = T(rng.standard_normal((4, 3, 5, 5)).astype(np.float32)).to(x.dtype)
+
+    def f(x, gy):
+        x = x.detach().requires_grad_(True)
+        y = F.relu(F.batch_norm(x, None, None, w, b, training=True))
+        y.backward(gy)
+        gx = x.grad
+        gw, gb = w.grad, b.grad
+        w.grad = b.grad = None
+        return gx, gw, gb
+    eager = f(x, gy)
+    step = tandem.jit(f)
+    text = step.explain(x, gy)
+    assert "relu_mask=True" in text and "relu_backward" not in text.split("optimized")[1]
+    for e, g in zip(eager, step(x, gy)):
+        np.testing.assert_array_equal(g.float().numpy(), e.float().numpy())

@@ -151,7 +151,9 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
   copy_back(y, out[0]);
 }
 
-// Inputs: grad_out, input, [weight], save_mean, save_invstd.
+// Inputs: grad_out, input, [weight], save_mean, save_invstd, [relu_out]. relu_out is there
+// when the graph pass folding activations gave the node the relu_backward that fed it
+// (attr relu_mask): grad_out counts only where relu_out > 0 (or is NaN), relu_backward's rule.
 std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const char* op = "batch_norm_backward";
   const Tensor& x = in[1];
@@ -160,9 +162,12 @@ std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in
   size_t k = 2;
   Tensor w = take(in, k, at.get_bool("has_weight"));
   check_per_channel(w, C, x.shape(), op, "weight");
-  TANDEM_CHECK(in.size() == k + 2, ValueError, op, ": expected save_mean and save_invstd");
+  const bool relu = at.get_bool_or("relu_mask", false);
+  TANDEM_CHECK(in.size() == k + 2 + (relu ? 1 : 0), ValueError, op,
+               ": expected save_mean and save_invstd", relu ? " and relu_out" : "");
   check_stat(in[k], C, op, "save_mean");
   check_stat(in[k + 1], C, op, "save_invstd");
+  if (relu) check_grad_shape(in[k + 2], x, op);
   const DType wdt = w.defined() ? w.dtype() : x.dtype();
   return {{x.shape(), x.dtype()}, {{C}, wdt}, {{C}, wdt}};
 }
@@ -177,6 +182,7 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
   Tensor w = take(in, k, at.get_bool("has_weight"));
   if (w.defined()) w = dense_as(w, kt);
   Tensor mean = dense_as(in[k], kt), invstd = dense_as(in[k + 1], kt);
+  const Tensor relu_out = at.get_bool_or("relu_mask", false) ? dense_as(in[k + 2], xt) : Tensor();
   Tensor gx = kernel_buffer(out[0], xt), gw = kernel_buffer(out[1], kt),
          gb = kernel_buffer(out[2], kt);
   by_bn_storage(xt, [&](auto xtag, auto tag) {
@@ -184,7 +190,8 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     using T = decltype(tag);
     norm_cpu::batch_norm_backward(gy.data<X>(), x.data<X>(), N, C, S, mean.data<T>(),
                                   invstd.data<T>(), ptr_or_null<T>(w), at.get_bool("training"),
-                                  gx.data<X>(), gw.data<T>(), gb.data<T>());
+                                  gx.data<X>(), gw.data<T>(), gb.data<T>(),
+                                  ptr_or_null<X>(relu_out));
   });
   copy_back(gx, out[0]);
   copy_back(gw, out[1]);
@@ -593,6 +600,9 @@ std::vector<Tensor> gn_bwd_composite(const std::vector<Tensor>& in, const Attrs&
 }
 
 std::vector<Tensor> bn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  // Folded relu masks appear only in optimized graphs, after differentiation.
+  TANDEM_CHECK(!c.attrs.get_bool_or("relu_mask", false), NotImplementedError,
+               "batch_norm_backward: differentiating a node with a folded relu_backward");
   return vjp_via_composite(
       c, g, [&](const std::vector<Tensor>& in) { return bn_bwd_composite(in, c.attrs); });
 }

@@ -3,7 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/kernels/cpu/elementwise.h"
@@ -182,16 +184,20 @@ void batch_norm_apply(const X* x, int64_t N, int64_t C, int64_t S, const T* mean
   });
 }
 
-template <typename X, typename T>
-void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
-                         const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb) {
+namespace {
+
+// The body of batch_norm_backward for a gy read through g(i) (gy itself, or masked by a
+// relu's output).
+template <typename X, typename T, typename G>
+void bn_backward_body(G g, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
+                      const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb) {
   const double cnt = double(N * S);
   for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
     double sg[kChanBlock] = {}, sgx[kChanBlock] = {};
     reduce_channels2(
-        N, C, S, c0, c1, sg, sgx, [gy](int64_t, int64_t i) { return double(ld(gy[i])); },
-        [gy, x, mean](int64_t c, int64_t i) {
-          return double(ld(gy[i])) * (double(ld(x[i])) - double(mean[c]));
+        N, C, S, c0, c1, sg, sgx, [g](int64_t, int64_t i) { return double(g(i)); },
+        [g, x, mean](int64_t c, int64_t i) {
+          return double(g(i)) * (double(ld(x[i])) - double(mean[c]));
         });
     // gx = k1 * gy + k2 * (x - mean) + k3; the k2, k3 terms are the paths through the
     // batch mean and variance, absent when the statistics were constants.
@@ -207,9 +213,30 @@ void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t 
     }
     map_channels(N, C, S, c0, c1, [=, a1 = &k1[0], a2 = &k2[0], a3 = &k3[0]](int64_t c, int64_t i) {
       const int64_t j = c - c0;
-      gx[i] = st<X>(a1[j] * ld(gy[i]) + a2[j] * (ld(x[i]) - mean[c]) + a3[j]);
+      gx[i] = st<X>(a1[j] * g(i) + a2[j] * (ld(x[i]) - mean[c]) + a3[j]);
     });
   });
+}
+
+}  // namespace
+
+template <typename X, typename T>
+void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
+                         const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb,
+                         const X* relu_out) {
+  if (relu_out)  // relu_backward's rule: out <= 0 ? 0 : grad (a NaN output passes grad)
+    bn_backward_body<X, T>(
+        [gy, relu_out](int64_t i) {
+          // A bit mask, not a select: GCC keeps a select inside the double reductions scalar
+          // (5-10x slower), and multiplying by 0 / 1 would turn an inf grad into NaN.
+          using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+          const U keep = U(0) - U(!(ld(relu_out[i]) <= T(0)));
+          return std::bit_cast<T>(std::bit_cast<U>(T(ld(gy[i]))) & keep);
+        },
+        x, N, C, S, mean, invstd, w, training, gx, gw, gb);
+  else
+    bn_backward_body<X, T>([gy](int64_t i) { return T(ld(gy[i])); }, x, N, C, S, mean, invstd, w,
+                           training, gx, gw, gb);
 }
 
 template <typename T>
@@ -356,7 +383,7 @@ void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
   template void batch_norm_apply<X, T>(const X*, int64_t, int64_t, int64_t, const T*, const T*,    \
                                        const T*, const T*, X*, bool);                              \
   template void batch_norm_backward<X, T>(const X*, const X*, int64_t, int64_t, int64_t, const T*, \
-                                          const T*, const T*, bool, X*, T*, T*);
+                                          const T*, const T*, bool, X*, T*, T*, const X*);
 TANDEM_BATCH_NORM_INSTANTIATE(float, float)
 TANDEM_BATCH_NORM_INSTANTIATE(double, double)
 TANDEM_BATCH_NORM_INSTANTIATE(BFloat16, float)

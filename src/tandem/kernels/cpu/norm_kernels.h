@@ -24,9 +24,12 @@ void batch_norm_apply(const X* x, int64_t N, int64_t C, int64_t S, const T* mean
                       const T* w, const T* b, X* y, bool relu = false);
 // Gradients of batch_norm_apply (w may be null). training: mean / invstd came from x itself,
 // so the gradient flows through them too; otherwise they were constants (running stats).
+// relu_out (may be null): the output of a relu after the norm, whose backward is applied to
+// gy as it is read (gy counts where relu_out > 0 or is NaN), one pass fewer.
 template <typename X, typename T>
 void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
-                         const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb);
+                         const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb,
+                         const X* relu_out = nullptr);
 
 // --- layer norm: x viewed as (M rows, D normalized elements); w / b have D elements -------
 template <typename T>
