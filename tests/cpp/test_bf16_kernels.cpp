@@ -51,9 +51,9 @@ struct ConvCase {
 TEST(Bf16Kernels, ConvolutionAndBothGradientsMatchFloat32) {
   // oneDNN's direct kernels, the GEMM weight gradient (strided, small maps, dilated) and the
   // float32 fallback for few channels.
-  const ConvCase cases[] = {{2, 16, 9, 9, 32, 3, 1, 1, 1},  {2, 32, 12, 10, 16, 3, 2, 1, 1},
-                            {3, 64, 3, 3, 32, 3, 1, 1, 1},  {2, 32, 7, 9, 16, 3, 2, 2, 2},
-                            {2, 32, 6, 6, 64, 1, 2, 0, 1},  {2, 3, 11, 11, 6, 5, 1, 2, 1}};
+  const ConvCase cases[] = {{2, 16, 9, 9, 32, 3, 1, 1, 1}, {2, 32, 12, 10, 16, 3, 2, 1, 1},
+                            {3, 64, 3, 3, 32, 3, 1, 1, 1}, {2, 32, 7, 9, 16, 3, 2, 2, 2},
+                            {2, 32, 6, 6, 64, 1, 2, 0, 1}, {2, 3, 11, 11, 6, 5, 1, 2, 1}};
   uint32_t seed = 1;
   for (const ConvCase& c : cases) {
     Conv2dArgs a;

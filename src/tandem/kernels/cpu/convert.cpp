@@ -6,38 +6,19 @@
 
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/storage_io.h"
 
 namespace tandem {
 namespace {
 
-// Values pass through float for the 16-bit types and through their own type otherwise.
-template <typename T>
-struct Repr {
-  using type = T;
-  static T load(T v) { return v; }
-  static T store(T v) { return v; }
-};
-template <>
-struct Repr<Half> {
-  using type = float;
-  static float load(Half h) { return half_to_float(h.bits); }
-  static Half store(float f) { return Half{float_to_half(f)}; }
-};
-template <>
-struct Repr<BFloat16> {
-  using type = float;
-  static float load(BFloat16 h) { return bf16_to_float(h.bits); }
-  static BFloat16 store(float f) { return BFloat16{float_to_bf16(f)}; }
-};
-
 template <typename D, typename S>
 D cast_value(S s) {
-  auto v = Repr<S>::load(s);
+  auto v = ld(s);  // float for the 16-bit types, the type itself otherwise
   if constexpr (std::is_same_v<D, bool>) {
     return v != decltype(v)(0);
   } else {
-    using DR = typename Repr<D>::type;
-    return Repr<D>::store(static_cast<DR>(v));
+    using DR = compute_t<D>;
+    return st<D>(static_cast<DR>(v));
   }
 }
 

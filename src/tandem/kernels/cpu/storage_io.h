@@ -1,6 +1,7 @@
 // Element loads and stores between a storage type and the type a kernel computes in:
-// bfloat16 arrays are read and written as such and computed in float32 (the conversions
-// vectorize), float and double pass through. Lets one kernel body serve every dtype.
+// bfloat16 and float16 values are computed in float32 (bfloat16's conversions vectorize),
+// every other type in itself. Lets one kernel body serve every dtype; dtype conversion
+// (convert.cpp) goes through it too.
 #pragma once
 #include "tandem/core/dtype.h"
 
@@ -11,6 +12,13 @@ struct StorageIo {
   using compute = S;
   static S load(S v) { return v; }
   static S store(S v) { return v; }
+};
+
+template <>
+struct StorageIo<Half> {
+  using compute = float;
+  static float load(Half v) { return half_to_float(v.bits); }
+  static Half store(float v) { return Half{float_to_half(v)}; }
 };
 
 template <>
