@@ -271,8 +271,6 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "half-precision results are computed from float32 reads of each operand; torch first "
      "rounds every operand (Python numbers too: 1e30 becomes inf in float16) to the common "
      "dtype, so overflow to inf and fmod's rounding differ"),
-    ("as_strided", "backward", "wrong", r"values differ",
-     "OPEN: as_strided with overlapping windows: the gradient is not summed per storage element"),
     ("softmax|log_softmax|dropout|dropout2d", "forward", "wrong", r"dtype",
      "empty or integer inputs: torch skips its kernel (and its dtype checks) for empty "
      "tensors and keeps integer dtypes through dropout; tandem returns the float type"),

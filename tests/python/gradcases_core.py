@@ -33,7 +33,9 @@ CASES = {
     "slice": [lambda: (lambda a: a[1:, ::2], [rand(3, 5)]), lambda: (lambda a: a[::-1], [rand(4)])],
     "select": [lambda: (lambda a: a[1], [rand(3, 2)])],
     "diagonal": [lambda: (lambda a: a.diagonal(1), [rand(3, 4)])],
-    "as_strided": [lambda: (lambda a: a.as_strided((2, 2), (1, 2)), [rand(6)])],
+    "as_strided": [lambda: (lambda a: a.as_strided((2, 2), (1, 2)), [rand(6)]),
+                   # overlapping windows, over a slice of a larger storage
+                   lambda: (lambda a: a[2:].as_strided((3, 3), (1, 1)), [rand(8)])],
     "matmul": [lambda: (lambda a, b: a @ b, [rand(2, 3, 4), rand(4, 5)]),
                lambda: (lambda a, b: a @ b, [rand(4), rand(4, 2)])],
     # Diagonally dominant, so the matrices stay far from singular under the perturbations.
@@ -54,6 +56,17 @@ def _write_through_view(a, b):
 
 
 CASES["view_assign"] = [lambda: (_write_through_view, [rand(5), rand(2)])]
+
+
+def _as_strided_grad(a):
+    """d/da sum(as_strided(a)^3) over overlapping windows of an expanded slice: its own
+    derivative is as_strided_backward's rule."""
+    a = a if a.requires_grad else a.detach().requires_grad_()
+    y = a[1:4].unsqueeze(1).expand(3, 2).as_strided((2, 2), (1, 1), a[1:4].storage_offset())
+    return tandem.autograd.grad((y * y * y).sum(), a, create_graph=True)[0]
+
+
+CASES["as_strided_backward"] = [lambda: (_as_strided_grad, [rand(6)])]
 
 
 def _second_order(forward):

@@ -9,8 +9,11 @@ namespace tandem {
 Tensor view_scatter(const Tensor& grad, const Shape& base_shape, const Shape& view_shape,
                     const Strides& view_strides, int64_t view_offset);
 // vjp for a non-overlapping view op whose view function only reads metadata (select,
-// slice, diagonal, narrow, as_strided without overlap).
+// slice, diagonal, narrow) of its input's elements.
 std::vector<Tensor> view_vjp(const VjpCtx& c, const std::vector<Tensor>& g);
+// vjp of as_strided, which addresses storage: overlapping windows sum, positions outside
+// the input get nothing, an expanded input shares (as_strided_backward).
+std::vector<Tensor> as_strided_vjp(const VjpCtx& c, const std::vector<Tensor>& g);
 
 // base with the view region (geometry relative to a dense base) replaced by value: the
 // functional form of an in-place write through a view, recorded so gradients reach both.

@@ -323,7 +323,7 @@ TANDEM_DEFINE_VJP(expand_op, expand_vjp)
 TANDEM_DEFINE_VJP(slice_op, view_vjp)
 TANDEM_DEFINE_VJP(select_op, view_vjp)
 TANDEM_DEFINE_VJP(diagonal_op, view_vjp)
-TANDEM_DEFINE_VJP(as_strided_op, view_vjp)
+TANDEM_DEFINE_VJP(as_strided_op, as_strided_vjp)
 
 }  // namespace
 
