@@ -274,9 +274,6 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     ("softmax|log_softmax|dropout|dropout2d", "forward", "wrong", r"dtype",
      "empty or integer inputs: torch skips its kernel (and its dtype checks) for empty "
      "tensors and keeps integer dtypes through dropout; tandem returns the float type"),
-    ("clamp|clip|hardtanh", "backward", "wrong", r"values differ",
-     "OPEN: clamp/hardtanh gradients at NaN inputs or NaN bounds (torch passes the "
-     "gradient at a NaN input and drops it at a NaN bound; tandem does the reverse)"),
     ("scatter_reduce|scatter", "backward", "tandem_rejects", r"backward is not implemented",
      "scatter's multiply/amax/amin reductions have no gradient rule yet (NotImplementedError)"),
     (".*", ".*", "tandem_accepts", r"INTERNAL ASSERT FAILED",

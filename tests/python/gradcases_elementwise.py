@@ -109,6 +109,12 @@ CASES = {
     "where": [lambda: (mint.where,
                        [tandem.tensor([[True, False, True, False]] * 3), rand(3, 4), rand(4)]),
               lambda: (lambda a: mint.where(a > 0, a, a * a), [rand(6)])],
+    # tensor bounds (broadcast), values away from the kinks; min > max in the last column
+    "clamp_tensor": [lambda: (lambda x, lo, hi: mint.clamp(x, lo, hi),
+                              [tandem.tensor([[-0.9, -0.2, 0.1, 0.7, 0.3], [0.4, -0.6, 0.8, -0.1, 0.9]],
+                                             dtype=tandem.float64),
+                               tandem.tensor([-0.5, -0.4, -0.3, -0.2, 0.6], dtype=tandem.float64),
+                               tandem.tensor([[0.5], [0.35]], dtype=tandem.float64)])],
     "lerp": [lambda: (mint.lerp, [rand(3, 4), rand(4), rand(3, 1)]),
              lambda: (lambda a, b: mint.lerp(a, b, 0.3), [rand(5), rand(5)])],
     "addcmul": [lambda: (lambda x, a, b: mint.addcmul(x, a, b, value=0.5),

@@ -360,3 +360,32 @@ def test_as_strided_gradient_is_per_storage_element(build):
         (g * g).sum().backward()
         second.append(b.grad.numpy())
     np.testing.assert_allclose(second[0], second[1], rtol=1e-12)
+
+
+# clamp with tensor bounds is one op with torch's gradient masks (was: maximum then minimum,
+# whose NaN rule gave the gradient to all three operands); hardtanh passes the gradient at a
+# NaN input (x <= lo or x >= hi ? 0 : g), clamp does not.
+def test_clamp_and_hardtanh_gradients_at_nan_and_crossed_bounds():
+    nan = float("nan")
+    results = []
+    for m in (mint, torch):
+        x = m.tensor([nan, -2., 0.5, 3., 1., 0., -1., 2.], dtype=m.float64).requires_grad_(True)
+        lo = m.tensor([nan, nan, 0., 0., 1., 0.5, -1., 3.], dtype=m.float64).requires_grad_(True)
+        hi = m.tensor([1., 1., nan, 1., 1., 0.2, 0., 1.], dtype=m.float64).requires_grad_(True)
+        row = []
+        for bounds in ((lo, hi), (lo, None), (None, hi)):
+            for t in (x, lo, hi):
+                t.grad = None
+            y = m.clamp(x, *bounds)
+            (y * m.arange(1., 9., dtype=m.float64)).sum().backward()
+            row += [y.detach().numpy()] + [np.zeros(8) if t.grad is None else t.grad.numpy()
+                                           for t in (x, lo, hi)]
+        h = m.tensor([nan, -2., 0.5, 3., -1., 1.], dtype=m.float64).requires_grad_(True)
+        m.nn.functional.hardtanh(h).sum().backward()
+        row.append(h.grad.numpy())
+        b = m.tensor([True, False, True])
+        row.append(m.clamp(b, m.tensor([False, True, False])).numpy())
+        results.append(row)
+    for got, want in zip(*results):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

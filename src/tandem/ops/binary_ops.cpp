@@ -78,6 +78,7 @@ DEFINE_EW(where, ({EwPolicy::Promote,
                    {},
                    false,
                    1}))
+DEFINE_EW(clamp_tensor, ({EwPolicy::Promote, TER(Clamp3, void, TANDEM_ALL_TYPES)}))
 DEFINE_EW(lerp, ({EwPolicy::FloatOnly, TER(Lerp, void, TANDEM_FLOAT_TYPES)}))
 DEFINE_EW(addcmul, ({EwPolicy::Promote, TER(Addcmul, void, TANDEM_NUMERIC_TYPES), {"value"}}))
 DEFINE_EW(addcdiv, ({EwPolicy::PromoteFloat, TER(Addcdiv, void, TANDEM_FLOAT_TYPES), {"value"}}))
@@ -229,6 +230,28 @@ std::vector<Tensor> where_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {Tensor(), c.needs_grad[1] ? where(cond, g[0], num(0.0)) : Tensor(),
           c.needs_grad[2] ? where(cond, num(0.0), g[0]) : Tensor()};
 }
+// clamp with tensor bounds, PyTorch's masks (clamp_backward_min_max): x where it lies inside
+// [lo, hi]; lo where x is below it and lo < hi; hi where x is above it or hi < lo. A NaN
+// anywhere fails every comparison: nobody gets the gradient. A bound the caller left out
+// (attr has_min / has_max false, passed as the dtype's extreme) takes no part.
+std::vector<Tensor> clamp_tensor_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  const Tensor &x = c.inputs[0], &lo = c.inputs[1], &hi = c.inputs[2];
+  const bool has_lo = c.attrs.get_bool_or("has_min", true),
+             has_hi = c.attrs.get_bool_or("has_max", true);
+  const Tensor zero = num(0.0);
+  Tensor gx, glo, ghi;
+  if (c.needs_grad[0]) {
+    Tensor in = has_lo && has_hi ? logical_and(ge(x, lo), le(x, hi))
+                : has_lo         ? ge(x, lo)
+                                 : le(x, hi);
+    gx = where(in, g[0], zero);
+  }
+  if (c.needs_grad[1] && has_lo)
+    glo = where(has_hi ? logical_and(lt(x, lo), lt(lo, hi)) : lt(x, lo), g[0], zero);
+  if (c.needs_grad[2] && has_hi)
+    ghi = where(has_lo ? logical_or(gt(x, hi), lt(hi, lo)) : gt(x, hi), g[0], zero);
+  return {gx, glo, ghi};
+}
 // lerp = start + weight (end - start).
 std::vector<Tensor> lerp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &s = c.inputs[0], &e = c.inputs[1], &w = c.inputs[2];
@@ -274,6 +297,7 @@ TANDEM_DEFINE_VJP(fmax_op, fmax_vjp)
 TANDEM_DEFINE_VJP(fmin_op, fmin_vjp)
 TANDEM_DEFINE_VJP(where_op, where_vjp)
 TANDEM_DEFINE_VJP(lerp_op, lerp_vjp)
+TANDEM_DEFINE_VJP(clamp_tensor_op, clamp_tensor_vjp)
 TANDEM_DEFINE_VJP(addcmul_op, addcmul_vjp)
 TANDEM_DEFINE_VJP(addcdiv_op, addcdiv_vjp)
 // Comparisons and logical / bitwise ops produce no gradient.
@@ -374,6 +398,10 @@ TANDEM_DEFINE_BINARY_FN(bitwise_right_shift)
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return dispatch1(where_op, {cond, a, b});
+}
+Tensor clamp_tensor(const Tensor& x, const Tensor& lo, const Tensor& hi, bool has_min,
+                    bool has_max) {
+  return dispatch1(clamp_tensor_op, {x, lo, hi}, {{"has_min", has_min}, {"has_max", has_max}});
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   // A float weight must not turn integer endpoints into a float lerp (PyTorch rejects it).

@@ -65,6 +65,10 @@ Tensor relu_backward(const Tensor& grad, const Tensor& output);
 // --- ternary -----------------------------------------------------------------------------
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+// clamp(x, lo, hi) with tensor bounds (one op, PyTorch's gradient masks); has_min / has_max
+// false: that bound is a placeholder (the dtype's extreme) and gets no gradient.
+Tensor clamp_tensor(const Tensor& x, const Tensor& lo, const Tensor& hi, bool has_min,
+                    bool has_max);
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,

@@ -166,7 +166,9 @@ std::vector<Tensor> abs_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 std::vector<Tensor> clamp_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
   Tensor lo = num(c.attrs.get_float("min")), hi = num(c.attrs.get_float("max"));
-  Tensor in = c.attrs.get_bool_or("open", false) ? logical_and(gt(x, lo), lt(x, hi))
+  // hardtanh_backward zeroes where x <= lo or x >= hi, so a NaN input passes the gradient;
+  // clamp's mask (lo <= x <= hi) drops it, as in PyTorch.
+  Tensor in = c.attrs.get_bool_or("open", false) ? logical_not(logical_or(le(x, lo), ge(x, hi)))
                                                  : logical_and(ge(x, lo), le(x, hi));
   return {mul(g[0], mask(in, g[0]))};
 }
@@ -510,10 +512,26 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
   TANDEM_CHECK(min.defined() || max.defined(), ValueError,
                "clamp: at least one of 'min' or 'max' must not be None");
-  Tensor y = x;
-  if (min.defined()) y = maximum(y, min);
-  if (max.defined()) y = minimum(y, max);
-  return y;
+  TANDEM_CHECK(x.defined(), ValueError, "clamp: input is None; pass a tensor");
+  // One op with PyTorch's gradient masks; a bound left out is the dtype's extreme as a
+  // Python number (it takes no part in promotion, and clamps nothing).
+  auto extreme = [&](const Tensor& other, bool high) {
+    const DType t = result_type({x, other});
+    if (is_floating(t))
+      return scalar_tensor(Scalar(high ? std::numeric_limits<double>::infinity()
+                                       : -std::numeric_limits<double>::infinity()));
+    if (t == DType::Bool) return scalar_tensor(Scalar(high));
+    int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    if (t == DType::UInt8) lo = 0, hi = 255;
+    if (t == DType::Int8) lo = -128, hi = 127;
+    if (t == DType::Int16) lo = -32768, hi = 32767;
+    if (t == DType::Int32)
+      lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+    return scalar_tensor(Scalar(high ? hi : lo));
+  };
+  const Tensor lo = min.defined() ? min : extreme(max, false);
+  const Tensor hi = max.defined() ? max : extreme(min, true);
+  return clamp_tensor(x, lo, hi, min.defined(), max.defined());
 }
 
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,

@@ -205,6 +205,14 @@ struct WhereLoop {
   }
   static VecFn32 vec32() { return nullptr; }
 };
+// clamp(x, lo, hi) with tensor bounds: minimum(maximum(x, lo), hi), NaN in any operand
+// propagating (as PyTorch's clamp).
+struct Clamp3 {
+  template <typename T>
+  static T s(T x, T lo, T hi, const EwP& p) {
+    return Minimum::s(Maximum::s(x, lo, p), hi, p);
+  }
+};
 struct Lerp {
   template <typename T>
   static T s(T a, T b, T w, const EwP&) {
