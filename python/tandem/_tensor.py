@@ -278,6 +278,25 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     return _C.uniform_(self, a, b)
 
 
+def _bernoulli_(self: Tensor, p: Any = 0.5) -> Tensor:
+    """Fills self with 0 / 1 draws from Bernoulli(p) in place (PyTorch's ``bernoulli_``).
+
+    Args:
+        p (float or Tensor): the probability of a 1, a number in [0, 1] or a tensor of them
+            broadcastable to self. Default: ``0.5``.
+
+    Returns:
+        Tensor: self.
+    """
+    fdt = self.dtype if self.is_floating_point() else dtype.float32
+    if isinstance(p, Tensor):
+        probs = _C.to_dtype(_C.broadcast_to(p, self.shape), fdt, False)
+    else:
+        from ._impl.creation import check_probability
+        probs = _C.full(self.shape, check_probability(p, "bernoulli_"), fdt)
+    return self._copy_from(_C.bernoulli(probs))
+
+
 _c_setitem = Tensor.__setitem__
 
 
@@ -462,6 +481,7 @@ EXTRA_METHODS: Dict[str, Any] = {
     "zero_": _zero_,
     "normal_": _normal_,
     "uniform_": _uniform_,
+    "bernoulli_": _bernoulli_,
     "new_tensor": _new_tensor,
     "new_zeros": _new_zeros,
     "new_ones": _new_ones,

@@ -199,8 +199,6 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "scatter's extra reduce modes, empty non-batch dims in pooling, float where() "
      "conditions, weight/bias shape checks, broadcasting in addmm/linear/cross, omitted "
      "arguments that default, in-place results that cannot be cast back"),
-    (".*", ".*", "tandem_accepts", r"bernoulli_ expects p|p_in >= 0",
-     "OPEN: bernoulli's p checked in [0, 1] for tensors only"),
     # --- tandem rejects what torch accepts, on purpose ---
     (".*", ".*", "tandem_rejects", r"is out of the int64 range",
      "a Python int in [2**63, 2**64) is a ValueError; torch reads it as a uint64 scalar, "

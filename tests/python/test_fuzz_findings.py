@@ -389,3 +389,24 @@ def test_clamp_and_hardtanh_gradients_at_nan_and_crossed_bounds():
     for got, want in zip(*results):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+# bernoulli's scalar p is checked before the tensor is looked at (an empty input raised
+# nothing); Tensor.bernoulli_ exists (float or tensor p, any dtype, 0 / 1 draws in place).
+def test_bernoulli_checks_p_and_bernoulli_fills_in_place():
+    for p in (1.5, -0.5, float("nan")):
+        with pytest.raises(RuntimeError):
+            torch.bernoulli(torch.zeros(3, 0), p)
+        with pytest.raises(ValueError, match=r"p must be in \[0, 1\]"):
+            mint.bernoulli(mint.zeros(3, 0), p)
+        with pytest.raises(ValueError, match=r"\[0, 1\]"):
+            mint.zeros(4).bernoulli_(p)
+    tandem.manual_seed(0)
+    x = mint.zeros(4000)
+    assert x.bernoulli_(0.25) is x and abs(float(x.mean()) - 0.25) < 0.03
+    assert set(np.unique(x.numpy())) <= {0.0, 1.0}
+    xi = mint.zeros(2, 500, dtype=mint.int64).bernoulli_(mint.tensor([[0.0], [1.0]]))
+    assert xi.dtype == mint.int64
+    np.testing.assert_array_equal(xi.numpy(), np.repeat([[0], [1]], 500, axis=1))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        mint.zeros(3).bernoulli_(mint.tensor([0.5, 1.5, 0.2]))

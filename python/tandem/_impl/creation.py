@@ -126,9 +126,18 @@ def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
     return _C.normal(float(mean), float(std), _args.size_or_scalar(size), float_dtype(dtype))
 
 
+def check_probability(p: float, op: str = "bernoulli") -> float:
+    """p as a float, or ValueError when it is outside [0, 1] (NaN included), whatever the
+    tensor's size (torch checks a scalar p before looking at the tensor)."""
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: p must be in [0, 1], got p={p}")
+    return p
+
+
 def bernoulli(input: Tensor, p: Optional[float]) -> Tensor:
     if p is not None:
-        return _C.bernoulli(_C.full(input.shape, float(p), input.dtype))
+        return _C.bernoulli(_C.full(input.shape, check_probability(p), input.dtype))
     return _C.bernoulli(input)
 
 
