@@ -154,6 +154,14 @@ void bind_tensor(nb::module_& m) {
       nb::arg("tensor"), nb::arg("dtype"), nb::arg("op"),
       "Raises ValueError when a value of `tensor` does not fit `dtype` (PyTorch's overflow "
       "rule for numbers stored as values).");
+  m.def(
+      "_check_scalar_fits",
+      [](nb::handle value, DType dtype, const std::string& op) {
+        check_scalar_fits(as_scalar(value, op.c_str()), dtype, op.c_str());
+      },
+      nb::arg("value"), nb::arg("dtype"), nb::arg("op"),
+      "Raises ValueError when the Python number does not fit `dtype` (PyTorch's checked "
+      "conversion of scalar arguments).");
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
   cls.def(
       "__init__",

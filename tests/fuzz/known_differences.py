@@ -167,10 +167,16 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "a finite fill value beyond float16's range always raises; torch's check depends on the "
      "path: full((2,), 70000.0) raises, but full((2,), -70000.0) and a one-element "
      "full((1,), 1e30) store -inf / inf"),
+    ("celu|elu", "backward", "tandem_accepts", r"cannot be converted to type float without overflow",
+     "torch's elu backward converts alpha to float even for float64 inputs (celu(x, 1e300) "
+     "runs forward and raises in backward); tandem computes the float64 gradient"),
     # --- open: torch raises, tandem does not yet (listed so they stay visible) ---
     (".*", ".*", "tandem_accepts", r"cannot be converted to type [\w:]+ without overflow",
-     "OPEN: Python-number attributes (alpha, value, celu's alpha) are not range-checked "
-     "against the tensor dtype (W7 covers fill/full/tensor only)"),
+     "OPEN: Python-number arguments of some ops are not yet range-checked against the type "
+     "they compute in (where's float branches, scatter / index_add values, lerp's weight, "
+     "baddbmm's alpha / beta, pow's scalar exponent, histc on float16); add / sub / addcmul / "
+     "addcdiv / where(int) / the activation parameters / clamp / hardtanh / histc / "
+     "linspace / logspace check now"),
     (".*", ".*", "tandem_accepts",
      r"tensordot expects dims >= 0|linalg\.(matrix_)?norm: (If dim|dim must be)|"
      r"OverflowError|can't convert negative int|more than one element of the written-to|"

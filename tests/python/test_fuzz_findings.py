@@ -410,3 +410,46 @@ def test_bernoulli_checks_p_and_bernoulli_fills_in_place():
     np.testing.assert_array_equal(xi.numpy(), np.repeat([[0], [1]], 500, axis=1))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         mint.zeros(3).bernoulli_(mint.tensor([0.5, 1.5, 0.2]))
+
+
+# Python-number arguments are converted to the op's type with torch's overflow check: an
+# alpha / value / slope / bound beyond it raises instead of wrapping (integers) or becoming
+# inf (floats); linspace / logspace check start and end against the result dtype.
+@pytest.mark.parametrize("call", [
+    lambda m: m.add(m.tensor([1, 2], dtype=m.int8), m.tensor([1, 2], dtype=m.int8), alpha=1000),
+    lambda m: m.sub(m.tensor([1, 2], dtype=m.int8), m.tensor([1, 2], dtype=m.int8), alpha=-300),
+    lambda m: m.add(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16), alpha=1e6),
+    lambda m: m.addcmul(m.ones(2, dtype=m.bfloat16), m.ones(2, dtype=m.bfloat16),
+                        m.ones(2, dtype=m.bfloat16), value=1e39),
+    lambda m: m.where(m.tensor([True, False]), m.tensor([1, 2], dtype=m.int8), 1000),
+    lambda m: m.nn.functional.elu(m.ones(2), alpha=1e300),
+    lambda m: m.nn.functional.leaky_relu(m.ones(2), 1e300),
+    lambda m: m.nn.functional.softplus(m.ones(2), beta=1e300),
+    lambda m: m.nn.functional.hardtanh(m.ones(2), -1e300, 1e300),
+    lambda m: m.linspace(0, 1e300, 3),
+    lambda m: m.linspace(3, -129, 3, dtype=m.int8),
+    lambda m: m.logspace(1, 256, 2, dtype=m.uint8),
+    lambda m: m.logspace(256, 1, 1),  # one step: 10 ** 256 in float32 is stored checked
+])
+def test_number_arguments_that_do_not_fit_raise(call):
+    with pytest.raises(RuntimeError, match="without overflow"):
+        call(torch)
+    with pytest.raises(ValueError, match="without overflow"):
+        call(mint)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.addcdiv(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16),
+                        m.ones(2, dtype=m.float16), value=1e6),  # float32 opmath: fits
+    lambda m: m.where(m.tensor([True, False]), m.ones(2, dtype=m.bfloat16), 1e39),
+    lambda m: m.nan_to_num(m.ones(2), posinf=1e300),
+    lambda m: m.logspace(0, 1e300, 3, dtype=m.float64),
+    lambda m: m.linspace(0, float("inf"), 3),
+    lambda m: m.logspace(256, 1, 2, dtype=m.float32),  # many steps: inf stored unchecked
+    lambda m: m.linspace(-1e30, 3, 0, dtype=m.int8),
+    lambda m: m.linspace(3, -129, 1, dtype=m.int8),  # one step: only start is stored
+    lambda m: m.logspace(3, 1e30, 1, dtype=m.int32),
+])
+def test_number_arguments_torch_converts_unchecked_are_accepted(call):
+    want = call(torch)
+    np.testing.assert_array_equal(call(mint).float().numpy(), want.float().numpy())

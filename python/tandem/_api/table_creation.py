@@ -94,8 +94,7 @@ ROWS = [
              "end": "the bound, not included.", "step": "the difference between neighbours.",
              **_SIZE_ARGS}),
     Op("linspace", f"(start: Number, end: Number, steps: int, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
-       _dev("linspace", _grad("_C.linspace(float(start), float(end), int(steps), "
-                              "_impl.creation.float_dtype(dtype))")),
+       _dev("linspace", _grad("_impl.creation.linspace(start, end, steps, dtype)")),
        "steps evenly spaced values from start to end, both included.",
        args={"start": "the first value.", "end": "the last value.",
              "steps": "the number of values.", **_SIZE_ARGS}),

@@ -3324,7 +3324,7 @@ def linspace(
     if not isinstance(requires_grad, bool):
         _impl.args.not_a_bool('linspace', 'requires_grad', requires_grad)
     _impl.creation.check_device(device, 'linspace')
-    return _impl.creation.with_grad(_C.linspace(float(start), float(end), int(steps), _impl.creation.float_dtype(dtype)), requires_grad)
+    return _impl.creation.with_grad(_impl.creation.linspace(start, end, steps, dtype), requires_grad)
 
 
 def logspace(

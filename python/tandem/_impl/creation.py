@@ -75,9 +75,28 @@ def arange(start: Any, end: Any, step: Any, dtype: Any) -> Tensor:
     return _C.arange(*vals, dtype)
 
 
+def check_bounds(op: str, dtype: Any, steps: int, start: Any, end: Any) -> None:
+    """linspace / logspace: the values torch converts with its overflow check must fit the
+    result dtype: start and end for two or more steps, only the single value (start, or
+    base ** start for logspace) for one step, nothing for an empty result."""
+    steps = int(steps)
+    values = [] if steps <= 0 else [start] if steps == 1 else [start, end]
+    for v in values:
+        _C._check_scalar_fits(v.item() if isinstance(v, Tensor) else v, dtype, op)
+
+
+def linspace(start: Any, end: Any, steps: int, dtype: Any) -> Tensor:
+    dt = float_dtype(dtype)
+    check_bounds("linspace", dt, steps, start, end)
+    return _C.linspace(float(start), float(end), int(steps), dt)
+
+
 def logspace(start: Any, end: Any, steps: int, base: float, dtype: Any) -> Tensor:
+    dt = float_dtype(dtype)
     x = _C.linspace(float(start), float(end), int(steps), _C.dtype.float64)
-    return _C.to_dtype(_C.pow(float(base), x), float_dtype(dtype))
+    y = _C.pow(float(base), x)
+    check_bounds("logspace", dt, steps, y[0].item() if int(steps) == 1 else start, end)
+    return _C.to_dtype(y, dt)
 
 
 def meshgrid(tensors: tuple, indexing: Optional[str]) -> tuple:

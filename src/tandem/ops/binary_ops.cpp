@@ -64,7 +64,11 @@ DEFINE_EW(gt, ({EwPolicy::Compare, BIN(Gt, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(ge, ({EwPolicy::Compare, BIN(Ge, bool, TANDEM_ALL_TYPES)}))
 DEFINE_EW(isclose, ({EwPolicy::Compare,
                      BIN(IsClose, bool, TANDEM_ALL_TYPES),
-                     {"rtol", "atol", "equal_nan"}}))
+                     {"rtol", "atol", "equal_nan"},
+                     false,
+                     0,
+                     EwOperandCheck::None,
+                     false}))
 DEFINE_EW(logical_and, ({EwPolicy::Logical, BIN(LogicalAnd, bool, bool)}))
 DEFINE_EW(logical_or, ({EwPolicy::Logical, BIN(LogicalOr, bool, bool)}))
 DEFINE_EW(logical_xor, ({EwPolicy::Logical, BIN(LogicalXor, bool, bool)}))
@@ -93,6 +97,17 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
                ": for integral input tensors, argument alpha must not be a floating point "
                "number (got ",
                alpha.to_double(), " with ", dtype_name(t), ")");
+  check_scalar_fits(alpha, t, op);  // as torch: alpha=1000 on int8 would wrap
+}
+
+// addcmul / addcdiv's value must fit the type they compute in (float32 for 16-bit floats,
+// as torch's opmath type), or it would wrap (integers) or become inf silently.
+void check_value(const char* op, const std::vector<Tensor>& in, Scalar value) {
+  for (const Tensor& t : in)
+    if (!t.defined()) return;  // dispatch reports the missing input
+  DType t = result_type(in);
+  if (t == DType::Float16 || t == DType::BFloat16) t = DType::Float32;
+  check_scalar_fits(value, t, op);
 }
 
 const OpDef& binary_op(const std::string& name) {
@@ -397,6 +412,14 @@ TANDEM_DEFINE_BINARY_FN(bitwise_right_shift)
 #undef TANDEM_DEFINE_BINARY_FN
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  // A Python number branch must fit an integer result (torch raises; it would wrap); a float
+  // one beyond a 16-bit float's range becomes inf, as in torch.
+  if (a.defined() && b.defined()) {
+    const DType t = result_type({a, b});
+    if (!is_floating(t))
+      for (const Tensor* v : {&a, &b})
+        if (v->is_wrapped_number()) check_scalar_fits(v->item(), t, "where");
+  }
   return dispatch1(where_op, {cond, a, b});
 }
 Tensor clamp_tensor(const Tensor& x, const Tensor& lo, const Tensor& hi, bool has_min,
@@ -411,9 +434,11 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   return dispatch1(lerp_op, {start, end, weight});
 }
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  check_value("addcmul", {x, t1, t2}, value);
   return dispatch1(addcmul_op, {x, t1, t2}, {{"value", value.to_double()}});
 }
 Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {
+  check_value("addcdiv", {x, t1, t2}, value);
   return dispatch1(addcdiv_op, {x, t1, t2}, {{"value", value.to_double()}});
 }
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

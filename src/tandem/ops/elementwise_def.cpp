@@ -137,8 +137,13 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
   if (info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
       info.policy == EwPolicy::Predicate)
     out = DType::Bool;
-  TANDEM_CHECK(info.table.fn[int(kernel_dtype(ct))], TypeError, op.name,
-               ": not implemented for dtype ", dtype_name(ct));
+  const DType kt = kernel_dtype(ct);
+  TANDEM_CHECK(info.table.fn[int(kt)], TypeError, op.name, ": not implemented for dtype ",
+               dtype_name(ct));
+  if (info.params_fit && is_floating(kt))
+    for (const char* name : info.params)
+      if (name && attrs.has(name))
+        check_scalar_fits(Scalar(attrs.get_float(name)), kt, op.name.c_str());
   return {{shape, out}};
 }
 

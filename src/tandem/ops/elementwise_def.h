@@ -31,6 +31,10 @@ struct EwInfo {
   bool no_bool = false;  // reject bool tensors (sub, neg), as PyTorch does
   int promote_from = 0;  // inputs before this index don't take part in promotion (where's cond)
   EwOperandCheck check = EwOperandCheck::None;
+  // The params must fit the float type the op computes in (torch's checked conversion of
+  // alpha, negative_slope, beta, clamp bounds: 1e300 on float32 raises). Off for the ops
+  // whose params torch converts unchecked (nan_to_num's replacements, isclose's tolerances).
+  bool params_fit = true;
 };
 
 // The dtype Python floats promote as and integer true division returns (float32 unless

@@ -79,7 +79,13 @@ DEFINE_UNARY(elu, ({EwPolicy::FloatOnly, FLOATS(Elu), {"alpha", "scale", "input_
 DEFINE_UNARY(leaky_relu, ({EwPolicy::FloatOnly, FLOATS(LeakyRelu), {"negative_slope"}}))
 DEFINE_UNARY(hardsigmoid, ({EwPolicy::FloatOnly, FLOATS(Hardsigmoid)}))
 DEFINE_UNARY(hardswish, ({EwPolicy::FloatOnly, FLOATS(Hardswish)}))
-DEFINE_UNARY(nan_to_num, ({EwPolicy::Promote, KEEP_ALL(NanToNum), {"nan", "posinf", "neginf"}}))
+DEFINE_UNARY(nan_to_num, ({EwPolicy::Promote,
+                           KEEP_ALL(NanToNum),
+                           {"nan", "posinf", "neginf"},
+                           false,
+                           0,
+                           EwOperandCheck::None,
+                           false}))
 DEFINE_UNARY(isnan, ({EwPolicy::Predicate, PRED(IsNan)}))
 DEFINE_UNARY(isinf, ({EwPolicy::Predicate, PRED(IsInf)}))
 DEFINE_UNARY(isfinite, ({EwPolicy::Predicate, PRED(IsFinite)}))
@@ -478,6 +484,11 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   TANDEM_CHECK(min_val <= max_val, ValueError, "hardtanh: min_val (", min_val,
                ") must not exceed max_val (", max_val, ")");
   DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
+  // The bounds must fit the type hardtanh computes in (float32 for 16-bit floats), as torch
+  // checks: -1e30 on an int64 tensor raises rather than saturating.
+  const DType kt = !is_floating(t) || t == DType::Float64 ? t : DType::Float32;
+  check_scalar_fits(Scalar(min_val), kt, "hardtanh");
+  check_scalar_fits(Scalar(max_val), kt, "hardtanh");
   return dispatch1(
       clamp_op, {x},
       {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}, {"open", true}});
