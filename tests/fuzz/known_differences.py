@@ -173,9 +173,9 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     # --- open: torch raises, tandem does not yet (listed so they stay visible) ---
     (".*", ".*", "tandem_accepts", r"cannot be converted to type [\w:]+ without overflow",
      "OPEN: Python-number arguments of some ops are not yet range-checked against the type "
-     "they compute in (where's float branches, scatter / index_add values, lerp's weight, "
+     "they compute in (scatter / index_add values, lerp's weight, "
      "baddbmm's alpha / beta, pow's scalar exponent, histc on float16); add / sub / addcmul / "
-     "addcdiv / where(int) / the activation parameters / clamp / hardtanh / histc / "
+     "addcdiv / where / the activation parameters / clamp / hardtanh / histc / "
      "linspace / logspace check now"),
     (".*", ".*", "tandem_accepts",
      r"tensordot expects dims >= 0|linalg\.(matrix_)?norm: (If dim|dim must be)|"

@@ -422,6 +422,7 @@ def test_bernoulli_checks_p_and_bernoulli_fills_in_place():
     lambda m: m.addcmul(m.ones(2, dtype=m.bfloat16), m.ones(2, dtype=m.bfloat16),
                         m.ones(2, dtype=m.bfloat16), value=1e39),
     lambda m: m.where(m.tensor([True, False]), m.tensor([1, 2], dtype=m.int8), 1000),
+    lambda m: m.where(m.tensor([True, False]), m.ones(2), 1e300),
     lambda m: m.nn.functional.elu(m.ones(2), alpha=1e300),
     lambda m: m.nn.functional.leaky_relu(m.ones(2), 1e300),
     lambda m: m.nn.functional.softplus(m.ones(2), beta=1e300),
@@ -442,6 +443,7 @@ def test_number_arguments_that_do_not_fit_raise(call):
     lambda m: m.addcdiv(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16),
                         m.ones(2, dtype=m.float16), value=1e6),  # float32 opmath: fits
     lambda m: m.where(m.tensor([True, False]), m.ones(2, dtype=m.bfloat16), 1e39),
+    lambda m: m.where(m.tensor([True, False]), m.ones(2, dtype=m.float16), 1e6),
     lambda m: m.nan_to_num(m.ones(2), posinf=1e300),
     lambda m: m.logspace(0, 1e300, 3, dtype=m.float64),
     lambda m: m.linspace(0, float("inf"), 3),

@@ -412,13 +412,12 @@ TANDEM_DEFINE_BINARY_FN(bitwise_right_shift)
 #undef TANDEM_DEFINE_BINARY_FN
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  // A Python number branch must fit an integer result (torch raises; it would wrap); a float
-  // one beyond a 16-bit float's range becomes inf, as in torch.
+  // A Python number branch must fit the result dtype (torch raises; an integer would wrap,
+  // a float become inf), except in the 16-bit floats, which saturate to inf as in torch.
   if (a.defined() && b.defined()) {
     const DType t = result_type({a, b});
-    if (!is_floating(t))
-      for (const Tensor* v : {&a, &b})
-        if (v->is_wrapped_number()) check_scalar_fits(v->item(), t, "where");
+    for (const Tensor* v : {&a, &b})
+      if (v->is_wrapped_number()) check_data_fits(v->item(), t, "where");
   }
   return dispatch1(where_op, {cond, a, b});
 }
