@@ -172,11 +172,11 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "runs forward and raises in backward); tandem computes the float64 gradient"),
     # --- open: torch raises, tandem does not yet (listed so they stay visible) ---
     (".*", ".*", "tandem_accepts", r"cannot be converted to type [\w:]+ without overflow",
-     "OPEN: Python-number arguments of some ops are not yet range-checked against the type "
-     "they compute in (scatter / index_add values, lerp's weight, "
-     "baddbmm's alpha / beta, pow's scalar exponent, histc on float16); add / sub / addcmul / "
-     "addcdiv / where / the activation parameters / clamp / hardtanh / histc / "
-     "linspace / logspace check now"),
+     "OPEN: Python-number arguments of ops not yet range-checked against the type they "
+     "compute in; checked now: add / sub / addcmul / addcdiv / addmm / baddbmm / index_add "
+     "alpha-value-beta, where / scatter numbers, lerp's weight, pow's exponent of an integer "
+     "tensor, the activation parameters, clamp / hardtanh bounds, histc's range, linspace / "
+     "logspace"),
     (".*", ".*", "tandem_accepts",
      r"tensordot expects dims >= 0|linalg\.(matrix_)?norm: (If dim|dim must be)|"
      r"OverflowError|can't convert negative int|more than one element of the written-to|"

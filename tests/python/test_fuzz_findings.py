@@ -431,6 +431,15 @@ def test_bernoulli_checks_p_and_bernoulli_fills_in_place():
     lambda m: m.linspace(3, -129, 3, dtype=m.int8),
     lambda m: m.logspace(1, 256, 2, dtype=m.uint8),
     lambda m: m.logspace(256, 1, 1),  # one step: 10 ** 256 in float32 is stored checked
+    lambda m: m.lerp(m.ones(2), m.ones(2), 1e300),
+    lambda m: m.baddbmm(m.ones(1, 2, 2), m.ones(1, 2, 2), m.ones(1, 2, 2), alpha=1e300),
+    lambda m: m.addmm(m.ones(2, 2), m.ones(2, 2), m.ones(2, 2), beta=1e300),
+    lambda m: m.pow(m.tensor([2], dtype=m.int16), 2 ** 40),
+    lambda m: m.tensor([1, 2], dtype=m.int8).scatter(0, m.tensor([0]), 1000),
+    lambda m: m.ones(2, dtype=m.float16).scatter(0, m.tensor([0]), 1e6),
+    lambda m: m.tensor([1, 2], dtype=m.int8).index_add(0, m.tensor([0]),
+                                                       m.tensor([1], dtype=m.int8), alpha=1000),
+    lambda m: m.histc(m.ones(2, dtype=m.float16), 2, 0, 1e6),
 ])
 def test_number_arguments_that_do_not_fit_raise(call):
     with pytest.raises(RuntimeError, match="without overflow"):
@@ -450,6 +459,11 @@ def test_number_arguments_that_do_not_fit_raise(call):
     lambda m: m.logspace(256, 1, 2, dtype=m.float32),  # many steps: inf stored unchecked
     lambda m: m.linspace(-1e30, 3, 0, dtype=m.int8),
     lambda m: m.linspace(3, -129, 1, dtype=m.int8),  # one step: only start is stored
+    lambda m: m.lerp(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16), 1e6),
+    lambda m: m.pow(1000, m.tensor([1, 2], dtype=m.int8)),  # a number base wraps in torch too
+    lambda m: m.pow(m.ones(2), 1e300),
+    lambda m: m.addmm(m.ones(2, 2, dtype=m.float16), m.ones(2, 2, dtype=m.float16),
+                      m.ones(2, 2, dtype=m.float16), alpha=1e6),
     lambda m: m.logspace(3, 1e30, 1, dtype=m.int32),
 ])
 def test_number_arguments_torch_converts_unchecked_are_accepted(call):

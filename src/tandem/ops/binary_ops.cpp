@@ -384,6 +384,13 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
     return dispatch1(name##_op, {a, b});          \
   }
 Tensor pow(const Tensor& a, const Tensor& b) {
+  // A Python number exponent of an integer tensor is converted to its dtype with torch's
+  // check (pow(int16, 2**40) raises; it would wrap). A number base, and float results, are
+  // not checked, as in torch.
+  if (a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number()) {
+    const DType t = result_type({a, b});
+    if (!is_floating(t)) check_scalar_fits(b.item(), t, "pow");
+  }
   return dispatch1(pow_op, {a, b});
 }
 TANDEM_DEFINE_BINARY_FN(relu_backward)
@@ -430,6 +437,9 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   DType t = start.defined() && end.defined() ? result_type({start, end}) : DType::Float32;
   TANDEM_CHECK(is_floating(t), TypeError, "lerp: expected floating point start and end, got ",
                dtype_name(t), "; convert with .float() first");
+  // A Python number weight must fit the type lerp computes in (float32 for 16-bit floats).
+  if (weight.defined() && weight.is_wrapped_number())
+    check_scalar_fits(weight.item(), t == DType::Float64 ? t : DType::Float32, "lerp");
   return dispatch1(lerp_op, {start, end, weight});
 }
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {

@@ -467,6 +467,9 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& sr
                  "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', 'mean', got '",
                  reduce, "'");
   }
+  // A Python number src is stored into x's dtype with torch's overflow check.
+  if (x.defined() && src.defined() && src.is_wrapped_number() && idx.defined() && idx.numel() > 0)
+    check_scalar_fits(src.item(), x.dtype(), "scatter");
   return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}});
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src) {
@@ -495,6 +498,7 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& 
   TANDEM_CHECK(source.shape() == want || (x.dim() == 0 && source.numel() == 1), ValueError,
                "index_add: source of shape ", shape_str(source.shape()), " must have shape ",
                shape_str(want), " (the input's shape with dim ", d, " of size len(index))");
+  if (x.defined()) check_scalar_fits(alpha, x.dtype(), "index_add");  // torch: alpha fits x
   Tensor s = alpha.to_double() == 1.0 ? source : mul(source, scalar_tensor(alpha));
   return index_put(x, {d}, {reshape(idx, {-1})}, s, true);
 }

@@ -477,9 +477,8 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "histc: expected a floating point tensor, got ",
                dtype_name(x.dtype()), "; convert with .float()");
   TANDEM_CHECK(bins > 0, ValueError, "histc: bins must be > 0, got ", bins);
-  const DType kt = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
-  check_scalar_fits(Scalar(min), kt, "histc");  // torch converts the range with a check
-  check_scalar_fits(Scalar(max), kt, "histc");
+  check_scalar_fits(Scalar(min), x.dtype(), "histc");  // torch converts the range to x's
+  check_scalar_fits(Scalar(max), x.dtype(), "histc");  // dtype with a check
   TANDEM_CHECK(std::isfinite(min) && std::isfinite(max), ValueError, "histc: range [", min, ", ",
                max, "] is not finite");
   TANDEM_CHECK(min <= max, ValueError, "histc: max (", max, ") must be >= min (", min, ")");
