@@ -42,6 +42,18 @@ void check_per_channel(const Tensor& t, int64_t C, const Shape& xs, const char* 
                " (shape ", shape_str(t.shape()), ")");
 }
 
+// torch's CPU norms take weight and bias of the input's dtype, or float32 ones with a
+// float16 / bfloat16 input (its "mixed dtype"); any other pair is refused, not converted.
+void check_param_dtype(const Tensor& p, const Tensor& x, const char* op, const char* name) {
+  if (!p.defined() || !x.defined()) return;
+  const DType xt = x.dtype(), pt = p.dtype();
+  const bool mixed = pt == DType::Float32 && (xt == DType::Float16 || xt == DType::BFloat16);
+  TANDEM_CHECK(pt == xt || mixed, TypeError, op, ": mixed dtype: ", name, " is ", dtype_name(pt),
+               " but the input is ", dtype_name(xt),
+               "; parameters must have the input's dtype (or float32 with a float16 / "
+               "bfloat16 input)");
+}
+
 // Input (N, C, *) checks shared by batch and group norm; returns C.
 int64_t check_nc_input(const Tensor& x, const char* op) {
   check_floating(x, op, "input");
@@ -83,8 +95,11 @@ std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, co
   TANDEM_CHECK(!at.has("activation") || at.get_str("activation") == "relu", ValueError,
                "batch_norm: only a relu activation can be folded in");
   size_t k = 1;
-  check_per_channel(take(in, k, at.get_bool("has_weight")), C, x.shape(), "batch_norm", "weight");
-  check_per_channel(take(in, k, at.get_bool("has_bias")), C, x.shape(), "batch_norm", "bias");
+  for (const char* name : {"weight", "bias"}) {
+    const Tensor p = take(in, k, at.get_bool(std::string("has_") + name));
+    check_per_channel(p, C, x.shape(), "batch_norm", name);
+    check_param_dtype(p, x, "batch_norm", name);
+  }
   const double eps = at.get_float("eps");  // PyTorch's checks: eps > 0 training, >= 0 not
   TANDEM_CHECK(!(eps < 0) && !(eps == 0 && at.get_bool("training")), ValueError, "batch_norm: eps ",
                "must be ", at.get_bool("training") ? "positive during training" : "non-negative",
@@ -240,8 +255,11 @@ std::vector<TensorMeta> ln_infer(const OpDef&, const std::vector<Tensor>& in, co
   const auto& ns = at.get_ints("normalized_shape");
   ln_dims(in[0], ns, "layer_norm");
   size_t k = 1;
-  check_ln_param(take(in, k, at.get_bool("has_weight")), ns, "layer_norm", "weight");
-  check_ln_param(take(in, k, at.get_bool("has_bias")), ns, "layer_norm", "bias");
+  for (const char* name : {"weight", "bias"}) {
+    const Tensor p = take(in, k, at.get_bool(std::string("has_") + name));
+    check_ln_param(p, ns, "layer_norm", name);
+    check_param_dtype(p, in[0], "layer_norm", name);
+  }
   const DType st = float_kernel_dtype(in[0].dtype());
   const Shape ss = ln_stat_shape(in[0], ns.size());
   return {{in[0].shape(), in[0].dtype()}, {ss, st}, {ss, st}};
@@ -324,6 +342,7 @@ std::vector<TensorMeta> gn_infer(const OpDef&, const std::vector<Tensor>& in, co
   for (const char* name : {"weight", "bias"}) {
     const Tensor t = take(in, k, at.get_bool(std::string("has_") + name));
     check_per_channel(t, C, x.shape(), "group_norm", name);
+    check_param_dtype(t, x, "group_norm", name);
     TANDEM_CHECK(!t.defined() || t.dim() == 1, ValueError, "group_norm: expected ", name,
                  " to be a vector of size equal to the number of channels in input, but got ", name,
                  " of shape ", shape_str(t.shape()), " and input of shape ", shape_str(x.shape()));
