@@ -469,3 +469,22 @@ def test_number_arguments_that_do_not_fit_raise(call):
 def test_number_arguments_torch_converts_unchecked_are_accepted(call):
     want = call(torch)
     np.testing.assert_array_equal(call(mint).float().numpy(), want.float().numpy())
+
+
+# F.threshold (was missing) and nn.Threshold share one implementation with torch's rule:
+# value where x <= threshold, so NaN stays NaN and passes its gradient; dtype kept.
+def test_threshold_matches_torch():
+    nan = float("nan")
+    out = []
+    for m in (mint, torch):
+        x = m.tensor([nan, -1., 0.5, 2., 0.1], dtype=m.float64).requires_grad_(True)
+        y = m.nn.functional.threshold(x, 0.1, 20.0)
+        (y * m.arange(1., 6., dtype=m.float64)).sum().backward()
+        z = m.tensor([0., 3.])
+        m.nn.functional.threshold(z, 1.0, -1.0, inplace=True)
+        out.append([y.detach().numpy(), x.grad.numpy(), z.numpy(),
+                    m.nn.functional.threshold(m.tensor([1, 5, -3], dtype=m.int32), 2, 7).numpy(),
+                    m.nn.Threshold(0.1, 20.0)(m.tensor([nan, 0.05, 3.0])).numpy()])
+    for got, want in zip(*out):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -101,6 +101,12 @@ ROWS = [
                  {"alpha": "the value ELU approaches for very negative inputs."}),
     _inplace_act("celu", "Applies max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).",
                  ", alpha: float = 1.0", ", alpha", {"alpha": "the scale of the negative part."}),
+    Op("threshold", "(input: Tensor, threshold: float, value: float, inplace: bool = False) "
+       "-> Tensor",
+       "_impl.nn.maybe_inplace(input, _impl.nn.threshold(input, threshold, value), inplace)",
+       "Replaces the elements at or below threshold with value (NaN stays NaN).", ns="F",
+       args={"threshold": "the threshold.", "value": "what replaces the elements at or below "
+             "it."}),
     _inplace_act("hardtanh", "Clamps each element to [min_val, max_val].",
                  ", min_val: float = -1.0, max_val: float = 1.0", ", min_val, max_val",
                  {"min_val": "the lower bound.", "max_val": "the upper bound."}),

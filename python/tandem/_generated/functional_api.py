@@ -474,6 +474,25 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _impl.nn.maybe_inplace(input, _C.celu(input, alpha), inplace)
 
 
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    r"""Replaces the elements at or below threshold with value (NaN stays NaN).
+
+    Args:
+        input (Tensor): the input tensor.
+        threshold (float): the threshold.
+        value (float): what replaces the elements at or below it.
+        inplace (bool): write the result into input and return input. Default: ``False``.
+
+    Returns:
+        Tensor: the result.
+    """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('threshold', 'input', input)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('threshold', 'inplace', inplace)
+    return _impl.nn.maybe_inplace(input, _impl.nn.threshold(input, threshold, value), inplace)
+
+
 def hardtanh(
     input: Tensor,
     min_val: float = -1.0,
@@ -1185,6 +1204,7 @@ __all__ = [
     'softmax',
     'softplus',
     'tanh',
+    'threshold',
     'unfold',
     'upsample',
 ]

@@ -15,6 +15,22 @@ def maybe_inplace(input: Tensor, y: Tensor, inplace: bool) -> Tensor:
     return input.copy_(y) if inplace else y
 
 
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """torch's threshold: `value` where input <= threshold, input elsewhere (NaN stays NaN and
+    passes its gradient); the result keeps input's dtype, into which threshold and value are
+    converted (with torch's overflow check)."""
+    dt = input.dtype
+    # Both are converted to the type torch computes in, with its overflow check: the input's
+    # own dtype, float32 for 16-bit floats. For an integer input -3.25 is -3, so -3 is at
+    # the threshold.
+    ct = _C.dtype.float32 if dt in (_C.dtype.float16, _C.dtype.bfloat16) else dt
+    _C._check_scalar_fits(threshold, ct, "threshold")
+    _C._check_scalar_fits(value, ct, "threshold")
+    th = int(threshold) if not ct.is_floating_point and ct != _C.dtype.bool else threshold
+    y = _C.where(_C.le(input, _C.full((), th, ct)), _C.full((), value, ct), input)
+    return y if y.dtype == dt else _C.to_dtype(y, dt, False)  # a 0-d 16-bit input
+
+
 def conv_padding(padding: Any, kernel: List[int], dilation: List[int], stride: List[int],
                  n: int) -> List[int]:
     """Per-side padding (first all lows, then all highs) from PyTorch's padding forms; the

@@ -2,9 +2,10 @@
 MindSpore's (nn.Softmax(axis=-1), nn.GELU(approximate=True), nn.LeakyReLU(alpha=0.2), ...)."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Type, Union, cast
+from typing import Dict, Optional, Type, Union
 
 from .. import _C
+from .._impl.nn import threshold as threshold_fn
 from ._common import Cell, F, Parameter, fill_, inplace_result, ops
 
 Tensor = _C.Tensor
@@ -266,7 +267,7 @@ class Hardtanh(Cell):
 
 
 class Threshold(Cell):
-    """x where x > threshold, `value` elsewhere, elementwise.
+    """x where x > threshold, `value` elsewhere, elementwise (NaN stays NaN).
 
     Args:
         threshold (float): the threshold.
@@ -287,8 +288,8 @@ class Threshold(Cell):
         Returns:
             Tensor: the result, of the shape of `input`.
         """
-        y = cast(Tensor, ops.where(input > self.threshold, input, ops.full_like(input, self.value)))
-        return inplace_result(input, y, self.inplace)
+        return inplace_result(input, threshold_fn(input, self.threshold, self.value),
+                              self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}"
