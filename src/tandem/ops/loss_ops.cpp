@@ -239,6 +239,15 @@ Tensor l1_loss(const Tensor& input_, const Tensor& target_, const std::string& r
   return reduce(abs(sub(x, y)), reduction);
 }
 
+// The clamp bound of the quadratic branch: beta, or d's largest finite value when beta is
+// beyond it (a float16 d can then exceed it only as inf, which takes the linear branch), so
+// a huge beta is not a bound that does not fit d's dtype.
+namespace {
+Scalar quadratic_bound(double beta, DType t) {
+  return Scalar(is_floating(t) ? std::min(beta, float_max(t)) : beta);
+}
+}  // namespace
+
 Tensor smooth_l1_loss(const Tensor& input_, const Tensor& target_, const std::string& reduction,
                       double beta) {
   // On autocast's float32 list: low-precision floating inputs are computed in float32.
@@ -251,7 +260,7 @@ Tensor smooth_l1_loss(const Tensor& input_, const Tensor& target_, const std::st
   if (beta == 0) return reduce(d, reduction);
   // The quadratic branch sees d clamped to beta: where() sends it a zero gradient outside
   // its zone, and 0 * (gradient at an infinite d) would be NaN.
-  Tensor dq = clamp(d, std::nullopt, Scalar(beta));
+  Tensor dq = clamp(d, std::nullopt, quadratic_bound(beta, d.dtype()));
   Tensor quad = div(mul(mul(dq, dq), num(0.5)), num(beta));
   Tensor lin = sub(d, num(0.5 * beta));
   return reduce(where(lt(d, num(beta)), quad, lin), reduction);
@@ -265,7 +274,7 @@ Tensor huber_loss(const Tensor& input_, const Tensor& target_, const std::string
   warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
   Tensor d = abs(sub(input, target));  // no broadcast first: torch's huber_loss has none
-  Tensor dq = clamp(d, std::nullopt, Scalar(delta));  // see smooth_l1_loss
+  Tensor dq = clamp(d, std::nullopt, quadratic_bound(delta, d.dtype()));  // see smooth_l1_loss
   Tensor quad = mul(mul(dq, dq), num(0.5));
   Tensor lin = mul(sub(d, num(0.5 * delta)), num(delta));
   return reduce(where(lt(d, num(delta)), quad, lin), reduction);
