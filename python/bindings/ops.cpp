@@ -265,8 +265,16 @@ void bind_ops(nb::module_& m) {
       "scatter",
       [](const Tensor& x, int64_t dim, const Tensor& idx, nb::handle src,
          std::optional<std::string> reduce) {
-        Tensor s = is_number(src) ? Tensor::wrap_scalar(as_scalar(src, "scatter"), x.dtype())
-                                  : as_operand(src, "scatter");
+        Tensor s;
+        if (is_number(src)) {
+          // The number is stored into x's dtype: with torch's overflow check (1000 into int8
+          // raises), unless no position is written.
+          const Scalar v = as_scalar(src, "scatter");
+          if (idx.numel() > 0) check_scalar_fits(v, x.dtype(), "scatter");
+          s = Tensor::wrap_scalar(v, x.dtype());
+        } else {
+          s = as_operand(src, "scatter");
+        }
         return scatter(x, dim, idx, s, reduce.value_or(""));
       },
       arg("input"), arg("dim"), arg("index"), arg("src"), arg("reduce").none() = nb::none());

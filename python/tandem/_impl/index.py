@@ -54,10 +54,7 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any, value: Any,
         raise TypeError("scatter: pass src or value")
     index, src = _vector_index(input, index, src)
     check_src("scatter", index, src)
-    index = as_long(index)
-    if isinstance(src, (int, float)) and isinstance(input, Tensor) and index.numel() > 0:
-        _C._check_scalar_fits(src, input.dtype, "scatter")  # as torch: 1000 into int8 raises
-    return _C.scatter(input, dim, index, src, reduce)
+    return _C.scatter(input, dim, as_long(index), src, reduce)
 
 
 def scatter_add(input: Tensor, dim: int, index: Any, src: Any) -> Tensor:

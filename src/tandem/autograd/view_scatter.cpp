@@ -108,19 +108,14 @@ Attrs asb_attrs(const Geometry& src, const Geometry& dst, bool dst_is_input) {
           {"dst_is_input", dst_is_input}};
 }
 
-}  // namespace
-
-Tensor as_strided_backward(const Tensor& grad, const Attrs& a);
-
-namespace {
+const OpDef as_strided_bwd_op = make_op("as_strided_backward", asb_infer, asb_kernel);
+TANDEM_REGISTER_OP(as_strided_bwd_op)
 
 std::vector<Tensor> asb_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Geometry src = geometry(c.attrs, "src"), dst = geometry(c.attrs, "dst");
-  return {as_strided_backward(g[0], asb_attrs(dst, src, !c.attrs.get_bool("dst_is_input")))};
+  return {
+      dispatch1(as_strided_bwd_op, {g[0]}, asb_attrs(dst, src, !c.attrs.get_bool("dst_is_input")))};
 }
-
-const OpDef as_strided_bwd_op = make_op("as_strided_backward", asb_infer, asb_kernel);
-TANDEM_REGISTER_OP(as_strided_bwd_op)
 TANDEM_DEFINE_VJP(as_strided_bwd_op, asb_vjp)
 
 // The gradient of the scattered values is the same view of the output gradient.
@@ -179,17 +174,13 @@ const OpDef& view_assign_op() {
   return view_assign;
 }
 
-Tensor as_strided_backward(const Tensor& grad, const Attrs& a) {
-  return dispatch1(as_strided_bwd_op, {grad}, a);
-}
-
 std::vector<Tensor> as_strided_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
   const Geometry view{c.attrs.get_ints("shape"), c.attrs.get_ints("strides"),
                       c.attrs.get_int("offset") - x.offset()};
   const Geometry input{x.shape(), x.strides(), 0};
   std::vector<Tensor> out(c.inputs.size());
-  out[0] = as_strided_backward(g[0], asb_attrs(view, input, true));
+  out[0] = dispatch1(as_strided_bwd_op, {g[0]}, asb_attrs(view, input, true));
   return out;
 }
 

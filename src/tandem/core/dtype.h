@@ -52,6 +52,11 @@ const char* dtype_short_name(DType t);
 inline bool is_floating(DType t) {
   return t >= DType::Float16;
 }
+// The type arithmetic on dtype t runs in (PyTorch's opmath type): float32 for the 16-bit
+// floats, which are stored but not computed in, t itself otherwise.
+inline DType opmath_dtype(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
+}
 inline bool is_integral(DType t, bool include_bool = false) {
   return t == DType::Bool ? include_bool : t <= DType::Int64;
 }

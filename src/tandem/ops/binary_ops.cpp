@@ -105,9 +105,7 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
 void check_value(const char* op, const std::vector<Tensor>& in, Scalar value) {
   for (const Tensor& t : in)
     if (!t.defined()) return;  // dispatch reports the missing input
-  DType t = result_type(in);
-  if (t == DType::Float16 || t == DType::BFloat16) t = DType::Float32;
-  check_scalar_fits(value, t, op);
+  check_scalar_fits(value, opmath_dtype(result_type(in)), op);
 }
 
 const OpDef& binary_op(const std::string& name) {
@@ -439,7 +437,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
                dtype_name(t), "; convert with .float() first");
   // A Python number weight must fit the type lerp computes in (float32 for 16-bit floats).
   if (weight.defined() && weight.is_wrapped_number())
-    check_scalar_fits(weight.item(), t == DType::Float64 ? t : DType::Float32, "lerp");
+    check_scalar_fits(weight.item(), opmath_dtype(t), "lerp");
   return dispatch1(lerp_op, {start, end, weight});
 }
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value) {

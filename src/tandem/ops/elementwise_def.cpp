@@ -51,10 +51,6 @@ DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
 // true division. Atomic because ops may run on several Python threads.
 std::atomic<DType> g_default_float{DType::Float32};
 
-DType kernel_dtype(DType t) {
-  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
-}
-
 // Input 1 as the kernel will read it (converted to the compute dtype kt), tested for a
 // value the integer kernel must not see. Runs before the kernel: a trap inside an OpenMP
 // region could not be turned into an exception.
@@ -137,7 +133,7 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
   if (info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
       info.policy == EwPolicy::Predicate)
     out = DType::Bool;
-  const DType kt = kernel_dtype(ct);
+  const DType kt = opmath_dtype(ct);
   TANDEM_CHECK(info.table.fn[int(kt)], TypeError, op.name, ": not implemented for dtype ",
                dtype_name(ct));
   if (info.params_fit && is_floating(kt))
@@ -150,7 +146,7 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
 void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                const Attrs& attrs) {
   const EwInfo& info = info_of(op);
-  DType kt = kernel_dtype(compute_dtype(op, inputs));
+  DType kt = opmath_dtype(compute_dtype(op, inputs));
   EwCall call;
   call.fn = info.table.fn[int(kt)];
   TANDEM_CHECK(call.fn, TypeError, op.name, ": not implemented for dtype ", dtype_name(kt));

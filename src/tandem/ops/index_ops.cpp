@@ -467,9 +467,6 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& sr
                  "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', 'mean', got '",
                  reduce, "'");
   }
-  // A Python number src is stored into x's dtype with torch's overflow check.
-  if (x.defined() && src.defined() && src.is_wrapped_number() && idx.defined() && idx.numel() > 0)
-    check_scalar_fits(src.item(), x.dtype(), "scatter");
   return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}});
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src) {

@@ -173,9 +173,8 @@ Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alp
                beta.to_double(), ", alpha=", alpha.to_double(), " with ", dtype_name(rt), ")");
   // Both must fit the type the product is scaled in (float32 for 16-bit floats), as torch
   // checks: alpha=1e300 on float32 raises rather than giving inf.
-  const DType st = rt == DType::Float16 || rt == DType::BFloat16 ? DType::Float32 : rt;
-  check_scalar_fits(alpha, st, "addmm");
-  check_scalar_fits(beta, st, "addmm");
+  check_scalar_fits(alpha, opmath_dtype(rt), "addmm");
+  check_scalar_fits(beta, opmath_dtype(rt), "addmm");
   if (alpha.to_double() != 1.0) p = mul(p, scalar_tensor(alpha));
   if (beta.to_double() == 0.0) return add(p, zeros(input.shape(), input.dtype()));
   return add(p, input, beta);

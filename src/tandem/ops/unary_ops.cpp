@@ -486,9 +486,8 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
   // The bounds must fit the type hardtanh computes in (float32 for 16-bit floats), as torch
   // checks: -1e30 on an int64 tensor raises rather than saturating.
-  const DType kt = !is_floating(t) || t == DType::Float64 ? t : DType::Float32;
-  check_scalar_fits(Scalar(min_val), kt, "hardtanh");
-  check_scalar_fits(Scalar(max_val), kt, "hardtanh");
+  check_scalar_fits(Scalar(min_val), opmath_dtype(t), "hardtanh");
+  check_scalar_fits(Scalar(max_val), opmath_dtype(t), "hardtanh");
   return dispatch1(
       clamp_op, {x},
       {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}, {"open", true}});

@@ -23,11 +23,6 @@ constexpr size_t kMaxFusedInputs = size_t(kMaxEwInputs);
 // Past this size a chain continues in a new group (one more kernel boundary per 256 ops).
 constexpr size_t kMaxGroupMembers = 256;
 
-// The dtype a floating value is computed in inside a program (as eager mode computes it).
-DType compute_of(DType d) {
-  return d == DType::Float16 || d == DType::BFloat16 ? DType::Float32 : d;
-}
-
 bool is_16bit(DType d) {
   return d == DType::Float16 || d == DType::BFloat16;
 }
@@ -37,8 +32,8 @@ bool fusible_cast(const Graph& g, const Node& n) {
   if (n.op->name != "cast" || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
   const DType from = g.values[size_t(n.inputs[0])].dtype;
   const DType to = g.values[size_t(n.outputs[0])].dtype;
-  return is_floating(from) && is_floating(to) && compute_of(from) == DType::Float32 &&
-         compute_of(to) == DType::Float32;
+  return is_floating(from) && is_floating(to) && opmath_dtype(from) == DType::Float32 &&
+         opmath_dtype(to) == DType::Float32;
 }
 
 // The EwInfo of an elementwise node that can be an instruction, else null.
@@ -49,7 +44,7 @@ const EwInfo* fusible_ew(const Graph& g, const Node& n) {
   if (info->policy != EwPolicy::Promote && info->policy != EwPolicy::PromoteFloat &&
       info->policy != EwPolicy::FloatOnly)
     return nullptr;
-  DType d = compute_of(g.values[size_t(n.outputs[0])].dtype);
+  DType d = opmath_dtype(g.values[size_t(n.outputs[0])].dtype);
   if (d != DType::Float32 && d != DType::Float64) return nullptr;
   if (!info->table.fn[int(d)]) return nullptr;
   return info;
@@ -139,7 +134,7 @@ void fuse_elementwise(Graph& g) {
     Group grp;
     grp.members.push_back(i);
     grp.shape = out.shape;
-    grp.dtype = compute_of(out.dtype);
+    grp.dtype = opmath_dtype(out.dtype);
     // Every group that computes an input of this node joins it, where legal (chains and
     // DAGs; an intermediate also read elsewhere becomes an extra output).
     std::vector<int64_t> joined;
