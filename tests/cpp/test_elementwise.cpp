@@ -480,3 +480,29 @@ TEST(Promotion, ScalarTensor) {
   EXPECT_EQ(add(from_vec<int32_t>({1}, {1}), f).dtype(), DType::Float32);
   EXPECT_EQ(add(from_vec<int32_t>({1}, {1}), z).dtype(), DType::Float64);
 }
+
+TEST(Elementwise, SmallDenseAndScalarCallsMatchTheGeneralPath) {
+  // Small dense operands, and Python numbers broadcast over a small tensor, run the kernel
+  // once over the flat range; strided views of the same values take the general path. Both
+  // must give the same bits, for every dtype class and for wrapped numbers of another type.
+  for (DType dt : {DType::Float32, DType::Float64, DType::Int32, DType::BFloat16, DType::Bool}) {
+    Tensor wide_a = rand_tensor({7, 10}, dt, 50), wide_b = rand_tensor({7, 10}, dt, 51);
+    Tensor sa = slice(wide_a, 1, 0, 10, 2), sb = slice(wide_b, 1, 1, 10, 2);  // [7, 5] strided
+    ASSERT_FALSE(sa.is_contiguous());
+    Tensor da = sa.contiguous(), db = sb.contiguous();
+    SCOPED_TRACE(dtype_name(dt));
+    EXPECT_EQ(values(mul(da, db)), values(mul(sa, sb)));
+    if (dt == DType::Bool) continue;
+    EXPECT_EQ(values(add(da, db)), values(add(sa, sb)));
+    for (Scalar s : {Scalar(0.3), Scalar(int64_t(3)), Scalar(true)}) {
+      Tensor w = scalar_tensor(s);
+      EXPECT_EQ(values(add(da, w)), values(add(sa, w)));
+      EXPECT_EQ(values(mul(w, da)), values(mul(w, sa)));
+    }
+    // A one-element tensor (not a wrapped number) of another dtype, and a 0-d condition.
+    Tensor one = rand_tensor({1}, DType::Float64, 52);
+    EXPECT_EQ(values(sub(da, one)), values(sub(sa, one)));
+    Tensor cond = rand_tensor({}, DType::Bool, 53);
+    EXPECT_EQ(values(where(cond, da, db)), values(where(cond, sa, sb)));
+  }
+}

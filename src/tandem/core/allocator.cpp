@@ -18,10 +18,18 @@ size_t size_class(size_t n) {
   return (n + step - 1) / step * step;
 }
 
+constexpr size_t kSmallClasses = 4096 / 64;
+
 struct Cache {
   std::mutex mu;
+  // Blocks of the 64-byte classes up to 4 KiB (every eager op on a small tensor) are found
+  // by index; larger classes by hash.
+  std::vector<void*> small[kSmallClasses];
   std::unordered_map<size_t, std::vector<void*>> free_lists;
   AllocatorStats stats;
+  std::vector<void*>& list(size_t cls) {
+    return cls <= 4096 ? small[cls / 64 - 1] : free_lists[cls];
+  }
 };
 
 Cache& cache() {
@@ -40,10 +48,15 @@ void* cpu_allocate(size_t nbytes) {
     c.stats.bytes_in_use += cls;
     if (c.stats.bytes_in_use > c.stats.peak_bytes_in_use)
       c.stats.peak_bytes_in_use = c.stats.bytes_in_use;
-    auto it = c.free_lists.find(cls);
-    if (it != c.free_lists.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
+    std::vector<void*>* list = nullptr;
+    if (cls <= 4096) {
+      list = &c.small[cls / 64 - 1];
+    } else if (auto it = c.free_lists.find(cls); it != c.free_lists.end()) {
+      list = &it->second;
+    }
+    if (list && !list->empty()) {
+      void* p = list->back();
+      list->pop_back();
       c.stats.bytes_cached -= cls;
       return p;
     }
@@ -69,7 +82,7 @@ void cpu_free(void* ptr, size_t nbytes) {
   std::lock_guard<std::mutex> g(c.mu);
   c.stats.bytes_in_use -= cls;
   c.stats.bytes_cached += cls;
-  c.free_lists[cls].push_back(ptr);
+  c.list(cls).push_back(ptr);
 }
 
 AllocatorStats allocator_stats() {
@@ -87,6 +100,10 @@ void reset_peak_bytes() {
 void empty_cache() {
   Cache& c = cache();
   std::lock_guard<std::mutex> g(c.mu);
+  for (auto& list : c.small) {
+    for (void* p : list) std::free(p);
+    list.clear();
+  }
   for (auto& [cls, list] : c.free_lists)
     for (void* p : list) std::free(p);
   c.free_lists.clear();

@@ -54,26 +54,6 @@ uint16_t float_to_half(float f) {
   return uint16_t(sign | (r >> 13));
 }
 
-size_t itemsize(DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::UInt8:
-    case DType::Int8:
-      return 1;
-    case DType::Int16:
-    case DType::Float16:
-    case DType::BFloat16:
-      return 2;
-    case DType::Int32:
-    case DType::Float32:
-      return 4;
-    case DType::Int64:
-    case DType::Float64:
-      return 8;
-  }
-  return 0;
-}
-
 const char* dtype_name(DType t) {
   static const char* names[] = {"Bool",  "UInt8",   "Int8",     "Int16",   "Int32",
                                 "Int64", "Float16", "BFloat16", "Float32", "Float64"};

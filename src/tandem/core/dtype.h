@@ -44,7 +44,11 @@ inline uint16_t float_to_bf16(float f) {  // round to nearest even, NaN stays Na
   return uint16_t(u >> 16);
 }
 
-size_t itemsize(DType t);
+// Inline: data_ptr() and every kernel's address arithmetic ask, on each eager op.
+inline size_t itemsize(DType t) {
+  constexpr unsigned char sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return unsigned(t) < unsigned(kNumDTypes) ? sizes[int(t)] : 0;
+}
 // MindSpore-style name used in reprs: "Float32", "Int64", "Bool".
 const char* dtype_name(DType t);
 // PyTorch-style short name: "float32", "int64", "bool".

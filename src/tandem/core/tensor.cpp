@@ -25,7 +25,7 @@ bool Tensor::overlaps(const Tensor& o) const {
   return a0 < b1 && b0 < a1;
 }
 
-Tensor Tensor::empty(const Shape& shape, DType dtype) {
+Tensor Tensor::empty(Shape shape, DType dtype) {
   check_ndim(shape, "empty");
   bool has_zero = false;
   for (int64_t d : shape) {
@@ -38,8 +38,8 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
     TANDEM_CHECK(!__builtin_mul_overflow(nbytes, d, &nbytes), ValueError, "empty: shape ",
                  shape_str(shape), " of ", dtype_name(dtype), " is too large to allocate");
   auto impl = std::make_shared<TensorImpl>();
-  impl->shape = shape;
   impl->strides = contiguous_strides(shape);
+  impl->shape = std::move(shape);
   impl->dtype = dtype;
   impl->storage = Storage::allocate(size_t(nbytes));
   return Tensor(std::move(impl));

@@ -34,8 +34,8 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
-  // A new, uninitialised dense tensor.
-  static Tensor empty(const Shape& shape, DType dtype);
+  // A new, uninitialised dense tensor (pass the shape as an rvalue to spare a copy).
+  static Tensor empty(Shape shape, DType dtype);
   // A view of `base`'s storage with the given geometry.
   static Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
   // A 0-d tensor holding a Python number (promotes as a wrapped scalar).

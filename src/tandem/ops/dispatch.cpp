@@ -77,7 +77,7 @@ std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
   }
   std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
   outs.reserve(metas.size());
-  for (auto& m : metas) outs.push_back(Tensor::empty(m.shape, m.dtype));
+  for (auto& m : metas) outs.push_back(Tensor::empty(std::move(m.shape), m.dtype));
   op.kernel(op, inputs, outs, attrs);
   return outs;
 }
@@ -98,7 +98,7 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs&
       outs.push_back(op.view(op, inputs, attrs));
     } else {
       std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
-      outs.push_back(Tensor::empty(metas[0].shape, metas[0].dtype));
+      outs.push_back(Tensor::empty(std::move(metas[0].shape), metas[0].dtype));
       op.kernel(op, inputs, outs, attrs);
     }
   }

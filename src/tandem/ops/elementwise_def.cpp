@@ -119,9 +119,13 @@ DType result_type(const Tensor* ts, size_t n) {
 std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inputs,
                                  const Attrs& attrs) {
   const EwInfo& info = info_of(op);
-  Shape shape = inputs[0].shape();
+  std::vector<TensorMeta> metas(1);
+  Shape& shape = metas[0].shape;
+  // Operands of one shape (the common case) skip broadcasting and its shape copies.
+  shape = inputs[0].shape();
   for (size_t i = 1; i < inputs.size(); ++i)
-    shape = broadcast_shapes(shape, inputs[i].shape(), op.name.c_str());
+    if (inputs[i].shape() != shape)
+      shape = broadcast_shapes(shape, inputs[i].shape(), op.name.c_str());
   if (info.no_bool) {
     bool all_bool = true;
     for (auto& t : inputs) all_bool &= t.dtype() == DType::Bool;
@@ -140,7 +144,8 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
     for (const char* name : info.params)
       if (name && attrs.has(name))
         check_scalar_fits(Scalar(attrs.get_float(name)), kt, op.name.c_str());
-  return {{shape, out}};
+  metas[0].dtype = out;
+  return metas;
 }
 
 void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,

@@ -91,6 +91,15 @@ struct Scratch {
   int64_t filled[kMaxOps];           // how many elements of it are filled
 };
 
+// The calling thread's buffers (one call uses them at a time). Owned per thread and freed
+// when the thread exits: a raw leaked pointer would lose them for every thread that ever ran
+// a kernel (OpenMP pool resizes, Python threads).
+Scratch& thread_scratch() {
+  static thread_local std::unique_ptr<Scratch> scratch;
+  if (!scratch) scratch.reset(new Scratch());
+  return *scratch;
+}
+
 // buf[0, n) = the element at src converted to fn's dtype: one conversion, then a typed fill
 // the compiler vectorizes (a strided copy with stride 0 would move one element per cycle).
 void fill_converted(const char* src, DType dt, char* buf, DType fdt, size_t fsz, int64_t n) {
@@ -183,11 +192,7 @@ void run_segment(const EwCall& call, const Geometry& g, char* const* p, int64_t 
 
 // Runs linear elements [begin, end) of the coalesced index space.
 void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end) {
-  // Owned per thread and freed when the thread exits: a raw leaked pointer would lose 40 KB
-  // for every thread that ever ran a kernel (OpenMP pool resizes, Python threads).
-  static thread_local std::unique_ptr<Scratch> scratch;
-  if (!scratch) scratch.reset(new Scratch());
-  Scratch& s = *scratch;
+  Scratch& s = thread_scratch();
   for (int k = 0; k < kMaxOps; ++k) s.filled_from[k] = nullptr, s.filled[k] = 0;
   if (g.ndim == 0) {
     char* p[kMaxOps];
@@ -362,9 +367,7 @@ TileShape tile_shape(const Geometry& g) {
 
 // Runs tiles [begin, end) of the tiled index space (outer dims x row blocks x column blocks).
 void run_tiles(const EwCall& call, const Geometry& g, int64_t begin, int64_t end) {
-  static thread_local std::unique_ptr<Scratch> scratch;
-  if (!scratch) scratch.reset(new Scratch());
-  Scratch& s = *scratch;
+  Scratch& s = thread_scratch();
   const int last = g.ndim - 1, no = g.nout;
   const int64_t R = g.shape[last - 1], C = g.shape[last];
   const TileShape ts = tile_shape(g);
@@ -457,12 +460,66 @@ void measured_region(int nt, const Body& body) {
 
 namespace {
 
+// Whether fn can run once over the flat range: every output is dense, of one shape and of
+// fn's dtype, and every input is either the same (and does not partly overlap an output), or
+// a single value broadcast over at most one tile (a Python number: `x * 2`), which is then
+// converted into a scratch buffer. `scalar` marks those inputs.
+bool flat_call(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>& ins,
+               int64_t n, bool* scalar) {
+  const Shape& shape = outs[0].shape();
+  for (int k = 0; k < nout; ++k)
+    if (outs[k].dtype() != call.out_dtype || !outs[k].is_contiguous() ||
+        (k > 0 && outs[k].shape() != shape))
+      return false;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Tensor& t = ins[i];
+    scalar[i] = false;
+    if (t.dtype() == call.in_dtypes[i] && t.shape() == shape && t.is_contiguous()) {
+      for (int k = 0; k < nout; ++k)
+        if (t.data_ptr() != outs[k].data_ptr() && t.overlaps(outs[k])) return false;
+    } else if (t.numel() == 1 && n <= kTile) {
+      scalar[i] = true;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+void run_general(const EwCall& call, const Tensor* outs, int nout,
+                 const std::vector<Tensor>& inputs, int64_t n);
+
 void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>& inputs) {
   TANDEM_CHECK(nout >= 1 && nout <= kMaxEwOutputs && nout == call.num_outputs, Error,
                "internal: elementwise call with ", nout, " outputs");
   int64_t n = outs[0].numel();
   if (n == 0) return;
   TANDEM_CHECK(int(inputs.size()) <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
+  // Small dense calls (most eager ops on small tensors) skip the geometry, overlap copies and
+  // tiling of run_general, whose bookkeeping (and 10 KB stack frame) costs more than the
+  // arithmetic there. Large ones take the threaded path.
+  bool scalar[kMaxEwInputs];
+  if (n < 2 * kParallelGrain && flat_call(call, outs, nout, inputs, n, scalar)) {
+    char* out_ptrs[kMaxEwOutputs];
+    const void* in_ptrs[kMaxEwInputs];
+    for (int k = 0; k < nout; ++k) out_ptrs[k] = static_cast<char*>(outs[k].data_ptr());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      in_ptrs[i] = inputs[i].data_ptr();
+      if (!scalar[i]) continue;
+      char* buf = thread_scratch().buf[i];
+      DType fdt = call.in_dtypes[i];
+      fill_converted(static_cast<const char*>(in_ptrs[i]), inputs[i].dtype(), buf, fdt,
+                     itemsize(fdt), n);
+      in_ptrs[i] = buf;
+    }
+    call_fn(call, nout, n, out_ptrs, in_ptrs);
+    return;
+  }
+  run_general(call, outs, nout, inputs, n);
+}
+
+[[gnu::noinline]] void run_general(const EwCall& call, const Tensor* outs, int nout,
+                                   const std::vector<Tensor>& inputs, int64_t n) {
   for (int k = 1; k < nout; ++k)
     TANDEM_CHECK(outs[k].shape() == outs[0].shape(), Error,
                  "internal: elementwise outputs of different shapes");
