@@ -506,3 +506,28 @@ TEST(Elementwise, SmallDenseAndScalarCallsMatchTheGeneralPath) {
     EXPECT_EQ(values(where(cond, da, db)), values(where(cond, sa, sb)));
   }
 }
+
+TEST(Elementwise, TiledTransposesAtEverySizeClass) {
+  // Transposed operands run in tiles through 16x16 (AVX-512), 8x8 (AVX) and scalar register
+  // transposes: sizes around each block edge exercise every remainder path, in both tile
+  // layouts (most operands transposed, or most not) and for a transposed output.
+  for (int64_t rows : {16, 17, 24, 31, 33, 130}) {
+    for (int64_t cols : {16, 23, 40, 129}) {
+      for (DType dt : {DType::Float32, DType::Int32, DType::Float64}) {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " " + dtype_name(dt));
+        auto round = dt == DType::Float32 ? as_f32 : as_f64;
+        Tensor a = transpose(rand_tensor({cols, rows}, dt, 60), 0, 1);  // [rows, cols]
+        Tensor b = transpose(rand_tensor({cols, rows}, dt, 61), 0, 1);
+        Tensor y = rand_tensor({rows, cols}, dt, 62);
+        EXPECT_EQ(values(add(a, b)), ref_binary(a, b, plus, round));
+        EXPECT_EQ(values(add(a, y)), ref_binary(a, y, plus, round));
+        EXPECT_EQ(values(mul(y, b)), ref_binary(y, b, times, round));
+        Tensor out_base = rand_tensor({cols, rows}, dt, 63);
+        Tensor out = transpose(out_base, 0, 1);
+        std::vector<double> want = ref_binary(out, y, plus, round);
+        apply_inplace("add", out, y);
+        EXPECT_EQ(values(out), want);
+      }
+    }
+  }
+}

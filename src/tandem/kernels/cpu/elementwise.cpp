@@ -295,11 +295,54 @@ inline void transpose8x8(const char* src, int64_t ss, char* dst, int64_t ds) {
 }
 #endif
 
-// dst[c][r] = src[r][c] for 4- or 8-byte elements; 8x8 register blocks where they fit.
+#if defined(__AVX512F__)
+// In-register 16x16 transpose of 32-bit lanes. Each destination row is one whole 64-byte
+// line: with 8x8 blocks every line of a tile was written in two halves, and rows a power of
+// two apart share cache sets, so half-written lines were evicted and fetched again.
+inline void transpose16x16(const char* src, int64_t ss, char* dst, int64_t ds) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(reinterpret_cast<const float*>(src + i * ss));
+  for (int i = 0; i < 16; i += 2) {  // 2x2 blocks of single lanes
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4)  // 4x4 blocks: pairs of lanes
+    for (int j = 0; j < 2; ++j) {
+      __m512d a = _mm512_castps_pd(t[i + j]), b = _mm512_castps_pd(t[i + j + 2]);
+      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    }
+  for (int i = 0; i < 16; i += 8)  // 8x8 blocks: 128-bit lanes
+    for (int j = 0; j < 4; ++j) {
+      t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0x88);
+      t[i + j + 4] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0xdd);
+    }
+  for (int j = 0; j < 8; ++j) {  // 16x16: 256-bit halves
+    r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+  }
+  // r[k] now holds column col[k] of the block (the 64-bit unpacks swap the middle pairs).
+  static constexpr int col[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(reinterpret_cast<float*>(dst + col[k] * ds), r[k]);
+}
+#endif
+
+// dst[c][r] = src[r][c] for 4- or 8-byte elements; register blocks where they fit.
 void transpose_block(size_t size, const char* src, int64_t ss, char* dst, int64_t ds, int64_t rows,
                      int64_t cols) {
   if (size == 8) return transpose_scalar<uint64_t>(src, ss, dst, ds, rows, cols);
   int64_t r8 = 0, c8 = 0;
+#if defined(__AVX512F__)
+  if (rows >= 16 && cols >= 16) {
+    const int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
+    for (int64_t r = 0; r < r16; r += 16)
+      for (int64_t c = 0; c < c16; c += 16)
+        transpose16x16(src + r * ss + c * 4, ss, dst + c * ds + r * 4, ds);
+    if (c16 < cols) transpose_block(4, src + c16 * 4, ss, dst + c16 * ds, ds, r16, cols - c16);
+    if (r16 < rows) transpose_block(4, src + r16 * ss, ss, dst + r16 * 4, ds, rows - r16, cols);
+    return;
+  }
+#endif
 #if defined(__AVX__)
   r8 = rows / 8 * 8, c8 = cols / 8 * 8;
   for (int64_t r = 0; r < r8; r += 8)
