@@ -488,3 +488,37 @@ def test_threshold_matches_torch():
     for got, want in zip(*out):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+# kl_div with the legacy flags and reduction='batchmean': the flags choose the reduction and
+# the result is then divided by the batch size (torch's order), so 'none' is divided per
+# element and a mean is divided again.
+@pytest.mark.parametrize("legacy", [dict(size_average=True), dict(size_average=False),
+                                    dict(reduce=False), dict(size_average=False, reduce=True),
+                                    dict(size_average=2.0)])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_legacy_flags_with_batchmean_match_torch(legacy, log_target):
+    rng = np.random.default_rng(3)
+    x = np.log(rng.uniform(0.1, 1.0, (4, 3))).astype(np.float32)
+    t = rng.uniform(0.0, 1.0, (4, 3)).astype(np.float32)
+    got = F.kl_div(mint.tensor(x), mint.tensor(t), reduction="batchmean", log_target=log_target,
+                   **legacy)
+    want = torch.nn.functional.kl_div(torch.tensor(x), torch.tensor(t), reduction="batchmean",
+                                      log_target=log_target, **legacy)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-7)
+    # Without legacy flags batchmean is the sum over the batch size, as before.
+    got = F.kl_div(mint.tensor(x), mint.tensor(t), reduction="batchmean")
+    np.testing.assert_allclose(got.item(), float(F.kl_div(mint.tensor(x), mint.tensor(t),
+                                                          reduction="sum").item()) / 4, rtol=1e-6)
+
+
+# searchsorted compares as torch does (NaN compares false) and checks its sorter.
+def test_searchsorted_nan_and_unsorted_sequences_match_torch():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        seq = rng.choice([np.nan, np.inf, -np.inf, 0.0, 1.0, -2.0, 3.5], size=6)
+        vals = rng.choice([np.nan, np.inf, 0.5, -1.0, 3.5, 1.0], size=5)
+        for right in (False, True):
+            got = mint.searchsorted(mint.tensor(seq), mint.tensor(vals), right=right)
+            want = torch.searchsorted(torch.tensor(seq), torch.tensor(vals), right=right)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -628,3 +628,10 @@ def test_searchsorted_scalar_nan_and_errors():
         mint.searchsorted(T(np.ones((2, 3))), T(np.ones((3, 3))))
     with pytest.raises(ValueError, match="searchsorted: sorted_sequence must have at least 1"):
         mint.searchsorted(T(np.float32(1)), T(np.ones(3)))
+    # A sorter index outside [0, n) is refused (torch raises too), not wrapped to another
+    # element; the check reads every index, in any position.
+    for bad in ([2, -1, 0], [0, 3, 1]):
+        with pytest.raises(RuntimeError, match="searchsorted: sorter index out of range"):
+            mint.searchsorted(seq, 2.0, sorter=T(np.array(bad, np.int64)))
+    shuffled = T(np.array([3.0, 1.0, 2.0], F32))
+    assert mint.searchsorted(shuffled, 2.5, sorter=T(np.array([1, 2, 0], np.int64))).item() == 2

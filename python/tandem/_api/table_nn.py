@@ -235,7 +235,7 @@ ROWS = [
     _loss("kl_div", "The Kullback-Leibler divergence with input as log-probabilities "
           "('batchmean' divides the sum by the batch size).",
           f", {_LEGACY}, reduction: str = 'mean', log_target: bool = False",
-          f"_C.kl_div(input, target, {_RED}, log_target)",
+          "_impl.nn.kl_div(input, target, size_average, reduce, reduction, log_target)",
           args={"input": "the log-probabilities.",
                 "log_target": "the target is given as log-probabilities too."}),
     Op("interpolate", "(input: Tensor, size: Optional[IntOrTuple] = None, "

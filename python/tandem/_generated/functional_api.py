@@ -1062,7 +1062,7 @@ def kl_div(
         _impl.args.not_a_tensor('kl_div', 'target', target)
     if not isinstance(log_target, bool):
         _impl.args.not_a_bool('kl_div', 'log_target', log_target)
-    return _C.kl_div(input, target, _impl.nn.reduction(size_average, reduce, reduction), log_target)
+    return _impl.nn.kl_div(input, target, size_average, reduce, reduction, log_target)
 
 
 def interpolate(

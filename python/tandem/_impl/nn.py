@@ -174,6 +174,18 @@ def reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: s
     return ("mean" if size_average else "sum") if reduce else "none"
 
 
+def kl_div(input: Tensor, target: Tensor, size_average: Any, reduce: Any, mode: str,
+           log_target: bool) -> Tensor:
+    """F.kl_div: the legacy flags, when given, decide the reduction, and 'batchmean' still
+    divides that result by the batch size afterwards (PyTorch's order: with reduce=False the
+    per-element losses are divided, with size_average=True the mean is)."""
+    legacy = size_average is not None or reduce is not None
+    out = _C.kl_div(input, target, reduction(size_average, reduce, mode), log_target)
+    if legacy and mode == "batchmean" and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
 def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corners: Any,
                 recompute_scale_factor: Any, antialias: bool) -> Tensor:
     if antialias:

@@ -513,6 +513,17 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
                  "searchsorted: sorter must be int64, got ", dtype_name(sorter->dtype()));
     TANDEM_CHECK(seq.dim() >= 1, ValueError,
                  "searchsorted: sorted_sequence must have at least 1 dimension");
+    // gather wraps negative indices (MindSpore's rule): a sorter index outside [0, n) would
+    // silently pick another element. (A traced sorter has no values to check.)
+    if (sorter->numel() > 0 && !sorter->is_symbolic()) {
+      const int64_t n = seq.shape().back(), lo = amin(*sorter).item().to_int(),
+                    hi = amax(*sorter).item().to_int();
+      TANDEM_CHECK(lo >= 0 && hi < n, Error,
+                   "searchsorted: sorter index out of range: ", lo < 0 ? lo : hi, " is not in [0, ",
+                   n,
+                   ") (sorter holds positions in the last dim of sorted_sequence, as argsort "
+                   "gives)");
+    }
     seq = gather(seq, -1, *sorter);
   }
   return dispatch1(searchsorted_op, {seq, values}, {{"right", right}, {"out_int32", out_int32}});

@@ -61,8 +61,10 @@ void searchsorted_typed(const T* seq, int64_t L, bool batched, const T* vals, in
   for (int64_t j = 0; j < n; ++j) {
     const T* s = batched ? seq + (j / per_row) * L : seq;
     T v = vals[j];
-    const T* p = right ? std::upper_bound(s, s + L, v, [](T a, T b) { return order_less(a, b); })
-                       : std::lower_bound(s, s + L, v, [](T a, T b) { return order_less(a, b); });
+    // PyTorch's comparisons, so NaNs (which compare false) and unsorted sequences give its
+    // answers: left moves right past every element not >= v, right past every one not > v.
+    const T* p = right ? std::upper_bound(s, s + L, v, [](T val, T mid) { return mid > val; })
+                       : std::lower_bound(s, s + L, v, [](T mid, T val) { return !(mid >= val); });
     out[j] = Out(p - s);
   }
 }
