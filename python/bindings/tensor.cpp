@@ -298,7 +298,7 @@ void bind_tensor(nb::module_& m) {
   cls.def("_fill", [](nb::handle self, nb::handle v) {
     Tensor& t = nb::cast<Tensor&>(self);
     if (nb::isinstance<Tensor>(v))
-      copy_(t, nb::cast<Tensor>(v));
+      fill_(t, nb::cast<Tensor>(v));
     else
       fill_(t, as_scalar(v, "fill_"));
     return nb::borrow(self);

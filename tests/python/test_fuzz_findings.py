@@ -522,3 +522,55 @@ def test_searchsorted_nan_and_unsorted_sequences_match_torch():
             got = mint.searchsorted(mint.tensor(seq), mint.tensor(vals), right=right)
             want = torch.searchsorted(torch.tensor(seq), torch.tensor(vals), right=right)
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# An expanded view is written only by a fill (one value everywhere), as in torch: unary
+# in-place ops and copy_ of a 0-d tensor into it raise; fill_ / zero_ work.
+def test_in_place_writes_into_expanded_views():
+    x = mint.ones(1).expand(3)
+    for write in (lambda: x.abs_(), lambda: x.neg_(), lambda: x.copy_(mint.tensor(5.0)),
+                  lambda: x.add_(1)):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            write()
+    assert x.fill_(2).tolist() == [2.0, 2.0, 2.0]
+    assert x.fill_(mint.tensor(4.0)).tolist() == [4.0, 4.0, 4.0]
+    assert x.zero_().tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="fill_: only a 0-dimension value tensor"):
+        mint.zeros(3).fill_(mint.ones(3))
+    # A fill with a 0-d tensor that requires grad passes the summed gradient to it.
+    v = mint.tensor(2.0, requires_grad=True)
+    y = mint.zeros(3) * 1.0
+    y.fill_(v)
+    (y * mint.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert v.grad.item() == 6.0
+
+
+def test_adjoint_tensordot_and_linalg_norm_argument_rules_match_torch():
+    assert mint.adjoint(mint.tensor(3.0)).item() == 3.0
+    with pytest.raises(ValueError, match="adjoint: only supported on matrices"):
+        mint.adjoint(mint.ones(2))
+    with pytest.raises(ValueError, match="tensordot: dims must be >= 0"):
+        mint.tensordot(mint.ones(2, 2), mint.ones(2, 2), -1)
+    with pytest.raises(ValueError, match="tensordot: dims=3 exceeds"):
+        mint.tensordot(mint.ones(2, 2), mint.ones(2, 2), 3)
+    with pytest.raises(ValueError, match="a dim appears twice"):
+        mint.tensordot(mint.ones(2, 2), mint.ones(2, 2), ([0, 0], [0, 1]))
+    # Size-1 contracted dims broadcast (torch sums the other operand over them).
+    rng = np.random.default_rng(5)
+    for sa, sb, dims in [((2, 2, 5), (1, 1, 5), 2), ((4, 1, 4), (4, 1, 4), 2),
+                         ((3, 1), (4, 2), ([1], [0]))]:
+        a, b = rng.normal(size=sa), rng.normal(size=sb)
+        got = mint.tensordot(mint.tensor(a), mint.tensor(b), dims)
+        want = torch.tensordot(torch.tensor(a), torch.tensor(b), dims)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    x = mint.ones(2, 3, 4)
+    with pytest.raises(ValueError, match="with ord and no dim the input must be 1-D or 2-D"):
+        mint.linalg.norm(x, 2)
+    with pytest.raises(ValueError, match="dim must name 1 or 2 dims"):
+        mint.linalg.norm(x, dim=[0, 1, 2])
+    with pytest.raises(ValueError, match="matrix_norm: dim must be a pair"):
+        mint.linalg.norm(x, "fro", dim=[1])
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        mint.linalg.norm(mint.ones(3), "fro")
+    assert mint.linalg.norm(mint.ones(3, 4), "fro").item() == pytest.approx(12 ** 0.5)
+    assert mint.linalg.norm(x).item() == pytest.approx(24 ** 0.5)  # no ord: all elements

@@ -39,7 +39,7 @@ ROWS = [
     Op("t", "(input: Tensor) -> Tensor", "_C.t(input)",
        "The transpose of a 2-D tensor; 0-D and 1-D tensors are returned as they are.",
        method=True),
-    Op("adjoint", "(input: Tensor) -> Tensor", "_C.transpose(input, -2, -1)",
+    Op("adjoint", "(input: Tensor) -> Tensor", "_impl.linalg.adjoint(input)",
        "A view with the last two dims swapped.", method=True),
     Op("squeeze", "(input: Tensor, dim: Dim = None) -> Tensor", "_C.squeeze(input, dim)",
        "Removes size-1 dims: all of them, or those in dim.", method=True,

@@ -2264,7 +2264,7 @@ def adjoint(input: Tensor) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('adjoint', 'input', input)
-    return _C.transpose(input, -2, -1)
+    return _impl.linalg.adjoint(input)
 
 
 def squeeze(input: Tensor, dim: Dim = None) -> Tensor:

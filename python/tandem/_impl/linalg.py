@@ -11,11 +11,20 @@ Tensor = _C.Tensor
 def inner(input: Tensor, other: Tensor) -> Tensor:
     if input.ndim == 0 or other.ndim == 0:
         return _C.mul(input, other)
+    if input.shape[-1] != other.shape[-1]:  # tensordot would broadcast a size-1 dim
+        raise ValueError(f"inner: the last dimension must match on both inputs, got shapes "
+                         f"{list(input.shape)} and {list(other.shape)}")
     return _C.tensordot(input, other, [-1], [-1])
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any) -> Tensor:
     if isinstance(dims, int):
+        if dims < 0:
+            raise ValueError(f"tensordot: dims must be >= 0 (the number of trailing dims of a "
+                             f"contracted with leading dims of b), got {dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise ValueError(f"tensordot: dims={dims} exceeds the dims of a ({a.ndim}-D) or b "
+                             f"({b.ndim}-D)")
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))
     else:
@@ -23,6 +32,15 @@ def tensordot(a: Tensor, b: Tensor, dims: Any) -> Tensor:
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
     return _C.tensordot(a, b, da, db)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    if input.ndim == 1:
+        raise ValueError("adjoint: only supported on matrices or batches of matrices, got a 1-D "
+                         "tensor")
+    if input.ndim == 0:  # torch returns a 0-d tensor unchanged (a view)
+        return _C.reshape(input, [])
+    return _C.transpose(input, -2, -1)
 
 
 def einsum(equation: str, operands: tuple) -> Tensor:
@@ -43,16 +61,31 @@ def vector_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool, dtype: Any) -> Ten
 
 
 def matrix_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool) -> Tensor:
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 2:
+        raise ValueError(f"linalg.matrix_norm: dim must be a pair of dims, got {dim!r}")
+    if x.ndim < 2:
+        raise ValueError(f"linalg.matrix_norm: the input must have at least 2 dimensions, got "
+                         f"{x.ndim}-D")
     if ord != "fro":
         raise NotImplementedError(f"matrix_norm: ord={ord!r} needs an SVD; only 'fro' is supported")
-    return _C.norm(x, 2.0, list(dim), keepdim)
+    return _C.norm(x, 2.0, dims, keepdim)
 
 
 def norm(x: Tensor, ord: Any, dim: Any, keepdim: bool) -> Tensor:
-    if ord is None or ord == "fro":
-        return _C.norm(x, 2.0, _dims(dim), keepdim)
+    # PyTorch's rules: an explicit dim names one dim (a vector norm) or two (a matrix norm);
+    # an ord without dim needs a 1-D or 2-D input; a string ord is a matrix norm.
+    if dim is not None:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        if len(dims) not in (1, 2):
+            raise ValueError(f"linalg.norm: dim must name 1 or 2 dims, got {dim!r}")
+    elif ord is not None and x.ndim not in (1, 2):
+        raise ValueError(f"linalg.norm: with ord and no dim the input must be 1-D or 2-D, got "
+                         f"{x.ndim}-D; pass dim")
     if isinstance(ord, str):
-        raise NotImplementedError(f"linalg.norm: ord={ord!r} is not supported")
+        return matrix_norm(x, ord, [0, 1] if dim is None else dim, keepdim)
+    if ord is None:
+        return _C.norm(x, 2.0, _dims(dim), keepdim)
     if dim is None and x.ndim == 2:
         raise NotImplementedError("linalg.norm: numeric matrix norms need an SVD; pass dim for "
                                   "a vector norm")

@@ -63,6 +63,10 @@ def var_std(fn: Callable, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
 
 def norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     """Vector p-norm ('fro' and None mean 2)."""
+    if p == "fro" and isinstance(dim, (list, tuple)) and len(dim) > 2:
+        # torch.norm takes 'fro' over more than two dims as a matrix norm, which needs two
+        raise ValueError(f"norm: p='fro' (the default) over {len(dim)} dims is a matrix norm, "
+                         f"which needs exactly 2 dims; pass p=2 for the vector 2-norm")
     if p is None or p == "fro":
         p = 2.0
     elif p == "nuc":

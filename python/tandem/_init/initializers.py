@@ -97,7 +97,7 @@ class Initializer:
             else:
                 tmp = _C.empty(tuple(arr.shape), _C.dtype.float64)
                 self._initialize(tmp)
-                arr._fill(tmp)  # type: ignore[attr-defined]  # private binding
+                arr._copy_from(tmp)  # type: ignore[attr-defined]  # private binding
             return arr
         if isinstance(arr, np.ndarray):
             tmp = _C.empty(tuple(arr.shape), _C.dtype.float64)

@@ -47,13 +47,24 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
   Shape b = broadcast_shapes(dst.shape(), src.shape(), "copy_");
   TANDEM_CHECK(b == dst.shape(), ValueError, "copy_: source of shape ", shape_str(src.shape()),
                " cannot be broadcast to the destination's shape ", shape_str(dst.shape()));
+  check_no_internal_overlap(dst, "copy_");
   dispatch_out(cast_op, {expand(src, dst.shape())}, {{"dtype", int64_t(dst.dtype())}}, dst);
+  return dst;
+}
+
+const Tensor& fill_(const Tensor& dst, const Tensor& value) {
+  TANDEM_CHECK(value.dim() == 0, ValueError,
+               "fill_: only a 0-dimension value tensor is supported, got one with ", value.dim(),
+               " dimensions (use copy_ to write a tensor of values)");
+  // "fill": one value everywhere may go into an expanded view (dispatch_out's overlap rule).
+  dispatch_out(cast_op, {expand(value, dst.shape())},
+               {{"dtype", int64_t(dst.dtype())}, {"fill", true}}, dst);
   return dst;
 }
 
 const Tensor& fill_(const Tensor& dst, Scalar value) {
   check_fill_fits(value, dst.dtype(), "fill_");
-  return copy_(dst, Tensor::wrap_scalar(value, dst.dtype()));
+  return fill_(dst, Tensor::wrap_scalar(value, dst.dtype()));
 }
 
 }  // namespace tandem

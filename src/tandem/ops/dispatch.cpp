@@ -107,9 +107,6 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs&
   return std::move(outs[0]);
 }
 
-namespace {
-
-// Some element of t is reached by two index tuples: a dim of size > 1 with stride 0.
 bool has_internal_overlap(const Tensor& t) {
   if (t.numel() == 0) return false;  // nothing is written
   for (size_t d = 0; d < t.shape().size(); ++d)
@@ -117,7 +114,12 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
-}  // namespace
+void check_no_internal_overlap(const Tensor& out, const std::string& op) {
+  TANDEM_CHECK(!has_internal_overlap(out), Error, op,
+               ": unsupported operation: more than one element of the written-to tensor "
+               "refers to a single memory location (an expanded view); clone() it before "
+               "writing in place");
+}
 
 void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                   const Tensor& out) {
@@ -134,17 +136,10 @@ void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attr
                dtype_name(metas[0].dtype), " can't be cast to the desired output type ",
                dtype_name(out.dtype()));
   // A destination whose elements share memory (an expanded view) would get one of several
-  // results per location, silently: PyTorch refuses too. Writing one value everywhere (fill_,
-  // zero_: a single input that is itself a broadcast scalar) stays allowed.
-  if (has_internal_overlap(out)) {
-    bool fill = inputs.size() == 1 && has_internal_overlap(inputs[0]) &&
-                std::all_of(inputs[0].strides().begin(), inputs[0].strides().end(),
-                            [](int64_t s) { return s == 0; });
-    TANDEM_CHECK(fill, Error, op.name,
-                 ": unsupported operation: more than one element of the written-to tensor "
-                 "refers to a single memory location (an expanded view); clone() it before "
-                 "writing in place");
-  }
+  // results per location, silently: PyTorch refuses too. Writing one value everywhere
+  // (fill_ and zero_, which mark their cast with the attribute "fill") stays allowed, as in
+  // PyTorch; copy_ of a 0-d tensor and unary in-place ops (abs_) are refused like any other.
+  if (!attrs.get_bool_or("fill", false)) check_no_internal_overlap(out, op.name);
   const AutogradHooks* ag = autograd_hooks();
   Tensor old = ag ? ag->prepare_inplace(op, out, inputs) : Tensor();
   if (TraceRecorder* tr = active_trace_recorder()) {

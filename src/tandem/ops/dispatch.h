@@ -16,7 +16,13 @@ std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs, 
 Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {});
 // Writes the single output into `out` (in-place ops and out= arguments). The result shape
 // must equal out's shape and its dtype must be castable to out's dtype.
+// Expanded views may not be written (one location would get several results), except by a
+// fill (attribute "fill": one value everywhere), as in PyTorch.
 void dispatch_out(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                   const Tensor& out);
+// Whether some element of t is reached by two index tuples (a dim of size > 1, stride 0).
+bool has_internal_overlap(const Tensor& t);
+// Raises naming `op` when `out` has internal overlap (an in-place write would be ambiguous).
+void check_no_internal_overlap(const Tensor& out, const std::string& op);
 
 }  // namespace tandem

@@ -85,6 +85,8 @@ Tensor clone(const Tensor& x);
 // dst[...] = src (broadcast, converting dtype); returns dst.
 const Tensor& copy_(const Tensor& dst, const Tensor& src);
 const Tensor& fill_(const Tensor& dst, Scalar value);
+// fill_ with a 0-d tensor's value (its gradient is the sum of dst's).
+const Tensor& fill_(const Tensor& dst, const Tensor& value);
 
 // In-place forms write the result into `self` (PyTorch's add_ etc.); self must hold the
 // broadcast shape and a dtype the result can be cast to.

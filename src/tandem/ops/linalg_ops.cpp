@@ -290,14 +290,28 @@ Tensor linear(const Tensor& x_, const Tensor& weight_, const Tensor& bias_) {
   return bias.defined() ? add(y, bias) : y;
 }
 
-Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int64_t>& da,
+Tensor tensordot(const Tensor& a_, const Tensor& b_, const std::vector<int64_t>& da,
                  const std::vector<int64_t>& db) {
   TANDEM_CHECK(da.size() == db.size(), ValueError,
                "tensordot: both dim lists need the same length (", da.size(), " vs ", db.size(),
                ")");
+  TANDEM_CHECK(a_.dtype() == b_.dtype(), TypeError,
+               "tensordot: both inputs should have the "
+               "same dtype, got ",
+               dtype_name(a_.dtype()), " and ", dtype_name(b_.dtype()), "; convert one first");
+  Tensor a = a_, b = b_;
   std::vector<int64_t> ca, cb;
   for (size_t i = 0; i < da.size(); ++i) {
     int64_t x = wrap_dim(da[i], a.dim(), "tensordot"), y = wrap_dim(db[i], b.dim(), "tensordot");
+    TANDEM_CHECK(std::find(ca.begin(), ca.end(), x) == ca.end() &&
+                     std::find(cb.begin(), cb.end(), y) == cb.end(),
+                 ValueError, "tensordot: a dim appears twice in the contracted dims");
+    // A size-1 dim broadcasts against its partner, as in PyTorch: contracting it is summing
+    // the other operand over that dim first.
+    if (a.shape()[x] != b.shape()[y] && b.shape()[y] == 1)
+      a = sum(a, std::vector<int64_t>{x}, true, a.dtype());
+    else if (a.shape()[x] != b.shape()[y] && a.shape()[x] == 1)
+      b = sum(b, std::vector<int64_t>{y}, true, b.dtype());
     TANDEM_CHECK(a.shape()[x] == b.shape()[y], ValueError,
                  "tensordot: contracted dims differ: ", a.shape()[x], " (dim ", x, " of a) vs ",
                  b.shape()[y], " (dim ", y, " of b)");
