@@ -574,3 +574,39 @@ def test_adjoint_tensordot_and_linalg_norm_argument_rules_match_torch():
         mint.linalg.norm(mint.ones(3), "fro")
     assert mint.linalg.norm(mint.ones(3, 4), "fro").item() == pytest.approx(12 ** 0.5)
     assert mint.linalg.norm(x).item() == pytest.approx(24 ** 0.5)  # no ord: all elements
+
+
+def test_argument_checks_torch_has():
+    # where needs a bool (or torch's deprecated uint8) condition.
+    with pytest.raises(TypeError, match="where: expected condition to be a boolean tensor"):
+        mint.where(mint.tensor([1.0, 0.0]), 1.0, 2.0)
+    assert mint.where(mint.tensor([1, 0], dtype=mint.uint8), 1.0, 2.0).tolist() == [1.0, 2.0]
+    # An in-place clamp_ cannot truncate a float result into an integer tensor.
+    u = mint.tensor([1, 2], dtype=mint.uint8)
+    with pytest.raises(RuntimeError, match="clamp_: result type Float32 can't be cast"):
+        u.clamp_(min=0.001)
+    assert u.clamp_(min=2).tolist() == [2, 2]
+    # binary_cross_entropy checks the target's range too.
+    with pytest.raises(ValueError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(mint.tensor([0.5]), mint.tensor([2.0]))
+    # embedding's padding_idx must index a row.
+    with pytest.raises(ValueError, match="padding_idx must be within num_embeddings"):
+        F.embedding(mint.tensor([0]), mint.ones(3, 2), padding_idx=3)
+    assert F.embedding(mint.tensor([0]), mint.ones(3, 2), padding_idx=-3).shape == (1, 2)
+    # torch's required arguments: normal's mean, repeat's sizes.
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'mean'"):
+        mint.normal()
+    with pytest.raises(TypeError, match="repeat\\(\\) missing 1 required"):
+        mint.ones(2).repeat()
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_amax_amin_propagate_nan(reduce, include_self):
+    s, src = [2.0, 3.0, 1.0, 4.0], [float("nan"), -np.inf, 5.0, 2.0]
+    idx = [0, 0, 2, 3]
+    got = mint.scatter_reduce(mint.tensor(s), 0, mint.tensor(idx), mint.tensor(src), reduce,
+                              include_self=include_self)
+    want = torch.scatter_reduce(torch.tensor(s), 0, torch.tensor(idx), torch.tensor(src), reduce,
+                                include_self=include_self)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

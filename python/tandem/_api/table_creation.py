@@ -143,7 +143,7 @@ ROWS = [
        args={"low": "the lowest value (or high, when only two arguments are given).",
              "high": "one above the largest value.", "size": "the shape of the result.",
              **_SIZE_ARGS}, grad=False),
-    Op("normal", "(mean: Union[float, Tensor] = 0.0, std: Union[float, Tensor] = 1.0, "
+    Op("normal", "(mean: Union[float, Tensor], std: Union[float, Tensor] = 1.0, "
        f"size: Optional[Size] = None, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
        _dev("normal", _grad("_impl.creation.normal(mean, std, size, dtype)")),
        "Normal samples with the given mean and standard deviation; with tensor mean or std "

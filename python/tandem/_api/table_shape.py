@@ -162,7 +162,7 @@ ROWS = [
        "and restores the shape.", method=True,
        args={"shifts": "the shift along each dim.", "dims": "the dims to roll."}),
     Op("repeat", "(self, *sizes: Union[int, Sequence[int]]) -> Tensor",
-       "_C.repeat(self, _impl.args.varargs(sizes, 'repeat', 'sizes'))",
+       "_C.repeat(self, _impl.args.varargs(sizes, 'repeat', 'sizes', True))",
        "Tiles the tensor sizes[i] times along dim i (extra leading sizes add dims).",
        args={"sizes": "the number of copies along each dim."}),
     Op("tile", "(input: Tensor, dims: Union[int, Sequence[int]]) -> Tensor",

@@ -721,7 +721,7 @@ def clamp_(self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = N
     Returns:
         Tensor: self, holding the result.
     """
-    return self.copy_(_C.clamp(self, min, max))
+    return _impl.args.write_back('clamp', self, _C.clamp(self, min, max))
 
 
 def where(self, condition: Tensor, other: TensorLike) -> Tensor:
@@ -850,7 +850,7 @@ def repeat(self, *sizes: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    return _C.repeat(self, _impl.args.varargs(sizes, 'repeat', 'sizes'))
+    return _C.repeat(self, _impl.args.varargs(sizes, 'repeat', 'sizes', True))
 
 
 def tile(self, *dims: Union[int, Sequence[int]]) -> Tensor:

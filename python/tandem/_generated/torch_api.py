@@ -3561,7 +3561,7 @@ def randint(
 
 
 def normal(
-    mean: Union[float, Tensor] = 0.0,
+    mean: Union[float, Tensor],
     std: Union[float, Tensor] = 1.0,
     size: Optional[Size] = None,
     *,
@@ -3573,7 +3573,7 @@ def normal(
     result has their broadcast shape.
 
     Args:
-        mean (float or Tensor): the mean (number or tensor). Default: ``0.0``.
+        mean (float or Tensor): the mean (number or tensor).
         std (float or Tensor): the standard deviation (number or tensor). Default: ``1.0``.
         size (int or tuple of ints, optional): the shape of the result (with number mean and
             std). Default: ``None``.

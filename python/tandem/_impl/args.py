@@ -70,8 +70,11 @@ def ints(v: Any, op: str, what: str) -> List[int]:
         raise TypeError(f"{op}: {what} must be an int or a sequence of ints, got {v!r}") from None
 
 
-def varargs(args: Tuple[Any, ...], op: str, what: str) -> List[int]:
-    """Tensor.repeat(2, 3), .repeat((2, 3)) and .repeat([2, 3]) alike."""
+def varargs(args: Tuple[Any, ...], op: str, what: str, required: bool = False) -> List[int]:
+    """Tensor.repeat(2, 3), .repeat((2, 3)) and .repeat([2, 3]) alike; `required`: at least
+    one argument (torch's TypeError for .repeat())."""
+    if required and not args:
+        raise TypeError(f"{op}() missing 1 required positional argument: {what!r}")
     if len(args) == 1 and not isinstance(args[0], int):
         return ints(args[0], op, what)
     return ints(args, op, what)
@@ -135,3 +138,13 @@ def size_or_keyword(size: Tuple[Any, ...], size_kw: Dict[str, Any], op: str) -> 
         kw = size_kw["size"]
         return (int(kw),) if isinstance(kw, int) else tuple(kw)
     return globals()["size"](size)
+
+
+def write_back(op: str, self: Tensor, result: Tensor) -> Tensor:
+    """`self.<op>_(...)`: writes an out-of-place result into self, which must be able to hold
+    its dtype (PyTorch's rule: a float result is not silently truncated into an integer
+    tensor)."""
+    if not _C.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"{op}_: result type {result.dtype} can't be cast to the desired "
+                           f"output type {self.dtype}")
+    return self.copy_(result)

@@ -160,8 +160,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int], max_nor
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
                                   "supported")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.shape[0]
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise ValueError(f"embedding: padding_idx must be within num_embeddings: "
+                             f"{padding_idx} is not in [-{n}, {n})")
+        if padding_idx < 0:
+            padding_idx += n
     return _C.embedding(input, weight, -1 if padding_idx is None else padding_idx)
 
 

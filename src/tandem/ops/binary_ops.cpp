@@ -417,6 +417,10 @@ TANDEM_DEFINE_BINARY_FN(bitwise_right_shift)
 #undef TANDEM_DEFINE_BINARY_FN
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  // uint8 conditions are torch's deprecated form; other dtypes are refused (torch, MindSpore).
+  TANDEM_CHECK(!cond.defined() || cond.dtype() == DType::Bool || cond.dtype() == DType::UInt8,
+               TypeError, "where: expected condition to be a boolean tensor, got ",
+               dtype_name(cond.dtype()), "; compare first (e.g. x > 0) or use .bool()");
   // A Python number branch must fit the result dtype (torch raises; an integer would wrap,
   // a float become inf), except in the 16-bit floats, which saturate to inf as in torch.
   if (a.defined() && b.defined()) {

@@ -7,6 +7,7 @@
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
+#include "tandem/ops/hooks.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
@@ -287,11 +288,19 @@ Tensor binary_cross_entropy(const Tensor& input_, const Tensor& target_, const T
                weight = autocast_fp32(weight_);
   check_reduction(reduction, "binary_cross_entropy");
   check_same_shape(input, target, "binary_cross_entropy");
-  if (input.numel() > 0 && !input.is_symbolic()) {
+  // Value checks read data: a traced call (even of captured constants) has none to read.
+  const bool tracing = active_trace_recorder() != nullptr;
+  if (input.numel() > 0 && !input.is_symbolic() && !tracing) {
     double lo = amin(input).item_double(), hi = amax(input).item_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
                  "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
                  "..", hi, "; use binary_cross_entropy_with_logits for logits");
+  }
+  if (target.numel() > 0 && !target.is_symbolic() && !tracing) {
+    double lo = amin(target).item_double(), hi = amax(target).item_double();
+    TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
+                 "binary_cross_entropy: all elements of target should be between 0 and 1, got ", lo,
+                 "..", hi);
   }
   TANDEM_CHECK(is_floating(input.dtype()), TypeError,
                "binary_cross_entropy: expected a floating point input, got ",

@@ -48,11 +48,13 @@ void apply_mode(T& dst, T v, int mode) {
     case 2:
       dst = T(dst * v);
       break;
+    // amax / amin propagate NaN, as torch's scatter_reduce and amax do (v != v: v is NaN; a
+    // NaN already in dst stays, since no comparison with it is true).
     case 3:
-      dst = v > dst ? v : dst;
+      dst = v > dst || v != v ? v : dst;
       break;
     default:
-      dst = v < dst ? v : dst;
+      dst = v < dst || v != v ? v : dst;
       break;
   }
 }
