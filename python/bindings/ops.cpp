@@ -260,11 +260,11 @@ void bind_ops(nb::module_& m) {
 
   // Indexing family.
   m.def("index_select", &index_select, arg("input"), arg("dim"), arg("index"));
-  m.def("gather", &gather, arg("input"), arg("dim"), arg("index"));
+  m.def("gather", &gather, arg("input"), arg("dim"), arg("index"), arg("wrap") = true);
   m.def(
       "scatter",
       [](const Tensor& x, int64_t dim, const Tensor& idx, nb::handle src,
-         std::optional<std::string> reduce) {
+         std::optional<std::string> reduce, bool wrap) {
         Tensor s;
         if (is_number(src)) {
           // The number is stored into x's dtype: with torch's overflow check (1000 into int8
@@ -275,10 +275,12 @@ void bind_ops(nb::module_& m) {
         } else {
           s = as_operand(src, "scatter");
         }
-        return scatter(x, dim, idx, s, reduce.value_or(""));
+        return scatter(x, dim, idx, s, reduce.value_or(""), wrap);
       },
-      arg("input"), arg("dim"), arg("index"), arg("src"), arg("reduce").none() = nb::none());
-  m.def("scatter_add", &scatter_add, arg("input"), arg("dim"), arg("index"), arg("src"));
+      arg("input"), arg("dim"), arg("index"), arg("src"), arg("reduce").none() = nb::none(),
+      arg("wrap") = true);
+  m.def("scatter_add", &scatter_add, arg("input"), arg("dim"), arg("index"), arg("src"),
+        arg("wrap") = true);
   m.def(
       "index_add",
       [](const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src, nb::handle alpha) {

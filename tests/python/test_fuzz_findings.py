@@ -610,3 +610,39 @@ def test_scatter_reduce_amax_amin_propagate_nan(reduce, include_self):
     want = torch.scatter_reduce(torch.tensor(s), 0, torch.tensor(idx), torch.tensor(src), reduce,
                                 include_self=include_self)
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# Negative gather / scatter indices: torch's face raises, MindSpore's gather_elements counts
+# them from the end (its documented range is [-n, n)).
+def test_negative_indices_per_face():
+    from tandem import ops
+    x = mint.arange(6.0).reshape(2, 3)
+    i = mint.tensor([[0, -1], [1, 2]])
+    for call in (lambda: mint.gather(x, 1, i), lambda: x.gather(1, i),
+                 lambda: mint.scatter(x, 1, i, mint.ones(2, 2)),
+                 lambda: mint.scatter_add(x, 1, i, mint.ones(2, 2)),
+                 lambda: mint.scatter_reduce(x, 1, i, mint.ones(2, 2), "amax")):
+        with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 1"):
+            call()
+    assert ops.gather_elements(x, 1, i).tolist() == [[0.0, 2.0], [4.0, 5.0]]
+    # A 0-d input with an empty index gathers nothing (it raised in a reshape).
+    assert mint.gather(mint.tensor(3), 0, mint.tensor([], dtype=mint.int64)).shape == (0,)
+
+
+# A numeric ord over two dims is a matrix norm (it was the vector norm of all the elements: a
+# silent wrong answer for ord=1 / inf); 1, -1, inf, -inf need no SVD.
+@pytest.mark.parametrize("ord", [1, -1, math.inf, -math.inf])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norms_without_svd_match_torch(ord, keepdim):
+    a = np.random.default_rng(6).normal(size=(2, 3, 4))
+    for dim in ([1, 2], [2, 0], [-1, -3]):
+        got = mint.linalg.norm(mint.tensor(a), ord, dim=dim, keepdim=keepdim)
+        want = torch.linalg.norm(torch.tensor(a), ord, dim=dim, keepdim=keepdim)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    m = a[0]
+    np.testing.assert_allclose(mint.linalg.matrix_norm(mint.tensor(m), ord).numpy(),
+                               torch.linalg.matrix_norm(torch.tensor(m), ord).numpy())
+    np.testing.assert_allclose(mint.linalg.norm(mint.tensor(m), ord).numpy(),
+                               torch.linalg.norm(torch.tensor(m), ord).numpy())
+    with pytest.raises(ValueError, match="order 1.5 is not supported"):
+        mint.linalg.norm(mint.tensor(m), 1.5, dim=[0, 1])

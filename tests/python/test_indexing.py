@@ -365,8 +365,14 @@ def test_gather(dt):
         shape[dim] = 6
         shape[(dim + 1) % 3] -= 1  # smaller than the input in another dim
         idx = rng.integers(-A.shape[dim], A.shape[dim], shape)
-        check(T(A, dt).gather(dim, L(idx)), np_gather(a, dim, idx % A.shape[dim]))
-        check(mint.gather(T(A, dt), dim, L(idx)), np_gather(a, dim, idx % A.shape[dim]))
+        pos = idx % A.shape[dim]
+        check(T(A, dt).gather(dim, L(pos)), np_gather(a, dim, pos))
+        check(mint.gather(T(A, dt), dim, L(pos)), np_gather(a, dim, pos))
+        # MindSpore's gather_elements counts negative indices from the end; torch's raise.
+        check(tandem.ops.gather_elements(T(A, dt), dim, L(idx)), np_gather(a, dim, pos))
+        if (idx < 0).any():
+            with pytest.raises(IndexError, match="is out of bounds for dimension"):
+                mint.gather(T(A, dt), dim, L(idx))
 
 
 def test_gather_non_contiguous_and_empty():

@@ -11,7 +11,7 @@ ROWS = [
        "_C.index_select(input, dim, _impl.index.as_long(index))",
        "The entries of input at index (1-D) along dim.", method=True, args=_IDX),
     Op("gather", "(input: Tensor, dim: int, index: Tensor) -> Tensor",
-       "_C.gather(input, dim, _impl.index.as_long(index))",
+       "_C.gather(input, dim, _impl.index.as_long(index), False)",
        "out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for other dims); the "
        "result has index's shape.", method=True, args=_IDX),
     Op("scatter", "(input: Tensor, dim: int, index: Tensor, src: Optional[TensorLike] = None, *, "

@@ -71,17 +71,21 @@ ROWS = [
     Op("norm", "(A: Tensor, ord: Union[float, str, None] = None, dim: Dim = None, "
        "keepdim: bool = False) -> Tensor",
        "_impl.linalg.norm(A, ord, dim, keepdim)",
-       "The vector norm (or the Frobenius norm of a matrix).", ns="linalg",
-       args={"A": "the input tensor.", "ord": "the order of the norm (None or 'fro': 2)."}),
+       "A vector norm over one dim (or all, flattened, without ord and dim), a matrix norm "
+       "over two (see matrix_norm).", ns="linalg",
+       args={"A": "the input tensor.", "ord": "the order of the norm (None: 2, or Frobenius "
+             "over two dims)."}),
     Op("vector_norm", "(x: Tensor, ord: float = 2, dim: Dim = None, keepdim: bool = False, *, "
        "dtype: Optional[DType] = None) -> Tensor",
        "_impl.linalg.vector_norm(x, ord, dim, keepdim, dtype)",
        "The vector ord-norm over dim (all elements when None).", ns="linalg",
        args={"x": "the input tensor.", "ord": "the order of the norm."}),
-    Op("matrix_norm", "(A: Tensor, ord: str = 'fro', dim: Sequence[int] = (-2, -1), "
-       "keepdim: bool = False) -> Tensor",
+    Op("matrix_norm", "(A: Tensor, ord: Union[float, str] = 'fro', "
+       "dim: Sequence[int] = (-2, -1), keepdim: bool = False) -> Tensor",
        "_impl.linalg.matrix_norm(A, ord, dim, keepdim)",
-       "The Frobenius norm of the matrices in the dims dim.", ns="linalg",
-       args={"A": "the input tensor.", "ord": "'fro' (the only order without an SVD).",
+       "The matrix norm of the matrices in the dims dim.", ns="linalg",
+       args={"A": "the input tensor.",
+             "ord": "'fro', or 1 / -1 (largest / smallest column sum of abs values) or inf / "
+                    "-inf (row sum); 2, -2 and 'nuc' need an SVD, which tandem lacks.",
              "dim": "the two matrix dims."}),
 ]

@@ -35,11 +35,13 @@ def norm(
     dim: Dim = None,
     keepdim: bool = False,
 ) -> Tensor:
-    r"""The vector norm (or the Frobenius norm of a matrix).
+    r"""A vector norm over one dim (or all, flattened, without ord and dim), a matrix norm over two
+    (see matrix_norm).
 
     Args:
         A (Tensor): the input tensor.
-        ord (float or str): the order of the norm (None or 'fro': 2). Default: ``None``.
+        ord (float or str): the order of the norm (None: 2, or Frobenius over two dims).
+            Default: ``None``.
         dim (int or tuple of ints, optional): the dimension or dimensions to reduce (all
             when None). Default: ``None``.
         keepdim (bool): whether the result keeps each reduced dimension with size 1.
@@ -91,15 +93,17 @@ def vector_norm(
 
 def matrix_norm(
     A: Tensor,
-    ord: str = 'fro',
+    ord: Union[float, str] = 'fro',
     dim: Sequence[int] = (-2, -1),
     keepdim: bool = False,
 ) -> Tensor:
-    r"""The Frobenius norm of the matrices in the dims dim.
+    r"""The matrix norm of the matrices in the dims dim.
 
     Args:
         A (Tensor): the input tensor.
-        ord (str): 'fro' (the only order without an SVD). Default: ``'fro'``.
+        ord (float or str): 'fro', or 1 / -1 (largest / smallest column sum of abs values)
+            or inf / -inf (row sum); 2, -2 and 'nuc' need an SVD, which tandem lacks.
+            Default: ``'fro'``.
         dim (sequence of int): the two matrix dims. Default: ``(-2, -1)``.
         keepdim (bool): whether the result keeps each reduced dimension with size 1.
             Default: ``False``.

@@ -3714,7 +3714,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         _impl.args.not_a_tensor('gather', 'input', input)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('gather', 'index', index)
-    return _C.gather(input, dim, _impl.index.as_long(index))
+    return _C.gather(input, dim, _impl.index.as_long(index), False)
 
 
 def scatter(

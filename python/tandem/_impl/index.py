@@ -54,13 +54,13 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any, value: Any,
         raise TypeError("scatter: pass src or value")
     index, src = _vector_index(input, index, src)
     check_src("scatter", index, src)
-    return _C.scatter(input, dim, as_long(index), src, reduce)
+    return _C.scatter(input, dim, as_long(index), src, reduce, False)
 
 
 def scatter_add(input: Tensor, dim: int, index: Any, src: Any) -> Tensor:
     index, src = _vector_index(input, index, src)
     check_src("scatter_add", index, src)
-    return _C.scatter_add(input, dim, as_long(index), src)
+    return _C.scatter_add(input, dim, as_long(index), src, False)
 
 
 def _identity(reduce: str, dt: _C.dtype) -> Any:
@@ -87,8 +87,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
     check_src("scatter_reduce", index, src)
     index = as_long(index)
     if include_self:
-        return _C.scatter(input, dim, index, src, reduce)
-    hit = _C.scatter(_C.full(input.shape, False, _C.dtype.bool), dim, index, True, None)
+        return _C.scatter(input, dim, index, src, reduce, False)
+    # torch's indices: [0, n) (the first scatter checks them for the rest)
+    hit = _C.scatter(_C.full(input.shape, False, _C.dtype.bool), dim, index, True, None, False)
     if reduce == "mean":  # sum of src / number of src values, where any arrived
         total = _C.scatter(_C.masked_fill(input, hit, 0), dim, index, src, "sum")
         ones = _C.full(index.shape, 1, _C.dtype.int64)

@@ -1,6 +1,7 @@
 """Linear-algebra composites and the linalg norms."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import _C
@@ -67,9 +68,26 @@ def matrix_norm(x: Tensor, ord: Any, dim: Any, keepdim: bool) -> Tensor:
     if x.ndim < 2:
         raise ValueError(f"linalg.matrix_norm: the input must have at least 2 dimensions, got "
                          f"{x.ndim}-D")
-    if ord != "fro":
-        raise NotImplementedError(f"matrix_norm: ord={ord!r} needs an SVD; only 'fro' is supported")
-    return _C.norm(x, 2.0, dims, keepdim)
+    if ord == "fro":
+        return _C.norm(x, 2.0, dims, keepdim)
+    if ord in (1, -1, math.inf, -math.inf):  # (True is 1, as in torch)
+        # the largest (smallest) column sum of |x| for +-1, row sum for +-inf (torch's order)
+        d0, d1 = (d % x.ndim for d in dims)
+        if d0 == d1:
+            raise ValueError(f"linalg.matrix_norm: dims must be different, got {dim!r}")
+        if abs(ord) == math.inf:
+            d0, d1 = d1, d0
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        sums = _C.sum(_C.abs(x), [d0], keepdim, None)
+        if sums.shape[d1] == 0 and ord > 0:  # nothing to pick from: 0 (torch; amin raises)
+            return _C.sum(sums, [d1], keepdim, None)
+        return (_C.amax if ord > 0 else _C.amin)(sums, [d1], keepdim)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"matrix_norm: ord={ord!r} needs an SVD; 'fro', 1, -1, inf "
+                                  "and -inf are supported")
+    raise ValueError(f"linalg.matrix_norm: order {ord!r} is not supported (use 'fro', 'nuc', "
+                     "1, -1, 2, -2, inf or -inf)")
 
 
 def norm(x: Tensor, ord: Any, dim: Any, keepdim: bool) -> Tensor:
@@ -86,7 +104,8 @@ def norm(x: Tensor, ord: Any, dim: Any, keepdim: bool) -> Tensor:
         return matrix_norm(x, ord, [0, 1] if dim is None else dim, keepdim)
     if ord is None:
         return _C.norm(x, 2.0, _dims(dim), keepdim)
+    if dim is not None and not isinstance(dim, int) and len(dim) == 2:
+        return matrix_norm(x, ord, dim, keepdim)  # a numeric ord over two dims
     if dim is None and x.ndim == 2:
-        raise NotImplementedError("linalg.norm: numeric matrix norms need an SVD; pass dim for "
-                                  "a vector norm")
+        return matrix_norm(x, ord, [0, 1], keepdim)
     return vector_norm(x, ord, dim, keepdim, None)

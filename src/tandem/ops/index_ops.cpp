@@ -206,8 +206,8 @@ void gather_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>
   Tensor x = in[0].dim() == 0 ? reshape(in[0], {1}) : in[0];
   int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "gather");
   Tensor idx = to_dtype(in[1], DType::Int64).contiguous();
-  if (in[0].dim() == 0) idx = reshape(idx, {std::max<int64_t>(idx.numel(), 1)});
-  gather_kernel(x, dim, idx, out[0]);
+  if (in[0].dim() == 0) idx = reshape(idx, {idx.numel()});  // a 0-d or [k] index, k <= 1
+  gather_kernel(x, dim, idx, out[0], a.get_bool_or("wrap", true));
 }
 
 // Inputs: x, index, src; output: x with src scattered along dim.
@@ -248,10 +248,10 @@ void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   if (src.dim() == 0) src = expand(src, idx.shape());
   if (x.dim() == 0) {  // a 0-d tensor scatters as a 1-element vector (dim 0 or -1)
     Tensor d1 = reshape(dst, {1});
-    scatter_kernel(d1, 0, reshape(idx, {1}), reshape(src.contiguous(), {1}),
-                   int(a.get_int("mode")));
+    scatter_kernel(d1, 0, reshape(idx, {1}), reshape(src.contiguous(), {1}), int(a.get_int("mode")),
+                   a.get_bool_or("wrap", true));
   } else {
-    scatter_kernel(dst, dim, idx, src, int(a.get_int("mode")));
+    scatter_kernel(dst, dim, idx, src, int(a.get_int("mode")), a.get_bool_or("wrap", true));
   }
   if (!dst.same(out[0])) copy_into(out[0], dst);
 }
@@ -440,16 +440,17 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
   return index(x, {d}, {reshape(idx, {-1})});
 }
 
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx) {
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx, bool wrap) {
+  if (!wrap) return dispatch1(gather_op, {x, idx}, {{"dim", dim}, {"wrap", false}});
   return dispatch1(gather_op, {x, idx}, {{"dim", dim}});
 }
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src,
-               const std::string& reduce) {
+               const std::string& reduce, bool wrap) {
   if (reduce == "mean") {  // sum / count, with x's own value counted once (include_self)
-    Tensor total = scatter(x, dim, idx, src, "add");
+    Tensor total = scatter(x, dim, idx, src, "add", wrap);
     Tensor one = Tensor::wrap_scalar(Scalar(int64_t(1)), DType::Int64);
-    Tensor count = scatter(ones(x.shape(), DType::Int64), dim, idx, one, "add");
+    Tensor count = scatter(ones(x.shape(), DType::Int64), dim, idx, one, "add", wrap);
     Tensor q = div(total, count, is_floating(x.dtype()) ? "" : "floor");
     return q.dtype() == x.dtype() ? q : to_dtype(q, x.dtype());
   }
@@ -467,10 +468,12 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& sr
                  "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', 'mean', got '",
                  reduce, "'");
   }
+  if (!wrap)
+    return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}, {"wrap", false}});
   return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}});
 }
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src) {
-  return scatter(x, dim, idx, src, "add");
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src, bool wrap) {
+  return scatter(x, dim, idx, src, "add", wrap);
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& source,

@@ -29,12 +29,15 @@ const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& va
 // 1-D tensor of the elements of x where mask (broadcast to x) is true.
 Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
-// out[i][j] = x[index[i][j]][j] for dim 0 (PyTorch's gather).
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
-// reduce: "" (replace), "add" / "sum", "multiply" / "prod", "amax", "amin", "mean".
+// out[i][j] = x[index[i][j]][j] for dim 0 (PyTorch's gather). wrap: negative indices count
+// from the end (MindSpore's gather_elements); false: they raise IndexError (PyTorch).
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool wrap = true);
+// reduce: "" (replace), "add" / "sum", "multiply" / "prod", "amax", "amin", "mean"; wrap as
+// for gather.
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
-               const std::string& reduce = "");
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+               const std::string& reduce = "", bool wrap = true);
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                   bool wrap = true);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  Scalar alpha = 1);
 // Elements of the flattened x at `index` (result has index's shape).

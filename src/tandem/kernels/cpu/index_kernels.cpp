@@ -62,15 +62,15 @@ void apply_mode(T& dst, T v, int mode) {
 }  // namespace
 
 void scatter_kernel(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
-                    int mode) {
+                    int mode, bool wrap) {
   const int64_t* ip = index.data<int64_t>();
-  int64_t dsize = out.shape()[dim];
+  int64_t dsize = out.shape()[dim], lo = wrap ? -dsize : 0;
   TANDEM_DISPATCH_COMPUTE(out.dtype(), "scatter", [&] {
     scalar_t* op = out.data<scalar_t>();
     const scalar_t* sp = src.data<scalar_t>();
     for_each_index(index.shape(), [&](int64_t lin, const std::vector<int64_t>& pos) {
       int64_t k = ip[lin];
-      TANDEM_CHECK(k >= -dsize && k < dsize, IndexError, "scatter: index ", k,
+      TANDEM_CHECK(k >= lo && k < dsize, IndexError, "scatter: index ", k,
                    " is out of bounds for dimension ", dim, " with size ", dsize);
       if (k < 0) k += dsize;
       int64_t off = 0, soff = 0;
@@ -83,15 +83,16 @@ void scatter_kernel(const Tensor& out, int64_t dim, const Tensor& index, const T
   });
 }
 
-void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out,
+                   bool wrap) {
   const int64_t* ip = index.data<int64_t>();
-  int64_t dsize = x.shape()[dim];
+  int64_t dsize = x.shape()[dim], lo = wrap ? -dsize : 0;
   size_t isz = x.itemsize();
   const char* xp = static_cast<const char*>(x.data_ptr());
   char* op = static_cast<char*>(out.data_ptr());
   for_each_index(index.shape(), [&](int64_t lin, const std::vector<int64_t>& pos) {
     int64_t k = ip[lin];
-    TANDEM_CHECK(k >= -dsize && k < dsize, IndexError, "gather: index ", k,
+    TANDEM_CHECK(k >= lo && k < dsize, IndexError, "gather: index ", k,
                  " is out of bounds for dimension ", dim, " with size ", dsize);
     if (k < 0) k += dsize;
     int64_t off = 0;
