@@ -279,6 +279,11 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      "tensors and keeps integer dtypes through dropout; tandem returns the float type"),
     ("scatter_reduce|scatter", "backward", "tandem_rejects", r"backward is not implemented",
      "scatter's multiply/amax/amin reductions have no gradient rule yet (NotImplementedError)"),
+    ("max_pool2d|max_pool1d", "backward", "crash",
+     r"munmap_chunk|malloc|invalid pointer|invalid chunk|double free|free\(\)",
+     "torch's max-pool backward corrupts its own heap (glibc aborts) when whole windows lie "
+     "in the padding (dilation beyond the input); run alone, torch crashes the same way and "
+     "tandem returns a zero gradient there"),
     (".*", "backward", "tandem_accepts", r"returned an invalid gradient at index",
      "torch's own backward returns a gradient of the wrong shape (scatter's src gradient "
      "with an index smaller than src: a torch bug); tandem's has src's shape"),
@@ -291,7 +296,7 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     ("binary_cross_entropy_with_logits", "forward", "wrong", r"dtype",
      "with pos_weight, torch accumulates in place into (1 - target), so its result has "
      "target's dtype even when input is wider; tandem promotes input and target"),
-    ("unique_consecutive", "forward", "wrong", r"items vs|out\[1\]: values differ|kind S vs T",
+    ("unique_consecutive", "forward", "wrong", r"items vs|out\[1\]: (values differ|shape)|kind S vs T",
      "torch's boolean dispatch drops a positional return_inverse when return_counts is a "
      "keyword; tandem honours both"),
     ("cross", "forward|backward", "wrong", r"values differ",
@@ -527,6 +532,38 @@ def _mixed_bounds(case: dict) -> bool:
     return kinds == {"number", "0d"}
 
 
+def _pool_window_in_padding(case: dict) -> bool:
+    """max_pool(input, kernel_size, stride, padding, dilation, ceil_mode): some output window
+    (along any pooled dim) covers no input position."""
+    names = ("kernel_size", "stride", "padding", "dilation")
+    args = list(case["args"]) + [None] * 6
+    x = args[0]
+    if not isinstance(x, dict) or "shape" not in x:
+        return False
+    nd = 1 if case["op"] == "max_pool1d" else 2
+    vals = [case["kwargs"].get(n, args[i + 1]) for i, n in enumerate(names)]
+
+    def per_dim(v, default):
+        v = default if v is None or v == [] else v
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        return (v * nd)[:nd] if len(v) == 1 else v[:nd]
+    try:
+        k = per_dim(vals[0], 1)
+        s = per_dim(vals[1], k)
+        p = per_dim(vals[2], 0)
+        dl = per_dim(vals[3], 1)
+        sizes = x["shape"][-nd:]
+        for n, kk, ss, pp, dd in zip(sizes, k, s, p, dl):
+            out = (n + 2 * pp - dd * (kk - 1) - 1) // ss + 2
+            for o in range(max(out, 0)):
+                start = o * ss - pp
+                if not any(0 <= start + i * dd < n for i in range(kk)):
+                    return True
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return False
+
+
 def _int_beyond_sequence(case: dict) -> bool:
     """searchsorted(seq, v): v a Python int outside the range of seq's integer dtype."""
     import numpy as np
@@ -585,6 +622,11 @@ CASE_RULES: List[Tuple[Callable[[dict, str], bool], str, str]] = [
      "Scalar overload and reads the 0-d tensor as a number, so that tensor's dtype takes no "
      "part in type promotion (int8 clamped by a bfloat16 0-d tensor gives float32); tandem "
      "promotes with the tensor's dtype"),
+    (lambda c, d: c["op"] in ("max_pool2d", "max_pool1d") and c["mode"] == "backward"
+     and _pool_window_in_padding(c), "wrong",
+     "max-pool windows that lie wholly in the padding: tandem's gradient is 0 there; torch's "
+     "backward writes outside its buffers for them (the same torch bug that crashes other "
+     "cases), leaving arbitrary values"),
     (lambda c, d: c["op"] == "searchsorted" and _int_beyond_sequence(c), "wrong",
      "searchsorted of a Python int beyond the sequence's integer type: torch converts the "
      "number to that type first (2**32 becomes 0 in int32) and searches for the wrapped "

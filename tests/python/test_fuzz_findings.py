@@ -646,3 +646,28 @@ def test_matrix_norms_without_svd_match_torch(ord, keepdim):
                                torch.linalg.norm(torch.tensor(m), ord).numpy())
     with pytest.raises(ValueError, match="order 1.5 is not supported"):
         mint.linalg.norm(mint.tensor(m), 1.5, dim=[0, 1])
+
+
+def test_linear_unique_and_pool_shape_rules_match_torch():
+    # linear's bias is added into the product: it may not widen the output.
+    with pytest.raises(ValueError, match="linear: bias of shape \\[2, 1, 3\\] does not broadcast"):
+        F.linear(mint.ones(1, 3), mint.ones(3, 3), mint.ones(2, 1, 3))
+    with pytest.raises(ValueError, match="linear: bias of shape \\[2\\] does not broadcast"):
+        F.linear(mint.ones(2), mint.ones(2), mint.ones(2))  # 1-D weight: a 0-d output
+    assert F.linear(mint.ones(2, 3), mint.ones(4, 3), mint.ones(4)).shape == (2, 4)
+    # unique over dim: only the selected dim may be empty.
+    with pytest.raises(ValueError, match="is not selected but has size 0"):
+        mint.unique(mint.ones(1, 0), dim=0)
+    with pytest.raises(ValueError, match="2 zero-sized dimensions"):
+        mint.unique(mint.ones(0, 0), dim=0)
+    assert mint.unique(mint.ones(0, 2), dim=0).shape == (0, 2)
+    # Pools: only the batch dim may be empty (adaptive max pools: any but the first).
+    for call in (lambda: F.max_pool2d(mint.ones(2, 0, 4, 4), 2),
+                 lambda: F.avg_pool2d(mint.ones(0, 4, 4), 2),
+                 lambda: F.max_pool1d(mint.ones(1, 0, 2), 1),
+                 lambda: F.adaptive_max_pool2d(mint.ones(3, 0, 3), 1)):
+        with pytest.raises(ValueError, match="expected non-zero sizes for the non-batch"):
+            call()
+    assert F.max_pool2d(mint.ones(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)
+    assert F.adaptive_max_pool2d(mint.ones(0, 3, 3), 1).shape == (0, 1, 1)
+    assert F.adaptive_avg_pool2d(mint.ones(0, 3, 3, 3), 1).shape == (0, 3, 1, 1)

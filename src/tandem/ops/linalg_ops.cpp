@@ -287,7 +287,14 @@ Tensor linear(const Tensor& x_, const Tensor& weight_, const Tensor& bias_) {
                ") and weight (", dtype_name(weight.dtype()),
                ") must have the same dtype; convert the input first (e.g. x.float())");
   Tensor y = matmul(x, weight.dim() == 2 ? t(weight) : weight);
-  return bias.defined() ? add(y, bias) : y;
+  if (!bias.defined()) return y;
+  // The bias is added into the product (torch's addmm): it broadcasts to the output's shape
+  // and may not widen it.
+  TANDEM_CHECK(broadcast_shapes(y.shape(), bias.shape(), "linear") == y.shape(), ValueError,
+               "linear: bias of shape ", shape_str(bias.shape()),
+               " does not broadcast to the output's shape ", shape_str(y.shape()),
+               " (it should have weight's out_features entries)");
+  return add(y, bias);
 }
 
 Tensor tensordot(const Tensor& a_, const Tensor& b_, const std::vector<int64_t>& da,

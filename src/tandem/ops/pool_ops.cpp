@@ -287,12 +287,23 @@ TANDEM_DEFINE_VJP(avg_pool2d_bwd_op, avg_pool_bwd_vjp)
 TANDEM_DEFINE_VJP(aavg_op, adaptive_avg_vjp)
 TANDEM_DEFINE_VJP(aavg_bwd_op, adaptive_avg_bwd_vjp)
 
+// Which dims of a pool's input may be empty, as in torch: only the batch dim (max / avg
+// pools), dims after the first (adaptive max pool), any (adaptive avg pool).
+enum class EmptyDims { BatchOnly, FirstOnly, Any };
+
 // Runs f on a batched view of x ((C, H, W) gets a leading 1) and strips it again.
 template <typename F>
-auto batched(const Tensor& x, const char* op, F&& f) {
+auto batched(const Tensor& x, const char* op, F&& f, EmptyDims empty = EmptyDims::BatchOnly) {
   TANDEM_CHECK(x.dim() == 3 || x.dim() == 4, ValueError, op,
                ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape ",
                shape_str(x.shape()));
+  const int64_t first = empty == EmptyDims::Any                         ? x.dim()
+                        : x.dim() == 4 || empty == EmptyDims::FirstOnly ? 1
+                                                                        : 0;
+  for (int64_t k = first; k < x.dim(); ++k)
+    TANDEM_CHECK(x.shape()[size_t(k)] > 0, ValueError, op,
+                 ": expected non-zero sizes for the non-batch dimensions, got shape ",
+                 shape_str(x.shape()));
   return x.dim() == 3 ? std::forward<F>(f)(unsqueeze(x, 0), true) : std::forward<F>(f)(x, false);
 }
 Tensor unbatch(const Tensor& t, bool u) {
@@ -321,18 +332,24 @@ Tensor avg_pool2d_backward(const Tensor& gy, const std::vector<int64_t>& xs, con
   return dispatch1(avg_pool2d_bwd_op, {gy}, at);
 }
 Tensor adaptive_avg_pool2d(const Tensor& x, const std::vector<int64_t>& os) {
-  return batched(x, "adaptive_avg_pool2d", [&](const Tensor& xb, bool u) {
-    return unbatch(dispatch1(aavg_op, {xb}, {{"output_size", os}}), u);
-  });
+  return batched(
+      x, "adaptive_avg_pool2d",
+      [&](const Tensor& xb, bool u) {
+        return unbatch(dispatch1(aavg_op, {xb}, {{"output_size", os}}), u);
+      },
+      EmptyDims::Any);
 }
 Tensor adaptive_avg_pool2d_backward(const Tensor& gy, const std::vector<int64_t>& xs) {
   return dispatch1(aavg_bwd_op, {gy}, {{"input_size", xs}});
 }
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const std::vector<int64_t>& os) {
-  return batched(x, "adaptive_max_pool2d", [&](const Tensor& xb, bool u) {
-    auto r = dispatch(amax_op, {xb}, {{"output_size", os}});
-    return std::make_pair(unbatch(r[0], u), unbatch(r[1], u));
-  });
+  return batched(
+      x, "adaptive_max_pool2d",
+      [&](const Tensor& xb, bool u) {
+        auto r = dispatch(amax_op, {xb}, {{"output_size", os}});
+        return std::make_pair(unbatch(r[0], u), unbatch(r[1], u));
+      },
+      EmptyDims::FirstOnly);
 }
 
 }  // namespace tandem

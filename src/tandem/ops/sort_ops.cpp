@@ -1,6 +1,7 @@
 // Sorting and selection OpDefs (sort, topk, kthvalue, median, nanmedian, mode) and the
 // counting ops (searchsorted, bincount, histc, unique). Row ops move their dim last, make
 // the input dense and hand O rows of R elements to the kernels in kernels/cpu/.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -374,6 +375,14 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const char* op, const Tensor& x, 
     TANDEM_CHECK(x.dim() > 0, IndexError, op, ": dim=", *dim,
                  " needs a tensor with at least one dimension, got a 0-d tensor");
     d = wrap_dim_scalar(*dim, x.dim(), op);
+    if (x.numel() == 0) {  // torch's rules: only the selected dim may be empty
+      int64_t zeros = std::count(x.shape().begin(), x.shape().end(), int64_t(0));
+      TANDEM_CHECK(zeros == 1, ValueError, op, ": ", zeros, " zero-sized dimensions in shape ",
+                   shape_str(x.shape()), "; with dim, at most the selected one may have size 0");
+      TANDEM_CHECK(x.shape()[d] == 0, ValueError, op, ": dimension ", d, " of shape ",
+                   shape_str(x.shape()),
+                   " is not selected but has size 0, so the slices along dim are empty");
+    }
     Tensor moved = d == 0 ? x : dim_to_front(x, d);
     int64_t slice = 1;  // explicit, since -1 is ambiguous when the dim has size 0
     for (int64_t k = 0; k < x.dim(); ++k)
