@@ -196,11 +196,12 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      r"Integers to negative integer powers|index out of range in self|"
      r"output with shape \[.*\] doesn't match the broadcast shape|"
      r"output_size(\.size\(\))? must be 2",
-     "OPEN: argument checks torch has and tandem lacks: a 1-D linear weight, unique over "
-     "0-sized dims, ignore_index with float targets, "
-     "integral floats for int parameters, scatter's extra reduce modes, empty non-batch dims "
-     "in pooling, weight/bias shape checks, broadcasting in addmm/linear/cross, in-place "
-     "results of some composite ops (losses, floor division) that cannot be cast back"),
+     "OPEN: argument checks torch has and tandem lacks: an integer 1-D linear weight (torch's "
+     "integer path wants a matrix), ignore_index with float targets, integral floats for int "
+     "parameters, scatter's extra reduce modes, broadcasting in addmm/cross, in-place results "
+     "of some composite ops (losses, floor division) that cannot be cast back (unique over "
+     "0-sized dims, empty non-batch pooling dims and linear's bias shape are checked now; "
+     "their patterns stay for ops that share the messages)"),
     # --- tandem rejects what torch accepts, on purpose ---
     (".*", ".*", "tandem_rejects", r"is out of the int64 range",
      "a Python int in [2**63, 2**64) is a ValueError; torch reads it as a uint64 scalar, "
