@@ -671,3 +671,21 @@ def test_linear_unique_and_pool_shape_rules_match_torch():
     assert F.max_pool2d(mint.ones(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)
     assert F.adaptive_max_pool2d(mint.ones(0, 3, 3), 1).shape == (0, 1, 1)
     assert F.adaptive_avg_pool2d(mint.ones(0, 3, 3, 3), 1).shape == (0, 3, 1, 1)
+
+
+# Class-probability cross_entropy: a floating weight takes part in type promotion (float64
+# weights give a float64 loss, as in torch); values agree for every reduction.
+@pytest.mark.parametrize("wdt", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.5])
+def test_soft_target_cross_entropy_weight_dtype_matches_torch(wdt, label_smoothing):
+    x = np.random.default_rng(7).normal(size=(2, 3)).astype(np.float32)
+    t = np.array([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], np.float32)
+    w = np.array([1, 2, 3], wdt)
+    for red in ("mean", "sum", "none"):
+        got = F.cross_entropy(mint.tensor(x), mint.tensor(t), weight=mint.tensor(w),
+                              label_smoothing=label_smoothing, reduction=red)
+        want = torch.nn.functional.cross_entropy(torch.tensor(x), torch.tensor(t),
+                                                 weight=torch.tensor(w),
+                                                 label_smoothing=label_smoothing, reduction=red)
+        assert got.dtype.name.lower() == str(want.dtype).split(".")[1]
+        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-5)

@@ -189,7 +189,11 @@ Tensor cross_entropy(const Tensor& input_, const Tensor& target_, const Tensor& 
     TANDEM_CHECK(!weight.defined() || (weight.dim() == 1 && weight.shape()[0] == C), ValueError,
                  "cross_entropy: weight must have shape (", C, "), one value per class, got ",
                  shape_str(weight.shape()));
-    if (weight.defined()) prod = mul(prod, reshape(as_float(weight, input), wshape));
+    // A floating weight takes part in type promotion, as in torch (float64 weights give a
+    // float64 loss); an integer one is converted to the input's type.
+    if (weight.defined())
+      prod = mul(prod,
+                 reshape(is_floating(weight.dtype()) ? weight : as_float(weight, input), wshape));
     Tensor loss = neg(sum(prod, std::vector<int64_t>{cdim}));
     // The mean over the N * d1 * ... positions; with no classes it is NaN, as in PyTorch.
     if (reduction == "mean" && (input.dim() > 1 || C == 0))
