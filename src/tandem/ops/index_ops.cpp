@@ -441,8 +441,9 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx, bool wrap) {
-  if (!wrap) return dispatch1(gather_op, {x, idx}, {{"dim", dim}, {"wrap", false}});
-  return dispatch1(gather_op, {x, idx}, {{"dim", dim}});
+  Attrs a{{"dim", dim}};
+  if (!wrap) a.set("wrap", false);  // absent means wrap: graphs and models from before agree
+  return dispatch1(gather_op, {x, idx}, a);
 }
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src,
@@ -468,9 +469,9 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& sr
                  "scatter: reduce must be one of 'add', 'multiply', 'amax', 'amin', 'mean', got '",
                  reduce, "'");
   }
-  if (!wrap)
-    return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}, {"wrap", false}});
-  return dispatch1(scatter_op, {x, idx, src}, {{"dim", dim}, {"mode", mode}});
+  Attrs a{{"dim", dim}, {"mode", mode}};
+  if (!wrap) a.set("wrap", false);
+  return dispatch1(scatter_op, {x, idx, src}, a);
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src, bool wrap) {
   return scatter(x, dim, idx, src, "add", wrap);

@@ -315,10 +315,12 @@ Tensor tensordot(const Tensor& a_, const Tensor& b_, const std::vector<int64_t>&
                  ValueError, "tensordot: a dim appears twice in the contracted dims");
     // A size-1 dim broadcasts against its partner, as in PyTorch: contracting it is summing
     // the other operand over that dim first.
-    if (a.shape()[x] != b.shape()[y] && b.shape()[y] == 1)
-      a = sum(a, std::vector<int64_t>{x}, true, a.dtype());
-    else if (a.shape()[x] != b.shape()[y] && a.shape()[x] == 1)
-      b = sum(b, std::vector<int64_t>{y}, true, b.dtype());
+    if (a.shape()[x] != b.shape()[y]) {
+      if (b.shape()[y] == 1)
+        a = sum(a, std::vector<int64_t>{x}, true, a.dtype());
+      else if (a.shape()[x] == 1)
+        b = sum(b, std::vector<int64_t>{y}, true, b.dtype());
+    }
     TANDEM_CHECK(a.shape()[x] == b.shape()[y], ValueError,
                  "tensordot: contracted dims differ: ", a.shape()[x], " (dim ", x, " of a) vs ",
                  b.shape()[y], " (dim ", y, " of b)");

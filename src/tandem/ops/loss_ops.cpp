@@ -7,7 +7,6 @@
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/elementwise_def.h"
-#include "tandem/ops/hooks.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
@@ -133,8 +132,8 @@ Tensor nll_loss(const Tensor& input_, const Tensor& target_, const Tensor& weigh
   t = to_dtype(t, DType::Int64);
   Tensor valid = ne(t, scalar_tensor(Scalar(ignore_index)));
   Tensor safe = where(valid, t, scalar_tensor(Scalar(int64_t(0))));
-  if (safe.numel() > 0 && !safe.is_symbolic()) {  // data checks are skipped while tracing
-    int64_t lo = amin(safe).item().to_int(), hi = amax(safe).item().to_int();
+  if (auto r = value_range(safe)) {
+    int64_t lo = r->first.to_int(), hi = r->second.to_int();
     TANDEM_CHECK(lo >= 0 && hi < C, IndexError, "nll_loss: target ", lo < 0 ? lo : hi,
                  " is out of bounds for ", C, " classes");
   }
@@ -292,16 +291,14 @@ Tensor binary_cross_entropy(const Tensor& input_, const Tensor& target_, const T
                weight = autocast_fp32(weight_);
   check_reduction(reduction, "binary_cross_entropy");
   check_same_shape(input, target, "binary_cross_entropy");
-  // Value checks read data: a traced call (even of captured constants) has none to read.
-  const bool tracing = active_trace_recorder() != nullptr;
-  if (input.numel() > 0 && !input.is_symbolic() && !tracing) {
-    double lo = amin(input).item_double(), hi = amax(input).item_double();
+  if (auto r = value_range(input)) {
+    double lo = r->first.to_double(), hi = r->second.to_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
                  "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
                  "..", hi, "; use binary_cross_entropy_with_logits for logits");
   }
-  if (target.numel() > 0 && !target.is_symbolic() && !tracing) {
-    double lo = amin(target).item_double(), hi = amax(target).item_double();
+  if (auto r = value_range(target)) {
+    double lo = r->first.to_double(), hi = r->second.to_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
                  "binary_cross_entropy: all elements of target should be between 0 and 1, got ", lo,
                  "..", hi);

@@ -199,8 +199,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
 Tensor bernoulli(const Tensor& p) {
   check_float(p.dtype(), "bernoulli");
   // Probabilities outside [0, 1] (or NaN) are an error, as in PyTorch, not a silent 0 or 1.
-  if (p.numel() > 0 && !p.is_symbolic()) {
-    double lo = amin(p).item_double(), hi = amax(p).item_double();
+  if (auto r = value_range(p)) {
+    double lo = r->first.to_double(), hi = r->second.to_double();
     TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
                  "bernoulli: probabilities must be in [0, 1], got values in [", lo, ", ", hi, "]");
   }

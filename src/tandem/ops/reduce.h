@@ -20,6 +20,10 @@ Tensor prod(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false,
             std::optional<DType> dtype = std::nullopt);
 Tensor amax(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 Tensor amin(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
+// (min, max) of t's values, for argument checks that read data (index ranges, probabilities);
+// nullopt when there is nothing to read: t is empty or symbolic, or a graph is being traced
+// (even a captured constant's reductions are traced then).
+std::optional<std::pair<Scalar, Scalar>> value_range(const Tensor& t);
 Tensor all(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 Tensor any(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 // (values, indices) along one dim.

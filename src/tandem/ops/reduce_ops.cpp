@@ -14,6 +14,7 @@
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
+#include "tandem/ops/hooks.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -346,6 +347,10 @@ Tensor amax(const Tensor& x, DimList dims, bool keepdim) {
 }
 Tensor amin(const Tensor& x, DimList dims, bool keepdim) {
   return dispatch1(amin_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "amin"));
+}
+std::optional<std::pair<Scalar, Scalar>> value_range(const Tensor& t) {
+  if (t.numel() == 0 || t.is_symbolic() || active_trace_recorder() != nullptr) return std::nullopt;
+  return std::make_pair(amin(t).item(), amax(t).item());
 }
 Tensor all(const Tensor& x, DimList dims, bool keepdim) {
   return dispatch1(all_op, {x}, reduce_attrs(x, dims, keepdim, std::nullopt, "all"));

@@ -14,7 +14,6 @@
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
-#include "tandem/ops/hooks.h"
 #include "tandem/ops/index_ops.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -524,10 +523,9 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
     TANDEM_CHECK(seq.dim() >= 1, ValueError,
                  "searchsorted: sorted_sequence must have at least 1 dimension");
     // gather wraps negative indices (MindSpore's rule): a sorter index outside [0, n) would
-    // silently pick another element. (A traced call has no values to check.)
-    if (sorter->numel() > 0 && !sorter->is_symbolic() && active_trace_recorder() == nullptr) {
-      const int64_t n = seq.shape().back(), lo = amin(*sorter).item().to_int(),
-                    hi = amax(*sorter).item().to_int();
+    // silently pick another element.
+    if (auto r = value_range(*sorter)) {
+      const int64_t n = seq.shape().back(), lo = r->first.to_int(), hi = r->second.to_int();
       TANDEM_CHECK(lo >= 0 && hi < n, Error,
                    "searchsorted: sorter index out of range: ", lo < 0 ? lo : hi, " is not in [0, ",
                    n,
