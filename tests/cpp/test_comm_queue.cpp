@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -84,4 +86,31 @@ TEST(CommQueue, WatchdogReportsAnOperationPastTheTimeout) {
   EXPECT_EQ(reports.load(), 1);  // once, not every period
   EXPECT_EQ(what, "stuck barrier");
   EXPECT_GE(seconds, 0.1);
+}
+
+TEST(CommQueue, BusyProbeRunsWhileAnOperationRunsAndOnlyThen) {
+  // The probe (the exit-notice check of a process group) sees what is running, at each
+  // watchdog wake-up, long before the timeout; it is not called while the queue is idle.
+  std::mutex m;
+  std::vector<std::string> seen;
+  std::atomic<int> reports{0};
+  {
+    CommQueue q(
+        10.0, [&](const std::string&, double) { ++reports; },
+        [&](const std::string& d) {
+          std::lock_guard<std::mutex> lock(m);
+          seen.push_back(d);
+        });
+    q.run("quick op", [] {});
+    sleep_ms(300);  // idle: no probe
+    {
+      std::lock_guard<std::mutex> lock(m);
+      EXPECT_TRUE(seen.empty());
+    }
+    q.run("slow all_reduce", [] { sleep_ms(1300); });
+  }
+  EXPECT_EQ(reports.load(), 0);
+  std::lock_guard<std::mutex> lock(m);
+  ASSERT_FALSE(seen.empty());
+  for (const auto& d : seen) EXPECT_EQ(d, "slow all_reduce");
 }

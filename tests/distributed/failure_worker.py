@@ -1,8 +1,9 @@
 """Run under mpirun by tests/python/test_distributed.py: one rank fails in a given way while
 the others are in (or about to enter) a collective; every rank must end, with a message
 saying why, long before the test's timeout. argv: mode token. Modes: raise (an uncaught
-exception), exit (sys.exit(3) without an exception), kill (SIGKILL), hang (never enters the
-collective; the others' watchdog ends the job after TANDEM_DIST_TIMEOUT)."""
+exception), exit (sys.exit(3) without an exception), return (the script ends normally on
+that rank, one collective short), kill (SIGKILL), hang (never enters the collective; the
+others' watchdog ends the job after TANDEM_DIST_TIMEOUT)."""
 import os
 import signal
 import sys
@@ -27,6 +28,8 @@ def main():
             raise ValueError(f"rank {rank} failed on purpose")
         if mode == "exit":
             sys.exit(3)
+        if mode == "return":
+            return
         if mode == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         if mode == "hang":

@@ -87,8 +87,8 @@ void Work::finish(std::exception_ptr error) {
   cv_.notify_all();
 }
 
-CommQueue::CommQueue(double timeout_s, TimeoutHandler on_timeout)
-    : timeout_s_(timeout_s), on_timeout_(std::move(on_timeout)) {}
+CommQueue::CommQueue(double timeout_s, TimeoutHandler on_timeout, BusyProbe on_busy)
+    : timeout_s_(timeout_s), on_timeout_(std::move(on_timeout)), on_busy_(std::move(on_busy)) {}
 
 CommQueue::~CommQueue() {
   // The worker drains the queue first, with the watchdog still watching it: a queued
@@ -188,6 +188,13 @@ void CommQueue::watchdog_loop() {
   while (!stop_watchdog_) {
     watchdog_cv_.wait_for(lock, period);
     if (stop_watchdog_ || !busy_ || reported_) continue;
+    if (on_busy_) {
+      std::string what = current_;
+      lock.unlock();
+      on_busy_(what);
+      lock.lock();
+      if (stop_watchdog_ || !busy_) continue;
+    }
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     if (elapsed < timeout_s_) continue;

@@ -58,7 +58,10 @@ class CommQueue {
   // on_timeout(description, seconds) runs on the watchdog thread when one operation has run
   // for longer than timeout_s (<= 0: no watchdog); it is expected to end the job.
   using TimeoutHandler = Work::TimeoutHandler;
-  CommQueue(double timeout_s, TimeoutHandler on_timeout);
+  // on_busy(description), if given, runs on the watchdog thread at each of its wake-ups while
+  // an operation is running (a check that can end the job sooner than the timeout).
+  using BusyProbe = std::function<void(const std::string&)>;
+  CommQueue(double timeout_s, TimeoutHandler on_timeout, BusyProbe on_busy = nullptr);
   // Runs what is queued, then stops both threads.
   ~CommQueue();
   CommQueue(const CommQueue&) = delete;
@@ -84,6 +87,7 @@ class CommQueue {
 
   double timeout_s_;
   TimeoutHandler on_timeout_;
+  BusyProbe on_busy_;
   std::mutex mutex_;
   std::condition_variable cv_;           // queue changes, busy_ changes, stop
   std::condition_variable watchdog_cv_;  // stop_watchdog_

@@ -192,7 +192,10 @@ void mpi_finalize() {
   if (!g_we_initialized) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (!finalized) {
+    distributed::announce_exit();
+    MPI_Finalize();
+  }
   g_we_initialized = false;
 }
 
@@ -217,6 +220,7 @@ ProcessGroup::~ProcessGroup() {
 
 std::shared_ptr<ProcessGroup> ProcessGroup::world(double timeout_s) {
   ensure_initialized();
+  distributed::open_exit_channel();
   auto impl = std::make_unique<Impl>();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

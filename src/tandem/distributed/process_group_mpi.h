@@ -17,6 +17,7 @@
 #include "tandem/core/shape.h"
 #include "tandem/distributed/agreement.h"
 #include "tandem/distributed/comm_queue.h"
+#include "tandem/distributed/exit_notices.h"
 #include "tandem/distributed/process_group.h"
 
 namespace tandem {
@@ -45,6 +46,8 @@ struct ProcessGroup::Impl {
   std::vector<int> world_ranks;
   double timeout = 0;
   std::unique_ptr<CommQueue> queue;
+  int64_t key = 0;                          // distributed::group_key of the members
+  std::atomic<int64_t>* started = nullptr;  // collectives this rank started on the group
 
   // Ends the job when an operation has not completed within the timeout.
   Work::TimeoutHandler timeout_handler() const {
@@ -59,7 +62,17 @@ struct ProcessGroup::Impl {
     };
   }
 
-  void start_queue() { queue = std::make_unique<CommQueue>(timeout, timeout_handler()); }
+  // Sets the group's identity from world_ranks and starts its queue, whose watchdog also ends
+  // the job as soon as a member has exited before the running collective.
+  void start_queue() {
+    key = distributed::group_key(world_ranks);
+    started = distributed::collective_counter(key);
+    queue = std::make_unique<CommQueue>(
+        timeout, timeout_handler(),
+        [members = world_ranks, k = key, n = started](const std::string& what) {
+          distributed::check_exited_peers(k, members, n->load(), what);
+        });
+  }
 
   std::shared_ptr<Work> post_p2p(std::string desc, bool async_op,
                                  const std::function<MPI_Request()>& post,
@@ -85,6 +98,7 @@ struct ProcessGroup::Impl {
     using distributed::Field;
     distributed::AgreementRecord local;
     distributed::AgreementRecord& rec = fused ? *fused : local;
+    started->fetch_add(1);
     const int64_t numel = t ? t->numel() : 0, dt = t ? int64_t(t->dtype()) : -1;
     rec.set(Field::Kind, kind);
     rec.set(Field::Numel, numel);
