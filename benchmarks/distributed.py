@@ -201,6 +201,35 @@ def _train_step(mint, net, X, y):
     return step
 
 
+def _jit_step(tandem, mint, net, X, y):
+    """The same step compiled by @jit (forward, backward, DDP's bucket all_reduces and the
+    update in one graph)."""
+    opt = mint.optim.SGD(net.parameters(), lr=0.05)
+    loss_fn = mint.nn.CrossEntropyLoss()
+
+    def step(X, y):
+        loss = loss_fn(net(X), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = tandem.jit(step)
+    return lambda: compiled(X, y)
+
+
+def _median_time(step, reps: int, barrier=None) -> float:
+    for _ in range(2):
+        step()
+    times = []
+    for _ in range(reps):
+        if barrier:
+            barrier()
+        s = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - s)
+    return statistics.median(times)
+
+
 def step_worker(model: str, how: str, reps: int) -> None:
     """how='ddp': under mpirun, 1 thread per rank, per-rank batch global/world; prints
     comm_in_step's figures. how='single': one process, 2 threads, the global batch."""
@@ -211,15 +240,13 @@ def step_worker(model: str, how: str, reps: int) -> None:
         tandem.set_num_threads(2)
         mint.manual_seed(0)
         net = _model(model, mint.nn)
-        step = _train_step(mint, net, mint.randn(batch, *shape), mint.randint(0, 10, (batch,)))
-        for _ in range(2):
-            step()
-        times = []
-        for _ in range(reps):
-            s = time.perf_counter()
-            step()
-            times.append(time.perf_counter() - s)
-        print(json.dumps({"step_s": statistics.median(times)}), flush=True)
+        X, y = mint.randn(batch, *shape), mint.randint(0, 10, (batch,))
+        step = _train_step(mint, net, X, y)
+        jnet = _model(model, mint.nn)
+        jnet.load_state_dict(net.state_dict())
+        out = {"step_s": _median_time(step, reps),
+               "step_jit_s": _median_time(_jit_step(tandem, mint, jnet, X, y), reps)}
+        print(json.dumps(out), flush=True)
         return
     import tandem.mint.distributed as dist
     tandem.set_num_threads(1)
@@ -242,6 +269,13 @@ def step_worker(model: str, how: str, reps: int) -> None:
     local_step()
     grads = [p.grad.clone() for p in local.parameters() if p.grad is not None]
     out = comm_in_step(_train_step(mint, ddp, X, y), local_step, grads, reps, timed)
+    if timed:  # graph nodes take the real group
+        _distributed._group = timed._group
+    jnet = _model(model, mint.nn)
+    jnet.load_state_dict(local.state_dict())
+    jddp = mint.nn.parallel.DistributedDataParallel(jnet)
+    out["ddp_jit_s"] = _max_over_ranks(
+        dist, tandem, [_median_time(_jit_step(tandem, mint, jddp, X, y), reps, dist.barrier)])[0]
     out["grad_bytes"] = sum(4 * g.numel() for g in grads)
     out["tensors"] = len(grads)
     if rank == 0:
@@ -369,6 +403,7 @@ def measure_steps(quick: bool, log) -> dict:
         d = {k: statistics.median(x[k] for x in ddp) if ddp[0][k] is not None else None
              for k in ddp[0]}
         d["single_s"] = statistics.median(x["step_s"] for x in single)
+        d["single_jit_s"] = statistics.median(x["step_jit_s"] for x in single)
         d["hidden_fraction"] = 1.0 - d["exposed_s"] / d["alone_s"]
         out[model] = d
     return out
@@ -461,6 +496,14 @@ def markdown(data: dict) -> str:
                      f"{_t(d['local_s'])} | {_t(d['alone_s'])} | {inside} | "
                      f"{int(d['tensors'])} tensors, {d['grad_bytes'] / 2**20:.1f} MiB | "
                      f"{100 * d['hidden_fraction']:.0f} % |")
+    lines += ["", "The same steps compiled by @jit (DDP's bucket all_reduces are nodes of the "
+              "compiled step):", "",
+              "| model | 1 x 2 threads, @jit | 2 ranks x 1 thread, DDP @jit | ratio 2x1 / 1x2 | "
+              "DDP @jit / DDP eager |", "|---|---|---|---|---|"]
+    for model, d in data["steps"].items():
+        lines.append(f"| {model} | {_t(d['single_jit_s'])} | {_t(d['ddp_jit_s'])} | "
+                     f"**{d['ddp_jit_s'] / d['single_jit_s']:.2f}x** | "
+                     f"{d['ddp_jit_s'] / d['ddp_s']:.2f}x |")
     if data["quick"]:
         lines += ["", "--quick: sizes up to 16 MB, fewer repetitions, LeNet only."]
     return "\n".join(lines) + "\n"

@@ -35,10 +35,23 @@ void bind_distributed(nb::module_& m) {
   m.def("broadcast_value", &broadcast_value, nb::arg("tensor"), nb::arg("src"), nb::arg("group"),
         nb::call_guard<nb::gil_scoped_release>(),
         "A new tensor: rank src's tensor (an op: traced inside jit).");
+  m.def("release_collective_groups", &release_collective_groups,
+        nb::call_guard<nb::gil_scoped_release>(),
+        "Forgets the groups compiled graphs name (destroy_process_group and exit call it).");
   m.def("all_gather_value", &all_gather_value, nb::arg("tensor"), nb::arg("group"),
         nb::call_guard<nb::gil_scoped_release>(),
         "A new tensor: every rank's tensor concatenated along dim 0 (an op: traced inside jit).");
   nb::class_<Work>(m, "Work", "The handle of an asynchronous collective (async_op=True).")
+      .def_static(
+          "completed",
+          [](const std::string& description) {
+            auto w = std::make_shared<Work>(description);
+            w->finish(nullptr);
+            return w;
+          },
+          nb::arg("description"),
+          "A handle that has already completed (a collective recorded into a traced graph, "
+          "which runs where the graph places it).")
       .def(
           "wait",
           [](const Work& w, std::optional<double> timeout) {

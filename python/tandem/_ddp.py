@@ -32,6 +32,7 @@ class _Bucket:
         self.buffer = mint.zeros(n, dtype=params[0].dtype)
         self.pending = len(params)
         self.work: Optional[_C.Work] = None
+        self.traced: Optional[Tensor] = None  # the reduced gradients, inside a trace
 
 
 class Reducer:
@@ -119,6 +120,9 @@ class Reducer:
                                "the same parameters before the reduction are not supported")
         self.ready.add(key)
         bucket, i = self.where[key]
+        if _C.is_tracing():
+            self._grad_ready_traced(bucket)
+            return
         n = int(p.numel())
         off = bucket.offsets[i]
         grad = p.grad
@@ -131,6 +135,18 @@ class Reducer:
             bucket.work = self.group.all_reduce(bucket.buffer, _C.ReduceOp.AVG, True)
             self.last_reductions += 1
 
+    def _grad_ready_traced(self, bucket: _Bucket) -> None:
+        # Inside a trace (jit, GRAPH_MODE) the bucket's mean is a graph node of its own
+        # gradients, flattened and joined: the compiled step runs it on every call. (Eagerly
+        # the gradients go into the bucket's buffer and an asynchronous all_reduce.)
+        bucket.pending -= 1
+        if bucket.pending == 0:
+            from . import mint
+            with mint.no_grad():
+                flat = mint.cat([q.grad.reshape(-1) for q in bucket.params])
+                bucket.traced = _C.all_reduce_value(flat, _C.ReduceOp.AVG, self.group)
+            self.last_reductions += 1
+
     def _finish(self) -> None:
         self.in_backward = False
         missing = [b for b in self.buckets if b.pending]
@@ -138,6 +154,7 @@ class Reducer:
             names = self.describe_missing()
             for b in self.buckets:
                 b.pending = len(b.params)
+                b.traced = None
             self._wait_all()
             raise RuntimeError(
                 "DistributedDataParallel: this backward produced no gradient for "
@@ -149,6 +166,13 @@ class Reducer:
         self.last_wait_s = time.perf_counter() - start
         with _no_grad():
             for b in self.buckets:
+                if b.traced is not None:
+                    for p, off in zip(b.params, b.offsets):
+                        n = int(p.numel())
+                        p.grad.copy_(b.traced[off:off + n].view(tuple(p.shape)))
+                    b.traced = None
+                    b.pending = len(b.params)
+                    continue
                 for p, off in zip(b.params, b.offsets):
                     n = int(p.numel())
                     view = b.buffer[off:off + n].view(tuple(p.shape))

@@ -194,6 +194,8 @@ def destroy() -> None:
     global _group
     _group = None
     _named.clear()
+    if is_available():
+        _C.release_collective_groups()
 
 
 def new_group(ranks: Optional[Sequence[int]] = None, timeout: Any = None) -> Group:
@@ -280,6 +282,19 @@ def _check_op(name: str, op: object) -> _C.ReduceOp:
     return op
 
 
+def _traced_write(op: str, pairs: Iterable[tuple[Tensor, Tensor]],
+                  async_op: bool) -> Optional[Work]:
+    """Inside a trace (jit, GRAPH_MODE): the in-place collective becomes its value op (a
+    graph node that runs on every call, in program order on every rank) and a copy into each
+    destination, so the compiled graph writes the tensors as the eager call does. The handle
+    of an async call has completed: the graph runs the node where the trace put it."""
+    from . import mint
+    with mint.no_grad():
+        for dst, value in pairs:
+            dst.copy_(value.view(tuple(dst.shape)))
+    return Work(_C.Work.completed(f"{op} (traced)")) if async_op else None
+
+
 def all_reduce(tensor: Tensor, op: _C.ReduceOp = ReduceOp.SUM, pg: Group = None,
                async_op: bool = False) -> Optional[Work]:
     """Reduces ``tensor`` over the group's ranks in place."""
@@ -287,7 +302,11 @@ def all_reduce(tensor: Tensor, op: _C.ReduceOp = ReduceOp.SUM, pg: Group = None,
     g = resolve("all_reduce", pg)
     if g is None:
         return None
-    return _handle(g.all_reduce(_check_tensor("all_reduce", tensor), op, bool(async_op)))
+    tensor = _check_tensor("all_reduce", tensor)
+    if _C.is_tracing():
+        return _traced_write("all_reduce", [(tensor, _C.all_reduce_value(tensor, op, g))],
+                             async_op)
+    return _handle(g.all_reduce(tensor, op, bool(async_op)))
 
 
 def broadcast(tensor: Tensor, src: int = 0, pg: Group = None,
@@ -296,7 +315,14 @@ def broadcast(tensor: Tensor, src: int = 0, pg: Group = None,
     g = resolve("broadcast", pg)
     if g is None:
         return None
-    return _handle(g.broadcast(_check_tensor("broadcast", tensor), int(src), bool(async_op)))
+    tensor = _check_tensor("broadcast", tensor)
+    if _C.is_tracing():
+        if not 0 <= int(src) < int(g.size):
+            raise ValueError(f"broadcast (rank {g.rank}): src {src} is not a rank of the group "
+                             f"(group size {g.size})")
+        return _traced_write("broadcast", [(tensor, _C.broadcast_value(tensor, int(src), g))],
+                             async_op)
+    return _handle(g.broadcast(tensor, int(src), bool(async_op)))
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, pg: Group = None,
@@ -309,7 +335,24 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, pg: Group = None,
     g = resolve("all_gather", pg)
     if g is None:
         return None
-    return _handle(g.all_gather(outs, _check_tensor("all_gather", tensor), bool(async_op)))
+    tensor = _check_tensor("all_gather", tensor)
+    if _C.is_tracing():
+        _check_gather_outputs(g, outs, tensor)
+        rows = _C.all_gather_value(tensor.reshape(1, -1), g)
+        return _traced_write("all_gather", [(o, rows[r]) for r, o in enumerate(outs)], async_op)
+    return _handle(g.all_gather(outs, tensor, bool(async_op)))
+
+
+def _check_gather_outputs(g: _C.ProcessGroup, outs: list[Tensor], tensor: Tensor) -> None:
+    if len(outs) != int(g.size):
+        raise ValueError(f"all_gather (rank {g.rank}): tensor_list has {len(outs)} tensors, the "
+                         f"group size is {g.size}; pass one output tensor per rank")
+    for r, o in enumerate(outs):
+        if tuple(o.shape) != tuple(tensor.shape) or o.dtype != tensor.dtype:
+            raise ValueError(f"all_gather (rank {g.rank}): tensor_list[{r}] has shape "
+                             f"{tuple(o.shape)} and dtype {o.dtype}, the input has shape "
+                             f"{tuple(tensor.shape)} and dtype {tensor.dtype}; outputs must "
+                             "match the input")
 
 
 def reduce_scatter(output: Tensor, input: Tensor, op: _C.ReduceOp = ReduceOp.SUM,
@@ -320,14 +363,31 @@ def reduce_scatter(output: Tensor, input: Tensor, op: _C.ReduceOp = ReduceOp.SUM
     g = resolve("reduce_scatter", pg)
     if g is None:
         return None
-    return _handle(g.reduce_scatter(_check_tensor("reduce_scatter", output, "output"),
-                                    _check_tensor("reduce_scatter", input, "input"), op,
-                                    bool(async_op)))
+    output = _check_tensor("reduce_scatter", output, "output")
+    input = _check_tensor("reduce_scatter", input, "input")
+    if _C.is_tracing():
+        # No reduce-scatter node: the whole reduction, then this rank's block.
+        n = int(output.numel())
+        if input.dtype != output.dtype or int(input.numel()) != n * int(g.size):
+            raise ValueError(f"reduce_scatter (rank {g.rank}): input of shape "
+                             f"{tuple(input.shape)} ({input.dtype}) must hold {g.size} blocks "
+                             f"of the output's {n} elements ({output.dtype}), one per rank")
+        whole = _C.all_reduce_value(input.reshape(-1), op, g)
+        return _traced_write("reduce_scatter", [(output, whole[g.rank * n:(g.rank + 1) * n])],
+                             async_op)
+    return _handle(g.reduce_scatter(output, input, op, bool(async_op)))
+
+
+def _untraceable(op: str) -> None:
+    if _C.is_tracing():
+        raise RuntimeError(f"{op}: point-to-point messages cannot be recorded into a compiled "
+                           "graph (jit / GRAPH_MODE); call it outside the compiled function")
 
 
 def send(tensor: Tensor, dst: int, pg: Group = None, tag: int = 0,
          async_op: bool = False) -> Optional[Work]:
     """Sends ``tensor`` to group rank ``dst``."""
+    _untraceable("send")
     g = resolve("send", pg)
     if g is None:
         return None
@@ -338,6 +398,7 @@ def recv(tensor: Tensor, src: Optional[int] = None, pg: Group = None, tag: int =
          async_op: bool = False) -> Union[int, Work, None]:
     """Fills ``tensor`` from group rank ``src`` (None: any); returns the sender's rank (or
     the handle when async)."""
+    _untraceable("recv")
     g = resolve("recv", pg)
     if g is None:
         return None
@@ -349,7 +410,13 @@ def recv(tensor: Tensor, src: Optional[int] = None, pg: Group = None, tag: int =
 def barrier(pg: Group = None, async_op: bool = False) -> Optional[Work]:
     """Blocks until every rank of the group reaches the barrier."""
     g = resolve("barrier", pg)
-    return None if g is None else _handle(g.barrier(bool(async_op)))
+    if g is None:
+        return None
+    if _C.is_tracing():  # a node every rank must reach: a one-element all_reduce
+        from . import mint
+        _C.all_reduce_value(mint.zeros(1), ReduceOp.SUM, g)
+        return Work(_C.Work.completed("barrier (traced)")) if async_op else None
+    return _handle(g.barrier(bool(async_op)))
 
 
 def get_rank(pg: Group = None) -> int:
@@ -373,6 +440,10 @@ def broadcast_tensors(tensors: Iterable[Tensor], src: int = 0, pg: Group = None)
     starts from the same weights. The broadcasts are queued together and waited on once."""
     g = resolve("broadcast_tensors", pg)
     if g is None:
+        return
+    if _C.is_tracing():
+        for t in tensors:
+            broadcast(t, src, pg)
         return
     works = [cast(_C.Work, g.broadcast(t, src, True)) for t in tensors]
     for w in works:

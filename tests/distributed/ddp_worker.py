@@ -54,6 +54,9 @@ def main():
     for as_view in (False, True):
         check_buckets_and_no_sync(rank, world, xs, ys, as_view)
     check_unused_parameter_raises()
+    check_compiled_ddp(rank, world, xs, ys)
+    check_compiled_lenet(rank, world)
+    check_traced_in_place_collectives(rank, world)
     dist.destroy_process_group()
     print(f"OK {rank} {world} {diff:.2e}", flush=True)
 
@@ -105,6 +108,128 @@ def check_unused_parameter_raises():
         raise AssertionError("no error for an unused parameter")
     except RuntimeError as e:
         assert "produced no gradient for 2 parameter(s)" in str(e), e
+
+
+def check_compiled_ddp(rank, world, xs, ys):
+    """A @jit train step (forward, backward, optimizer) of a DDP model with several buckets
+    equals the eager DDP step and one process on the global batch: the compiled graph
+    contains one all_reduce per bucket and runs it on every call."""
+    def make_step(net, opt):
+        def train_step(x, y):
+            opt.zero_grad()
+            loss = mint.nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return train_step
+
+    nets = [mint.nn.parallel.DistributedDataParallel(mlp(seed=rank + 20), bucket_cap_mb=1e-5)
+            for _ in range(2)]
+    assert len(nets[0].reducer.buckets) >= 2, len(nets[0].reducer.buckets)
+    ref = mlp(seed=20)
+    opts = [mint.optim.SGD(n.parameters(), lr=0.1, momentum=0.9) for n in nets]
+    ref_opt = mint.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    eager, compiled = make_step(nets[0], opts[0]), tandem.jit(make_step(nets[1], opts[1]))
+    reference = make_step(ref, ref_opt)
+    mine = slice(rank * B, (rank + 1) * B)
+    for s in range(STEPS):
+        x, y = tandem.tensor(xs[s, mine]), tandem.tensor(ys[s, mine])
+        le, lc = eager(x, y), compiled(x, y)
+        np.testing.assert_allclose(float(lc), float(le), rtol=1e-5)
+        reference(tandem.tensor(xs[s]), tandem.tensor(ys[s]))
+    report = compiled.explain(x, y)
+    assert report.count("all_reduce(") >= 2 * len(nets[1].reducer.buckets), report
+    for a, b, c in zip(nets[1].module.state_dict().values(), nets[0].module.state_dict().values(),
+                       ref.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def lenet(seed):
+    nn = mint.nn
+    net = nn.Sequential(nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(),
+                        nn.AvgPool2d(kernel_size=2, stride=2), nn.Conv2d(6, 16, kernel_size=5),
+                        nn.Sigmoid(), nn.AvgPool2d(kernel_size=2, stride=2), nn.Flatten(),
+                        nn.Linear(16 * 5 * 5, 120), nn.Sigmoid(), nn.Linear(120, 84),
+                        nn.Sigmoid(), nn.Linear(84, 10))
+    rng = np.random.default_rng(seed)
+    net.load_state_dict({k: tandem.tensor(0.2 * rng.standard_normal(v.shape).astype(np.float32))
+                         for k, v in net.state_dict().items()})
+    return net
+
+
+def check_compiled_lenet(rank, world):
+    """The book's LeNet, trained by a compiled DDP step on a per-rank batch, equals one
+    process training eagerly on the global batch (cross-entropy averages over the batch, so
+    the mean of the ranks' gradients is the global batch's gradient)."""
+    data = np.random.default_rng(11)
+    steps, b = 3, 2
+    xs = data.standard_normal((steps, world * b, 1, 28, 28)).astype(np.float32)
+    ys = data.integers(0, 10, (steps, world * b))
+    ddp = mint.nn.parallel.DistributedDataParallel(lenet(seed=rank + 30))
+    ref = lenet(seed=30)
+    opt = mint.optim.SGD(ddp.parameters(), lr=0.5)
+    ref_opt = mint.optim.SGD(ref.parameters(), lr=0.5)
+    loss_fn = mint.nn.CrossEntropyLoss()
+
+    @tandem.jit
+    def train_step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(ddp(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    mine = slice(rank * b, (rank + 1) * b)
+    for s in range(steps):
+        train_step(tandem.tensor(xs[s, mine]), tandem.tensor(ys[s, mine]))
+        ref_opt.zero_grad()
+        loss_fn(ref(tandem.tensor(xs[s])), tandem.tensor(ys[s])).backward()
+        ref_opt.step()
+    for a, c in zip(ddp.module.state_dict().values(), ref.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def check_traced_in_place_collectives(rank, world):
+    """mint.distributed's in-place collectives inside @jit write their tensors as eagerly,
+    on every call (not once at trace time); point-to-point calls raise there."""
+    @tandem.jit
+    def collectives(t):
+        total = t.clone()
+        dist.all_reduce(total)
+        biggest = t.clone()
+        work = dist.all_reduce(biggest, op=dist.ReduceOp.MAX, async_op=True)
+        work.wait()
+        assert work.is_completed()
+        root = t.clone()
+        dist.broadcast(root, src=world - 1)
+        parts = [mint.zeros_like(t) for _ in range(world)]
+        dist.all_gather(parts, t)
+        block = mint.zeros(2)
+        dist.reduce_scatter(block, [t[:1].repeat(2) for _ in range(world)])
+        dist.barrier()
+        return total, biggest, root, mint.stack(parts), block
+
+    for call in range(2):  # the second call runs the compiled graph
+        base = np.arange(3, dtype=np.float32) + 10 * rank + call
+        out = [o.numpy() for o in collectives(tandem.tensor(base))]
+        every = np.stack([np.arange(3, dtype=np.float32) + 10 * r + call for r in range(world)])
+        np.testing.assert_allclose(out[0], every.sum(0))
+        np.testing.assert_allclose(out[1], every.max(0))
+        np.testing.assert_allclose(out[2], every[world - 1])
+        np.testing.assert_allclose(out[3], every)
+        np.testing.assert_allclose(out[4], np.full(2, every[:, 0].sum()))
+
+    @tandem.jit
+    def sends(t):
+        dist.send(t, dst=(rank + 1) % world)
+        return t
+
+    try:
+        sends(tandem.tensor(np.ones(2, np.float32)))
+        raise AssertionError("no error for send inside jit")
+    except RuntimeError as e:
+        assert "point-to-point" in str(e), e
 
 
 if __name__ == "__main__":

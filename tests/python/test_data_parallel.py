@@ -42,14 +42,16 @@ def _mnist_present() -> bool:
 
 @needs_mpi
 @pytest.mark.skipif(not _mnist_present(), reason="Fashion-MNIST is absent")
-def test_d2l_lenet_distributed(tmp_path):
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_d2l_lenet_distributed(tmp_path, mode):
     """examples/python/d2l/lenet.py --distributed on 2 ranks through python -m tandem.run:
-    one report (rank 0's), the test accuracy counted over all 64 test images once."""
+    one report (rank 0's), the test accuracy counted over all 64 test images once; in graph
+    mode the compiled step holds the DDP all_reduces."""
     script = HERE.parent.parent / "examples" / "python" / "d2l" / "lenet.py"
     plot = tmp_path / "lenet.png"
     cmd = [sys.executable, "-m", "tandem.run", "-n", "2", str(script), "--distributed",
-           "--epochs", "1", "--limit", "192", "--test-limit", "64", "--batch-size", "32",
-           "--no-progress", "--plot", str(plot)]
+           "--mode", mode, "--epochs", "1", "--limit", "192", "--test-limit", "64",
+           "--batch-size", "32", "--no-progress", "--plot", str(plot)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=120,
                        cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -13,7 +13,8 @@ Every chapter script in this folder does ``import common as d2l`` and trains wit
 Each run prints a live progress bar per epoch, writes a PNG like the book's Animator, ends
 with ``summary: ...`` and a machine-readable ``RESULT {json}`` line.
 
-``--distributed`` (pynative only) trains data-parallel over the ranks of an MPI job
+``--distributed`` (either mode; in graph mode the bucket all_reduces are nodes of the
+compiled step) trains data-parallel over the ranks of an MPI job
 (``python -m tandem.run -n 2 lenet.py --distributed`` or ``mpirun -n 2 python lenet.py
 --distributed``): each rank reads its ``DistributedSampler`` share of the training set in
 batches of ``--batch-size`` (the global batch is ranks x batch size), the model is wrapped
@@ -418,9 +419,6 @@ def train(net, train_iter, test_iter, num_epochs: int, lr: float, mode: str = "p
         net.apply(init)
     from tandem.mint import distributed as dist
     if dist.is_initialized():  # every rank starts from rank 0's weights; gradients averaged
-        if mode != "pynative":
-            raise ValueError("--distributed trains in pynative mode (the gradient all_reduce "
-                             "runs in backward hooks, which a compiled step does not call)")
         net = nn.parallel.DistributedDataParallel(net)
     loss_fn = loss or nn.CrossEntropyLoss()
     opt = make_optimizer(net.parameters(), optimizer, lr, weight_decay)

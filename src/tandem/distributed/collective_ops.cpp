@@ -3,6 +3,7 @@
 #include "tandem/distributed/collective_ops.h"
 
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -17,21 +18,29 @@ std::mutex& registry_mutex() {
   static std::mutex m;
   return m;
 }
-// Groups stay registered for the life of the process: a compiled graph may name one long
-// after the Python object that created it is gone.
-std::vector<std::shared_ptr<ProcessGroup>>& registry() {
-  static std::vector<std::shared_ptr<ProcessGroup>> groups;
-  return groups;
+// Groups stay registered until the process group is destroyed: a compiled graph may name one
+// long after the Python object that created it is gone. Ids are never reused, so a graph
+// compiled before destroy_process_group fails clearly afterwards instead of reaching a newer
+// group.
+struct Registry {
+  std::map<int64_t, std::shared_ptr<ProcessGroup>> groups;
+  int64_t next_id = 0;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
 }
 
 std::shared_ptr<ProcessGroup> group_of(const Attrs& attrs, const char* op) {
   const int64_t id = attrs.get_int_or("group", -1);
   std::lock_guard<std::mutex> lock(registry_mutex());
-  TANDEM_CHECK(id >= 0 && id < int64_t(registry().size()), DistributedError, op,
+  auto it = registry().groups.find(id);
+  TANDEM_CHECK(it != registry().groups.end(), DistributedError, op,
                ": the graph names process group ", id,
-               ", which this process has not created; create the same groups (init_process_group, "
-               "new_group) before running the graph");
-  return registry()[size_t(id)];
+               ", which does not exist in this process (never created, or destroyed by "
+               "destroy_process_group since the graph was compiled); create the groups "
+               "(init_process_group, new_group) and compile the function again");
+  return it->second;
 }
 
 std::vector<TensorMeta> same_meta(const OpDef&, const std::vector<Tensor>& in, const Attrs&) {
@@ -121,11 +130,20 @@ TANDEM_NOT_DIFFERENTIABLE(all_gather_op)
 int64_t collective_group_id(const std::shared_ptr<ProcessGroup>& g) {
   TANDEM_CHECK(g != nullptr, ValueError, "collective: no process group");
   std::lock_guard<std::mutex> lock(registry_mutex());
-  auto& groups = registry();
-  for (size_t i = 0; i < groups.size(); ++i)
-    if (groups[i] == g) return int64_t(i);
-  groups.push_back(g);
-  return int64_t(groups.size() - 1);
+  Registry& r = registry();
+  for (const auto& [id, group] : r.groups)
+    if (group == g) return id;
+  r.groups.emplace(r.next_id, g);
+  return r.next_id++;
+}
+
+void release_collective_groups() {
+  std::map<int64_t, std::shared_ptr<ProcessGroup>> gone;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    gone.swap(registry().groups);
+  }
+  // The groups are destroyed here, outside the lock: destruction drains their queues.
 }
 
 Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g) {

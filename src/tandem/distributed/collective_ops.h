@@ -14,6 +14,9 @@ namespace tandem {
 
 // The id graph nodes use for `g` (the same id for the same group).
 int64_t collective_group_id(const std::shared_ptr<ProcessGroup>& g);
+// Forgets every registered group (destroy_process_group, exit): graphs that name them then
+// raise, and the groups' communicators can be freed before MPI_Finalize.
+void release_collective_groups();
 
 // x reduced over the group's ranks (a new tensor). Differentiable for Sum and Mean: the
 // gradient is the same reduction of the incoming gradient.
