@@ -84,6 +84,44 @@ def test_collate_fn_and_sampler():
     assert ours == theirs
 
 
+def _structure(x):
+    """A batch as nested python lists / dicts of numpy arrays, from either framework."""
+    if isinstance(x, (list, tuple)):
+        return [_structure(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _structure(v) for k, v in x.items()}
+    if hasattr(x, "numpy"):
+        return ("tensor", x.numpy().tolist(), str(x.dtype).split(".")[-1].lower())
+    return x
+
+
+@pytest.mark.parametrize("batch_size", [None, 1, 3])
+def test_nested_samples_collate_as_torch(batch_size):
+    """Samples with nested tuples, dicts and strings are collated as PyTorch does (D2L's SNLI
+    returns ((premise, hypothesis), label)); two same-shaped tensors of a pair used to be
+    stacked into one tensor."""
+    def sample(fw, i):
+        return ((fw.full((3,), float(i)), fw.ones(2)), i, f"w{i}",
+                {"a": np.full(2, i), "b": 0.5 * i})
+
+    def dataset(fw):
+        class DS:
+            def __len__(self):
+                return 5
+
+            def __getitem__(self, i):
+                return sample(fw, i)
+        return DS()
+
+    ours = [_structure(b) for b in DataLoader(dataset(mint), batch_size=batch_size)]
+    theirs = [_structure(b) for b in torch.utils.data.DataLoader(dataset(torch),
+                                                                 batch_size=batch_size)]
+    assert ours == theirs
+    from tandem.utils.data import Subset
+    sub = list(DataLoader(Subset(dataset(mint), [4, 1]), batch_size=2))
+    assert _structure(sub[0])[1] == ("tensor", [4, 1], "int64")
+
+
 def test_one_hot_matches_torch():
     idx = [0, 2, 1, 2]
     ours = F.one_hot(mint.tensor(idx), 4)

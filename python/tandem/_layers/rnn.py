@@ -114,6 +114,10 @@ class RNNBase(Cell):
         for p in self.parameters():
             uniform_(p, -k, k)
 
+    def flatten_parameters(self) -> None:
+        """PyTorch's cuDNN weight compaction: the CPU kernels read the parameters where they
+        are, so there is nothing to do (kept so code written for PyTorch runs)."""
+
     def _weights(self, layer: int, d: int) -> Tuple[Any, Any, Any, Any]:
         sfx = f"_l{layer}" + ("_reverse" if d else "")
 

@@ -7,16 +7,21 @@ antialiasing (torchvision's antialias=False; identical when enlarging); uint8 st
 """
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any, Callable, List, Optional, Sequence, Union
 
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
 
+from . import transforms_functional as functional
 from ._augment import ColorJitter, RandomResizedCrop, RandomVerticalFlip
+
+# `import tandem.vision.transforms.functional` works as torchvision's does.
+_sys.modules[__name__ + ".functional"] = functional
 
 __all__ = ["Compose", "Resize", "ToTensor", "Normalize", "RandomCrop", "RandomHorizontalFlip",
            "CenterCrop", "Lambda", "InterpolationMode", "RandomResizedCrop", "ColorJitter",
-           "RandomVerticalFlip"]
+           "RandomVerticalFlip", "functional"]
 
 
 def _is_pil(img: Any) -> bool:
@@ -219,6 +224,30 @@ class RandomCrop(_PILAware, TransformOp):
         self.size, self.padding = size, padding
         self._hw = pair(size, "RandomCrop")
         self._pad = padding_arg(padding, "RandomCrop")
+
+    @staticmethod
+    def get_params(img: Any, output_size: Sequence[int]) -> tuple:
+        """A random crop's rectangle, for ``functional.crop`` (to crop an image and its
+        label map alike).
+
+        Args:
+            img (Tensor or PIL.Image): the image ((..., H, W) tensor or PIL image).
+            output_size (Sequence[int]): (h, w) of the crop.
+
+        Returns:
+            tuple: (top, left, h, w).
+        """
+        W, H = functional.get_image_size(img)
+        th, tw = int(output_size[0]), int(output_size[1])
+        if H < th or W < tw:
+            raise ValueError(f"RandomCrop.get_params: the crop {th} x {tw} is larger than "
+                             f"the image, {H} x {W}")
+        if (H, W) == (th, tw):
+            return 0, 0, H, W
+        from .. import mint
+        i = int(mint.randint(0, H - th + 1, (1,)).item())
+        j = int(mint.randint(0, W - tw + 1, (1,)).item())
+        return i, j, th, tw
 
     def _c_transforms(self) -> List[_C.Transform]:
         return [_C.t_random_crop(*self._hw, self._pad, hwc=False)]

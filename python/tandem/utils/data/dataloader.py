@@ -84,6 +84,25 @@ def default_collate(batch: List[Any]) -> Any:
                     f"or lists; found {type(elem).__name__}")
 
 
+def _stackable(x: Any) -> bool:
+    """Whether the C++ Loader can stack this field itself: a tensor, an array or a number.
+    Anything else (nested tuples, dicts, strings) is collated in Python, as PyTorch does."""
+    return isinstance(x, (_C.Tensor, np.ndarray, np.generic, int, float))
+
+
+def _convert(sample: Any) -> Any:
+    """PyTorch's default_convert (batch_size=None): numpy arrays become tensors, recursively."""
+    if isinstance(sample, np.ndarray):
+        return as_tensor(sample)
+    if isinstance(sample, dict):
+        return {k: _convert(v) for k, v in sample.items()}
+    if isinstance(sample, tuple) and not hasattr(sample, "_fields"):
+        return tuple(_convert(v) for v in sample)
+    if isinstance(sample, list):
+        return [_convert(v) for v in sample]
+    return sample
+
+
 class _Rows:
     """Presents a dataset whose samples are lists or dicts as one returning tuples."""
 
@@ -188,7 +207,18 @@ class DataLoader(Generic[T_co]):
         self._keys: Optional[List[Any]] = None
         self._single = False
         source: Any
-        if self.collate_fn is not None:
+        sample: Any = ()
+        nested = False
+        if self.collate_fn is None and not isinstance(ds, TensorDataset) and \
+                getattr(ds, "_tandem_loader_spec", None) is None:
+            sample = ds[0] if len(ds) else ()
+            fields = list(sample.values()) if isinstance(sample, dict) else \
+                list(sample) if isinstance(sample, (tuple, list)) else [sample]
+            nested = not all(_stackable(f) for f in fields)
+        if nested:  # default_collate in Python, over the dataset as given
+            ds, self._base, self._indices = self.dataset, self.dataset, None
+            common["shuffle"] = self.shuffle and self.sampler is None
+        if self.collate_fn is not None or nested:
             self._mode = "collate"
             src = [_C.arange(0, len(ds), 1, _C.dtype.int64)]
             self._make(src, 1, [], num_workers=0, **common)
@@ -206,7 +236,6 @@ class DataLoader(Generic[T_co]):
                        **common)
             return
         self._mode = "python"
-        sample = ds[0] if len(ds) else ()
         if isinstance(sample, dict):
             self._keys = list(sample.keys())
             source, ncols = _Rows(ds, self._keys), len(self._keys)
@@ -303,8 +332,11 @@ class _Iter(Iterator[Any]):
             self._done = True
             raise StopIteration
         if dl._mode == "collate":
-            assert dl.collate_fn is not None
             idx = b[0].numpy().tolist()
+            if dl.collate_fn is None:  # nested samples: PyTorch's default collation
+                if dl.batch_size is None:
+                    return _convert(dl.dataset[idx[0]])
+                return default_collate([dl.dataset[i] for i in idx])
             if dl.batch_size is None:
                 return dl.collate_fn(dl.dataset[idx[0]])
             return dl.collate_fn([dl.dataset[i] for i in idx])
