@@ -25,6 +25,15 @@ from .detection import (assign_anchor_to_bbox, box_center_to_corner,  # noqa: F4
 from .plotting import (Animator, annotate, bbox_to_rect, plot, plt, set_axes,  # noqa: F401
                        set_figsize, show_bboxes, show_heatmaps, show_images,
                        show_list_len_pair_hist, show_trace_2d, use_svg_display)
+# chapter 14: word2vec data on PTB, pretrained word vectors, BERT and its WikiText-2 data
+from .pretrain import (RandomGenerator, TokenEmbedding, batchify,  # noqa: F401
+                       get_centers_and_contexts, get_negatives, load_data_ptb, read_ptb,
+                       subsample)
+from .pretrain_bert import (BERTEncoder, BERTModel, MaskLM, NextSentencePred,  # noqa: F401
+                            _get_batch_loss_bert, _get_mlm_data_from_tokens, _get_next_sentence,
+                            _get_nsp_data_from_paragraph, _pad_bert_inputs, _read_wiki,
+                            _replace_mlm_tokens, _WikiTextDataset, get_tokens_and_segments,
+                            load_data_wiki)
 from .seq2seq import (AddNorm, AdditiveAttention, AttentionDecoder, Decoder,  # noqa: F401
                       DotProductAttention, Encoder, EncoderBlock, EncoderDecoder,
                       MaskedSoftmaxCELoss, MultiHeadAttention, PositionalEncoding,
@@ -39,6 +48,14 @@ from .text import (RNNModel, RNNModelScratch, SeqDataLoader, Vocab, build_array_
 from .train import (get_data_ch11, get_fashion_mnist_labels, load_data_fashion_mnist,  # noqa: F401
                     predict_ch3, train_2d, train_batch_ch13, train_ch3, train_ch6, train_ch11,
                     train_ch13, train_concise_ch11, train_epoch_ch3)
+# chapters 13 and 15: vision data sets, sentiment analysis and natural language inference
+from .nlp_apps import (SNLIDataset, load_data_imdb, load_data_snli,  # noqa: F401
+                       predict_sentiment, predict_snli, read_imdb, read_snli, split_batch)
+from .vision_data import (VOC_CLASSES, VOC_COLORMAP, BananasDataset,  # noqa: F401
+                          VOCSegDataset, copyfile, load_data_bananas, load_data_voc,
+                          read_csv_labels, read_data_bananas, read_voc_images, reorg_test,
+                          reorg_train_valid, voc_colormap2label, voc_label_indices,
+                          voc_rand_crop)
 
 # The book's framework-neutral aliases (d2l.tensor, d2l.reshape, ...), on mint.
 nn_Module = _nn.Module

@@ -26,6 +26,33 @@ DATA_HUB.update({
                           "fa19780a7b011d9b009e8bff8e99922a8ee2eb90"),
     "airfoil": (DATA_URL + "airfoil_self_noise.dat", "76e5be1548fd8222e5074cf0faae75edff8cf93f"),
     "fra-eng": (DATA_URL + "fra-eng.zip", "94646ad1522d915e7b0f9296181140edcf86a4f5"),
+    # chapter 14 (natural language processing: pretraining)
+    "ptb": (DATA_URL + "ptb.zip", "319d85e578af0cdc590547f26231e4e31cdf1e42"),
+    "wikitext-2": ("https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-v1.zip",
+                   "3c914d17d80b1459be871a5039ac23e752a53cbe"),
+    "glove.6b.50d": (DATA_URL + "glove.6B.50d.zip", "0b8703943ccdb6eb788e6f091b8946e82231bc4d"),
+    "glove.6b.100d": (DATA_URL + "glove.6B.100d.zip",
+                      "cd43bfb07e44e6f27cbcc7bc9ae3d80284fdaf5a"),
+    "glove.42b.300d": (DATA_URL + "glove.42B.300d.zip",
+                       "b5116e234e9eb9076672cfeabf5469f3eec904fa"),
+    "wiki.en": (DATA_URL + "wiki.en.zip", "c1816da3821ae9f43899be655002f6c723e91b88"),
+})
+
+# Computer vision (chapter 13) and NLP applications (chapter 15); the last two are published
+# by their authors, not on the book's server, so their URLs carry their own file names.
+DATA_HUB.update({
+    "hotdog": (DATA_URL + "hotdog.zip", "fba480ffa8aa7e0febbb511d181409f899b9baa5"),
+    "banana-detection": (DATA_URL + "banana-detection.zip",
+                         "5de26c8fce5ccdea9f91267273464dc968d20d72"),
+    "voc2012": (DATA_URL + "VOCtrainval_11-May-2012.tar",
+                "4e443f8a2eca6b1dac8a6c57641b67dd40621a49"),
+    "cifar10_tiny": (DATA_URL + "kaggle_cifar10_tiny.zip",
+                     "2068874e4b9a9f0fb07ebe0ad2b29754449ccacd"),
+    "dog_tiny": (DATA_URL + "kaggle_dog_tiny.zip", "0cb91d09b814ecdc07b50f31f8dcad3e81d6a86d"),
+    "aclImdb": ("http://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
+                "01ada507287d82875905620988597833ad4e0903"),
+    "SNLI": ("https://nlp.stanford.edu/projects/snli/snli_1.0.zip",
+             "9fcde07509c7e87ec61c640c1b2753d9041758e4"),
 })
 
 # Files whose local copy is another packing of the same data than the book's (README of the
