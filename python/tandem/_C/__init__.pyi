@@ -1470,6 +1470,11 @@ def all_reduce_value(tensor: Tensor, op: ReduceOp, group: ProcessGroup) -> Tenso
 def broadcast_value(tensor: Tensor, src: int, group: ProcessGroup) -> Tensor:
     """A new tensor: rank src's tensor (an op: traced inside jit)."""
 
+def release_collective_groups() -> None:
+    """
+    Forgets the groups compiled graphs name (destroy_process_group and exit call it).
+    """
+
 def all_gather_value(tensor: Tensor, group: ProcessGroup) -> Tensor:
     """
     A new tensor: every rank's tensor concatenated along dim 0 (an op: traced inside jit).
@@ -1477,6 +1482,12 @@ def all_gather_value(tensor: Tensor, group: ProcessGroup) -> Tensor:
 
 class Work:
     """The handle of an asynchronous collective (async_op=True)."""
+
+    @staticmethod
+    def completed(description: str) -> Work:
+        """
+        A handle that has already completed (a collective recorded into a traced graph, which runs where the graph places it).
+        """
 
     def wait(self, timeout: float | None = None) -> bool:
         """
