@@ -125,3 +125,61 @@ def test_resnet18_has_torchvision_names_and_loads_a_pt_file(tmp_path):
     assert tuple(loaded.eval()(mint.rand(1, 3, 64, 64)).shape) == (1, 10)
     with pytest.raises(RuntimeError, match="not downloaded"):
         models.resnet18(pretrained=True)
+
+
+@pytest.mark.parametrize("name,params", [("vgg11", 132_863_336), ("vgg16", 138_357_544),
+                                         ("vgg19", 143_667_240), ("vgg16_bn", 138_365_992)])
+def test_vgg_has_torchvision_structure(name, params):
+    """Parameter counts as torchvision publishes them pin the layer plan; the keys follow
+    torchvision's indices (the book's neural style transfer picks vgg19().features[i])."""
+    from tandem.vision import models
+    net = getattr(models, name)(init_weights=False)
+    assert sum(int(p.numel()) for p in net.parameters()) == params
+    keys = list(net.state_dict())
+    assert keys[:2] == ["features.0.weight", "features.0.bias"]
+    assert keys[-6:] == ["classifier.0.weight", "classifier.0.bias", "classifier.3.weight",
+                         "classifier.3.bias", "classifier.6.weight", "classifier.6.bias"]
+    if name == "vgg19":  # the style layers of the book: conv1_1 .. conv5_1, content conv4_2
+        convs = [i for i, m in enumerate(net.features) if isinstance(m, mint.nn.Conv2d)]
+        assert [0, 5, 10, 19, 28] == [convs[k] for k in (0, 2, 4, 8, 12)]
+        assert convs[9] == 21 and len(net.features) == 37
+
+
+def test_vgg_forward_matches_torch_with_the_same_weights():
+    torch = pytest.importorskip("torch")
+    from tandem.vision import models
+    net = models.vgg11_bn(num_classes=5).eval()
+    ref = torch.nn.Sequential()
+    plan = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
+    layers, c = [], 3
+    for v in plan:
+        if v == "M":
+            layers.append(torch.nn.MaxPool2d(2, 2))
+        else:
+            layers += [torch.nn.Conv2d(c, v, 3, padding=1), torch.nn.BatchNorm2d(v),
+                       torch.nn.ReLU(True)]
+            c = v
+    ref = torch.nn.ModuleDict({"features": torch.nn.Sequential(*layers),
+                               "classifier": torch.nn.Sequential(
+                                   torch.nn.Linear(512 * 49, 4096), torch.nn.ReLU(True),
+                                   torch.nn.Dropout(), torch.nn.Linear(4096, 4096),
+                                   torch.nn.ReLU(True), torch.nn.Dropout(),
+                                   torch.nn.Linear(4096, 5))}).eval()
+    sd = {k: torch.tensor(v.detach().numpy()) for k, v in net.state_dict().items()}
+    rng = np.random.default_rng(1)
+    for k in sd:
+        if "running_var" in k:
+            sd[k] = torch.tensor(rng.uniform(0.5, 2, tuple(sd[k].shape)).astype(np.float32))
+        elif "running_mean" in k or ("features" in k and k.endswith("bias")):
+            sd[k] = torch.tensor(rng.normal(0, 0.1, tuple(sd[k].shape)).astype(np.float32))
+    ref.load_state_dict(sd)
+    loaded = net
+    loaded.load_state_dict({k: mint.tensor(v.numpy()) for k, v in sd.items()})
+    x = rng.standard_normal((2, 3, 40, 40)).astype(np.float32)
+    with torch.no_grad():
+        t = ref["features"](torch.tensor(x))
+        want = ref["classifier"](torch.nn.functional.adaptive_avg_pool2d(t, 7).flatten(1))
+    got = loaded(mint.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(RuntimeError, match="not downloaded"):
+        models.vgg19(pretrained=True)

@@ -1,6 +1,7 @@
-"""torchvision.models' ResNets for tandem: the same module names and shapes as torchvision's
-(conv1, bn1, layer1..layer4 of BasicBlock/Bottleneck, fc), so a torchvision state dict read
-with ``mint.load`` loads into them. Nothing is downloaded: ``pretrained=True`` / ``weights=``
+"""torchvision.models' ResNets and VGGs for tandem: the same module names and shapes as
+torchvision's (ResNet: conv1, bn1, layer1..layer4 of BasicBlock/Bottleneck, fc; VGG:
+features, avgpool, classifier), so a torchvision state dict read with ``mint.load`` loads
+into them. Nothing is downloaded: ``pretrained=True`` / ``weights=``
 needs a local weights file (``weights='path.pth'``)."""
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any, List, Optional, Type, Union
 
 from ..mint import nn
 
-__all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50"]
+__all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "VGG",
+           "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"]
 
 
 class BasicBlock(nn.Module):
@@ -139,7 +141,10 @@ class ResNet(nn.Module):
 
 def _build(name: str, block: Any, layers: List[int], pretrained: bool, weights: Any,
            kwargs: Any) -> ResNet:
-    net = ResNet(block, layers, **kwargs)
+    return _with_weights(name, ResNet(block, layers, **kwargs), pretrained, weights)
+
+
+def _with_weights(name: str, net: Any, pretrained: bool, weights: Any) -> Any:
     if weights is None and not pretrained:
         return net
     if not isinstance(weights, str):
@@ -200,3 +205,154 @@ def resnet50(pretrained: bool = False, weights: Any = None, progress: bool = Tru
         ResNet: the network.
     """
     return _build("resnet50", Bottleneck, [3, 4, 6, 3], pretrained, weights, kwargs)
+
+
+# VGG layer plans (torchvision's configurations A, B, D, E): output channels of each 3x3
+# convolution, "M" for a 2x2 max pool.
+_VGG_PLANS = {
+    "vgg11": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "vgg13": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "vgg16": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512,
+              "M"],
+    "vgg19": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512,
+              512, 512, 512, "M"],
+}
+
+
+class VGG(nn.Module):
+    """VGG: ``features`` (3x3 convolutions, optional batch norm, ReLU, max pools), a 7x7
+    adaptive average pool and a three-layer ``classifier`` with dropout; torchvision's
+    initialisation (Kaiming-normal convolutions, N(0, 0.01) linear layers).
+
+    Args:
+        features (Sequential): the convolutional part (see ``make_layers``).
+        num_classes (int): outputs of the last linear layer. Default: ``1000``.
+        init_weights (bool): apply torchvision's initialisation. Default: ``True``.
+        dropout (float): dropout probability of the classifier. Default: ``0.5``.
+    """
+
+    def __init__(self, features: nn.Sequential, num_classes: int = 1000,
+                 init_weights: bool = True, dropout: float = 0.5) -> None:
+        super().__init__()
+        self.features = features
+        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
+        self.classifier = nn.Sequential(
+            nn.Linear(512 * 7 * 7, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
+            nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
+            nn.Linear(4096, num_classes))
+        if init_weights:
+            for m in self.modules():
+                if isinstance(m, nn.Conv2d):
+                    nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+                    if m.bias is not None:
+                        nn.init.zeros_(m.bias)
+                elif isinstance(m, nn.BatchNorm2d):
+                    nn.init.ones_(m.weight)
+                    nn.init.zeros_(m.bias)
+                elif isinstance(m, nn.Linear):
+                    nn.init.normal_(m.weight, 0, 0.01)
+                    nn.init.zeros_(m.bias)
+
+    def forward(self, x: Any) -> Any:
+        """Class scores.
+
+        Args:
+            x (Tensor): (N, 3, H, W) images (H, W >= 32).
+
+        Returns:
+            Tensor: (N, num_classes).
+        """
+        return self.classifier(self.avgpool(self.features(x)).flatten(1))
+
+
+def make_layers(plan: List[Union[int, str]], batch_norm: bool = False) -> nn.Sequential:
+    """VGG's convolutional part from a plan of channel counts and "M" (max pool).
+
+    Args:
+        plan (list): e.g. ``[64, "M", 128, "M"]``.
+        batch_norm (bool): a BatchNorm2d after each convolution. Default: ``False``.
+
+    Returns:
+        Sequential: the layers, indexed as torchvision's.
+    """
+    layers: List[nn.Module] = []
+    channels = 3
+    for v in plan:
+        if v == "M":
+            layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+            continue
+        layers.append(nn.Conv2d(channels, int(v), kernel_size=3, padding=1))
+        if batch_norm:
+            layers.append(nn.BatchNorm2d(int(v)))
+        layers.append(nn.ReLU(True))
+        channels = int(v)
+    return nn.Sequential(*layers)
+
+
+def _vgg(name: str, batch_norm: bool, pretrained: bool, weights: Any, kwargs: Any) -> VGG:
+    if pretrained or weights is not None:
+        kwargs.setdefault("init_weights", False)
+    net = VGG(make_layers(_VGG_PLANS[name], batch_norm), **kwargs)
+    return _with_weights(name + ("_bn" if batch_norm else ""), net, pretrained, weights)
+
+
+def _vgg_doc(fn: Any, depth: int, bn: bool) -> Any:
+    fn.__doc__ = f"""VGG-{depth}{' with batch norm' if bn else ''}.
+
+    Args:
+        pretrained (bool): load pretrained weights (needs ``weights=`` a local file).
+            Default: ``False``.
+        weights (str, optional): a local torchvision state dict file. Default: ``None``.
+        progress (bool): ignored. Default: ``True``.
+        **kwargs: VGG's arguments (num_classes, init_weights, dropout).
+
+    Returns:
+        VGG: the network.
+    """
+    return fn
+
+
+def vgg11(pretrained: bool = False, weights: Any = None, progress: bool = True,
+          **kwargs: Any) -> VGG:
+    return _vgg("vgg11", False, pretrained, weights, kwargs)
+
+
+def vgg11_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
+             **kwargs: Any) -> VGG:
+    return _vgg("vgg11", True, pretrained, weights, kwargs)
+
+
+def vgg13(pretrained: bool = False, weights: Any = None, progress: bool = True,
+          **kwargs: Any) -> VGG:
+    return _vgg("vgg13", False, pretrained, weights, kwargs)
+
+
+def vgg13_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
+             **kwargs: Any) -> VGG:
+    return _vgg("vgg13", True, pretrained, weights, kwargs)
+
+
+def vgg16(pretrained: bool = False, weights: Any = None, progress: bool = True,
+          **kwargs: Any) -> VGG:
+    return _vgg("vgg16", False, pretrained, weights, kwargs)
+
+
+def vgg16_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
+             **kwargs: Any) -> VGG:
+    return _vgg("vgg16", True, pretrained, weights, kwargs)
+
+
+def vgg19(pretrained: bool = False, weights: Any = None, progress: bool = True,
+          **kwargs: Any) -> VGG:
+    return _vgg("vgg19", False, pretrained, weights, kwargs)
+
+
+def vgg19_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
+             **kwargs: Any) -> VGG:
+    return _vgg("vgg19", True, pretrained, weights, kwargs)
+
+
+for _fn, _depth in ((vgg11, 11), (vgg13, 13), (vgg16, 16), (vgg19, 19)):
+    _vgg_doc(_fn, _depth, False)
+for _fn, _depth in ((vgg11_bn, 11), (vgg13_bn, 13), (vgg16_bn, 16), (vgg19_bn, 19)):
+    _vgg_doc(_fn, _depth, True)
