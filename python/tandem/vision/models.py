@@ -5,7 +5,7 @@ into them. Nothing is downloaded: ``pretrained=True`` / ``weights=``
 needs a local weights file (``weights='path.pth'``)."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Type, Union
+from typing import Any, Dict, List, Optional, Type, TypeVar, Union
 
 from ..mint import nn
 
@@ -144,7 +144,10 @@ def _build(name: str, block: Any, layers: List[int], pretrained: bool, weights: 
     return _with_weights(name, ResNet(block, layers, **kwargs), pretrained, weights)
 
 
-def _with_weights(name: str, net: Any, pretrained: bool, weights: Any) -> Any:
+_Net = TypeVar("_Net", bound=nn.Module)
+
+
+def _with_weights(name: str, net: _Net, pretrained: bool, weights: Any) -> _Net:
     if weights is None and not pretrained:
         return net
     if not isinstance(weights, str):
@@ -209,7 +212,7 @@ def resnet50(pretrained: bool = False, weights: Any = None, progress: bool = Tru
 
 # VGG layer plans (torchvision's configurations A, B, D, E): output channels of each 3x3
 # convolution, "M" for a 2x2 max pool.
-_VGG_PLANS = {
+_VGG_PLANS: Dict[str, List[Union[int, str]]] = {
     "vgg11": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     "vgg13": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     "vgg16": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512,
@@ -246,12 +249,14 @@ class VGG(nn.Module):
                     nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
                     if m.bias is not None:
                         nn.init.zeros_(m.bias)
-                elif isinstance(m, nn.BatchNorm2d):
+                elif isinstance(m, nn.BatchNorm2d) and m.weight is not None \
+                        and m.bias is not None:
                     nn.init.ones_(m.weight)
                     nn.init.zeros_(m.bias)
                 elif isinstance(m, nn.Linear):
                     nn.init.normal_(m.weight, 0, 0.01)
-                    nn.init.zeros_(m.bias)
+                    if m.bias is not None:
+                        nn.init.zeros_(m.bias)
 
     def forward(self, x: Any) -> Any:
         """Class scores.

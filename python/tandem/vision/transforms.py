@@ -8,7 +8,7 @@ antialiasing (torchvision's antialias=False; identical when enlarging); uint8 st
 from __future__ import annotations
 
 import sys as _sys
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, c_chain, pair, padding_arg, resize_args
@@ -226,7 +226,7 @@ class RandomCrop(_PILAware, TransformOp):
         self._pad = padding_arg(padding, "RandomCrop")
 
     @staticmethod
-    def get_params(img: Any, output_size: Sequence[int]) -> tuple:
+    def get_params(img: Any, output_size: Sequence[int]) -> Tuple[int, int, int, int]:
         """A random crop's rectangle, for ``functional.crop`` (to crop an image and its
         label map alike).
 
