@@ -35,6 +35,13 @@ void bind_distributed(nb::module_& m) {
   m.def("broadcast_value", &broadcast_value, nb::arg("tensor"), nb::arg("src"), nb::arg("group"),
         nb::call_guard<nb::gil_scoped_release>(),
         "A new tensor: rank src's tensor (an op: traced inside jit).");
+  m.def("all_reduce_start", &all_reduce_start, nb::arg("tensor"), nb::arg("op"), nb::arg("group"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "A new tensor that the group's communication thread reduces in place; pass it to "
+        "all_reduce_wait (ops: traced inside jit, where the work in between overlaps it).");
+  m.def("all_reduce_wait", &all_reduce_wait, nb::arg("started"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "The result of an all_reduce_start, once its reduction has run.");
   m.def("release_collective_groups", &release_collective_groups,
         nb::call_guard<nb::gil_scoped_release>(),
         "Forgets the groups compiled graphs name (destroy_process_group and exit call it).");

@@ -136,15 +136,18 @@ class Reducer:
             self.last_reductions += 1
 
     def _grad_ready_traced(self, bucket: _Bucket) -> None:
-        # Inside a trace (jit, GRAPH_MODE) the bucket's mean is a graph node of its own
-        # gradients, flattened and joined: the compiled step runs it on every call. (Eagerly
-        # the gradients go into the bucket's buffer and an asynchronous all_reduce.)
+        # Inside a trace (jit, GRAPH_MODE) the bucket's mean is a pair of graph nodes over its
+        # own gradients, flattened and joined: all_reduce_start here, where the bucket's last
+        # gradient appears, and all_reduce_wait at the end of backward, so the compiled step
+        # goes on with the backward pass while the bucket is reduced, and each bucket's
+        # optimizer update waits only for its own. (Eagerly the gradients go into the bucket's
+        # buffer and an asynchronous all_reduce.)
         bucket.pending -= 1
         if bucket.pending == 0:
             from . import mint
             with mint.no_grad():
                 flat = mint.cat([q.grad.reshape(-1) for q in bucket.params])
-                bucket.traced = _C.all_reduce_value(flat, _C.ReduceOp.AVG, self.group)
+                bucket.traced = _C.all_reduce_start(flat, _C.ReduceOp.AVG, self.group)
             self.last_reductions += 1
 
     def _finish(self) -> None:
@@ -167,9 +170,10 @@ class Reducer:
         with _no_grad():
             for b in self.buckets:
                 if b.traced is not None:
+                    reduced = _C.all_reduce_wait(b.traced)
                     for p, off in zip(b.params, b.offsets):
                         n = int(p.numel())
-                        p.grad.copy_(b.traced[off:off + n].view(tuple(p.shape)))
+                        p.grad.copy_(reduced[off:off + n].view(tuple(p.shape)))
                     b.traced = None
                     b.pending = len(b.params)
                     continue

@@ -138,7 +138,15 @@ def check_compiled_ddp(rank, world, xs, ys):
         np.testing.assert_allclose(float(lc), float(le), rtol=1e-5)
         reference(tandem.tensor(xs[s]), tandem.tensor(ys[s]))
     report = compiled.explain(x, y)
-    assert report.count("all_reduce(") >= 2 * len(nets[1].reducer.buckets), report
+    optimized = report[report.index("optimized graph"):].splitlines()
+    buckets = len(nets[1].reducer.buckets)
+    starts = [i for i, line in enumerate(optimized) if "= all_reduce_start(" in line]
+    waits = [i for i, line in enumerate(optimized) if "= all_reduce_wait(" in line]
+    matmuls = [i for i, line in enumerate(optimized) if "= matmul(" in line]
+    assert len(starts) == len(waits) == buckets, report
+    # the first bucket is reduced while backward still computes the others' gradients, and
+    # waited for only after the last of them
+    assert starts[0] < matmuls[-1] < waits[0], report
     for a, b, c in zip(nets[1].module.state_dict().values(), nets[0].module.state_dict().values(),
                        ref.state_dict().values()):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)

@@ -1470,6 +1470,14 @@ def all_reduce_value(tensor: Tensor, op: ReduceOp, group: ProcessGroup) -> Tenso
 def broadcast_value(tensor: Tensor, src: int, group: ProcessGroup) -> Tensor:
     """A new tensor: rank src's tensor (an op: traced inside jit)."""
 
+def all_reduce_start(tensor: Tensor, op: ReduceOp, group: ProcessGroup) -> Tensor:
+    """
+    A new tensor that the group's communication thread reduces in place; pass it to all_reduce_wait (ops: traced inside jit, where the work in between overlaps it).
+    """
+
+def all_reduce_wait(started: Tensor) -> Tensor:
+    """The result of an all_reduce_start, once its reduction has run."""
+
 def release_collective_groups() -> None:
     """
     Forgets the groups compiled graphs name (destroy_process_group and exit call it).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tandem/core/shape.h"
+#include "tandem/distributed/comm_queue.h"
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/op_def.h"
 
@@ -101,7 +102,58 @@ void all_gather_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<
     std::memcpy(dst + size_t(r) * bytes, parts[size_t(r)].data_ptr(), bytes);
 }
 
+// all_reduce split in two for compiled data-parallel steps: the start node hands the
+// reduction to the group's communication thread and returns at once, so the backward pass
+// goes on computing while it runs; the wait node, placed where the result is first needed
+// (the optimizer update of that bucket), blocks until it is done. The running operations
+// are found by the address of the buffer the start node filled (its output, which the wait
+// node reads, so the memory plan keeps it alive in between).
+std::mutex& pending_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<const void*, std::shared_ptr<Work>>& pending() {
+  static std::map<const void*, std::shared_ptr<Work>> p;
+  return p;
+}
+
+void all_reduce_start_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                             const Attrs& attrs) {
+  if (in[0].data_ptr() != out[0].data_ptr()) copy_into(in[0], out[0]);
+  auto g = group_of(attrs, "all_reduce");
+  const auto op = ReduceOp(attrs.get_int_or("op", 0));
+  if (out[0].numel() == 0) {  // no buffer to name it by: done now (the ranks still agree)
+    g->all_reduce(out[0], op);
+    return;
+  }
+  // The handle holds out[0] (its storage) until the reduction has run, even if the graph
+  // run that started it fails first.
+  auto work = g->all_reduce(out[0], op, /*async_op=*/true);
+  std::lock_guard<std::mutex> lock(pending_mutex());
+  pending()[out[0].data_ptr()] = std::move(work);
+}
+
+void all_reduce_wait_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                            const Attrs&) {
+  if (in[0].numel() == 0) return;
+  std::shared_ptr<Work> work;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex());
+    auto it = pending().find(in[0].data_ptr());
+    TANDEM_CHECK(it != pending().end(), DistributedError,
+                 "all_reduce_wait: its input is not the result of an all_reduce_start that is "
+                 "still running (each started reduction is waited for once)");
+    work = std::move(it->second);
+    pending().erase(it);
+  }
+  work->wait();
+  if (in[0].data_ptr() != out[0].data_ptr()) copy_into(in[0], out[0]);
+}
+
 const OpDef all_reduce_op = make_op("all_reduce", all_reduce_infer, all_reduce_kernel);
+const OpDef all_reduce_start_op =
+    make_op("all_reduce_start", all_reduce_infer, all_reduce_start_kernel);
+const OpDef all_reduce_wait_op = make_op("all_reduce_wait", same_meta, all_reduce_wait_kernel);
 const OpDef broadcast_op = make_op("broadcast", same_meta, broadcast_kernel);
 const OpDef all_gather_op = make_op("all_gather", all_gather_infer, all_gather_kernel);
 
@@ -118,6 +170,13 @@ std::vector<Tensor> all_reduce_vjp(const VjpCtx& ctx, const std::vector<Tensor>&
 TANDEM_REGISTER_OP(all_reduce_op)
 TANDEM_STATEFUL(all_reduce_op)
 TANDEM_DEFINE_VJP(all_reduce_op, all_reduce_vjp)
+TANDEM_REGISTER_OP(all_reduce_start_op)
+TANDEM_STATEFUL(all_reduce_start_op)
+TANDEM_NOT_DIFFERENTIABLE(all_reduce_start_op)
+// Stateful as well: it must run in every call, and no pass may merge two waits.
+TANDEM_REGISTER_OP(all_reduce_wait_op)
+TANDEM_STATEFUL(all_reduce_wait_op)
+TANDEM_NOT_DIFFERENTIABLE(all_reduce_wait_op)
 TANDEM_REGISTER_OP(broadcast_op)
 TANDEM_STATEFUL(broadcast_op)
 TANDEM_NOT_DIFFERENTIABLE(broadcast_op)
@@ -148,6 +207,15 @@ void release_collective_groups() {
 
 Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g) {
   return dispatch1(all_reduce_op, {x}, {{"op", int64_t(op)}, {"group", collective_group_id(g)}});
+}
+
+Tensor all_reduce_start(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g) {
+  return dispatch1(all_reduce_start_op, {x},
+                   {{"op", int64_t(op)}, {"group", collective_group_id(g)}});
+}
+
+Tensor all_reduce_wait(const Tensor& started) {
+  return dispatch1(all_reduce_wait_op, {started}, {});
 }
 
 Tensor broadcast_value(const Tensor& x, int src, const std::shared_ptr<ProcessGroup>& g) {

@@ -21,6 +21,12 @@ void release_collective_groups();
 // x reduced over the group's ranks (a new tensor). Differentiable for Sum and Mean: the
 // gradient is the same reduction of the incoming gradient.
 Tensor all_reduce_value(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g);
+// all_reduce in two steps (no gradient): start returns at once with a tensor that the group's
+// communication thread is reducing in place; wait(that tensor) blocks until the reduction has
+// run and returns the result. In a compiled step the computation between the two overlaps
+// the communication.
+Tensor all_reduce_start(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGroup>& g);
+Tensor all_reduce_wait(const Tensor& started);
 // Rank src's x on every rank (a new tensor).
 Tensor broadcast_value(const Tensor& x, int src, const std::shared_ptr<ProcessGroup>& g);
 // Every rank's x concatenated along dim 0, in rank order.
