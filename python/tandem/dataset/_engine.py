@@ -53,6 +53,15 @@ def _buffer_shuffle(stream: np.ndarray, buf: int, rng: np.random.Generator) -> n
     return out
 
 
+def shard_positions(n: int, num_shards: int, shard_id: int) -> np.ndarray:
+    """MindSpore's split of n rows over shards: every shard gets ceil(n / num_shards) rows,
+    shard k the positions k, k + num_shards, ..., wrapping to the start for the last ones."""
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    per = -(-n // num_shards)
+    return (np.arange(per, dtype=np.int64) * num_shards + shard_id) % n
+
+
 def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
     """Source indices for one Loader epoch after the index operations `ops`."""
 
@@ -67,12 +76,9 @@ def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
             sd = a.get("seed", seed)  # a sharded source's: the same on every shard
             rng = np.random.default_rng([sd & 0xFFFFFFFF, sd >> 32, epoch, k, *salt])
             return _buffer_shuffle(s, a["buffer"], rng)
-        if kind == "shard":  # every shard gets ceil(n / shards) rows, wrapping to the start
-            if len(s) == 0:
-                return s
-            per = -(-len(s) // int(a["num_shards"]))
-            pos = (np.arange(per) * int(a["num_shards"]) + int(a["shard_id"])) % len(s)
-            shard: np.ndarray = s[pos]
+        if kind == "shard":
+            shard: np.ndarray = s[shard_positions(len(s), int(a["num_shards"]),
+                                                  int(a["shard_id"]))]
             return shard
         if kind == "take":
             return s if a["count"] < 0 else s[:a["count"]]

@@ -8,7 +8,9 @@ import numpy as np
 from .._data.common import draw_seed
 from ..mindrecord import _open
 from . import _config
+from ._engine import shard_positions
 from ._pipeline import Dataset, _Source
+from ._sources import _SHARD_SEED, _check_common
 
 
 class MindDataset(Dataset):
@@ -25,8 +27,12 @@ class MindDataset(Dataset):
         num_parallel_workers (int, optional): accepted for compatibility. Default: ``None`` .
         shuffle (bool, optional): shuffle the rows every epoch; ``None`` shuffles, as in
             MindSpore. Default: ``None`` .
-        num_shards (None): sharding is not supported (must be ``None``). Default: ``None`` .
-        shard_id (None): sharding is not supported (must be ``None``). Default: ``None`` .
+        num_shards (int, optional): split the rows over this many shards (data-parallel
+            ranks), MindSpore's way: each shard reads ceil(rows / num_shards) rows, shard k
+            the rows at positions k, k + num_shards, ... of the shuffled order (the same
+            order on every shard: ``dataset.config.set_seed``'s seed or a fixed one, changing
+            every epoch), wrapping to the start for the last ones. Default: ``None`` .
+        shard_id (int, optional): this shard, in [0, num_shards). Default: ``None`` .
         sampler (None): not supported (must be ``None``). Default: ``None`` .
         padded_sample (None): not supported (must be ``None``). Default: ``None`` .
         num_padded (None): not supported (must be ``None``). Default: ``None`` .
@@ -43,14 +49,12 @@ class MindDataset(Dataset):
                  num_padded: Optional[int] = None, num_samples: Optional[int] = None,
                  cache: Optional[object] = None) -> None:
         super().__init__()
-        for name, v in (("num_shards", num_shards), ("shard_id", shard_id),
-                        ("sampler", sampler), ("padded_sample", padded_sample),
-                        ("num_padded", num_padded)):
+        for name, v in (("padded_sample", padded_sample), ("num_padded", num_padded)):
             if v is not None:
                 raise NotImplementedError(f"MindDataset: {name} is not supported (must be None)")
-        if num_samples is not None and (not isinstance(num_samples, int) or num_samples < 0):
-            raise ValueError(f"MindDataset: num_samples must be a non-negative int, got "
-                             f"{num_samples!r}")
+        _check_common("MindDataset", num_samples, None, sampler, num_shards, shard_id)
+        self._shard = None if num_shards is None else (int(num_shards), int(shard_id or 0))
+        self._epoch = 0
         self._readers = _open(dataset_files)
         schema = self._readers[0].schema
         for r in self._readers[1:]:
@@ -66,14 +70,23 @@ class MindDataset(Dataset):
         self._columns = names
         self._shuffle = shuffle is None or bool(shuffle)
         total = sum(len(r) for r in self._readers)
+        if self._shard is not None:
+            total = len(shard_positions(total, *self._shard))
         self._n = total if not num_samples else min(num_samples, total)
 
     def _rows(self) -> Iterator[Tuple[Any, ...]]:
         index = [(k, i) for k, r in enumerate(self._readers) for i in range(len(r))]
+        self._epoch += 1
         if self._shuffle:
             seed = _config.get_seed()
-            rng = np.random.default_rng(draw_seed() if seed is None else seed)
+            if self._shard is not None:  # every shard must split the same order
+                sd = _SHARD_SEED if seed is None else seed
+                rng = np.random.default_rng([sd & 0xFFFFFFFF, sd >> 32, self._epoch])
+            else:
+                rng = np.random.default_rng(draw_seed() if seed is None else seed)
             index = [index[j] for j in rng.permutation(len(index))]
+        if self._shard is not None:
+            index = [index[j] for j in shard_positions(len(index), *self._shard)]
         for k, i in index[:self._n]:
             row = self._readers[k].row(i)
             yield tuple(_value(row[c]) for c in self._columns)
