@@ -689,3 +689,33 @@ def test_soft_target_cross_entropy_weight_dtype_matches_torch(wdt, label_smoothi
                                                  label_smoothing=label_smoothing, reduction=red)
         assert got.dtype.name.lower() == str(want.dtype).split(".")[1]
         np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-5)
+
+
+# Class-index nll_loss / cross_entropy: the weight must have the input's dtype (torch raises
+# "expected scalar type ... but found ..."; tandem used to convert it); under autocast both
+# are float32 and it runs.
+@pytest.mark.parametrize("xdt,wdt", [(np.float32, np.float64), (np.float64, np.float32),
+                                     (np.float32, np.int64), (np.float32, np.float32)])
+def test_class_index_loss_weight_dtype_matches_torch(xdt, wdt):
+    x = np.random.default_rng(3).normal(size=(3, 4)).astype(xdt)
+    t = np.array([0, 1, 3])
+    w = np.array([1, 2, 3, 4], wdt)
+    calls = [
+        (lambda m, f: f.nll_loss(m.tensor(x).log_softmax(1), m.tensor(t), weight=m.tensor(w))),
+        (lambda m, f: f.cross_entropy(m.tensor(x), m.tensor(t), weight=m.tensor(w))),
+        (lambda m, f: f.cross_entropy(m.tensor(x), m.tensor(t), weight=m.tensor(w),
+                                      label_smoothing=0.2)),
+    ]
+    for call in calls:
+        try:
+            want = call(torch, torch.nn.functional)
+        except RuntimeError:
+            with pytest.raises(TypeError, match="weight has dtype"):
+                call(mint, F)
+            continue
+        got = call(mint, F)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    with mint.autocast("cpu", dtype=mint.bfloat16):
+        out = F.cross_entropy(mint.tensor(x).bfloat16(), mint.tensor(t),
+                              weight=mint.tensor(w.astype(np.float32)))
+    assert out.dtype == mint.float32

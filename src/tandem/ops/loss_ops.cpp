@@ -126,9 +126,14 @@ Tensor nll_loss(const Tensor& input_, const Tensor& target_, const Tensor& weigh
   TANDEM_CHECK(t.shape() == expect, ValueError, "nll_loss: expected target of shape ",
                shape_str(expect), " for input of shape ", shape_str(x.shape()), ", got ",
                shape_str(t.shape()));
-  if (weight.defined())
+  if (weight.defined()) {
     TANDEM_CHECK(weight.dim() == 1 && weight.shape()[0] == C, ValueError,
                  "nll_loss: weight must have shape (", C, "), got ", shape_str(weight.shape()));
+    // As torch and MindSpore: with class indices the weight is not promoted or converted.
+    TANDEM_CHECK(weight.dtype() == input.dtype(), TypeError, "nll_loss: weight has dtype ",
+                 dtype_name(weight.dtype()), " but the input's log-probabilities are ",
+                 dtype_name(input.dtype()), "; pass weight.to(", dtype_name(input.dtype()), ")");
+  }
   t = to_dtype(t, DType::Int64);
   Tensor valid = ne(t, scalar_tensor(Scalar(ignore_index)));
   Tensor safe = where(valid, t, scalar_tensor(Scalar(int64_t(0))));
