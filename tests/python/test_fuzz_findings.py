@@ -719,3 +719,18 @@ def test_class_index_loss_weight_dtype_matches_torch(xdt, wdt):
         out = F.cross_entropy(mint.tensor(x).bfloat16(), mint.tensor(t),
                               weight=mint.tensor(w.astype(np.float32)))
     assert out.dtype == mint.float32
+
+
+# cumsum / cumprod with dtype=float16 or bfloat16 convert the input first, as torch does (a
+# float32 70000 becomes inf in float16 before the scan; tandem used to scan the float32 input).
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float64"])
+def test_scan_dtype_converts_the_input_first(name, dt):
+    rng = np.random.default_rng(5)
+    x = np.concatenate([[-0.5, 1e-5, 70000.0, 0.0, 3.3, 1e-9],
+                        rng.normal(scale=30, size=20)]).astype(np.float32).reshape(2, 13)
+    for dim in (0, 1):
+        want = getattr(torch, name)(torch.tensor(x), dim, dtype=getattr(torch, dt))
+        got = getattr(mint, name)(mint.tensor(x), dim, dtype=getattr(mint, dt))
+        assert got.dtype == getattr(mint, dt)
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

@@ -54,7 +54,10 @@ void scan_run(const OpDef& op, const std::vector<Tensor>& in, std::vector<Tensor
   const Tensor& x = in[0];
   int64_t d = wrap_dim_scalar(attrs.get_int("dim"), x.dim(), op.name.c_str());
   DType acc = compute_dtype(out[0].dtype());
-  Tensor xin = to_dtype(x, acc).contiguous();
+  // dtype= converts the input first, as torch does: into float16 70000 is inf before the
+  // scan, even though the scan itself runs in float32.
+  const bool narrow = acc != out[0].dtype() && x.dtype() != out[0].dtype();
+  Tensor xin = to_dtype(narrow ? to_dtype(x, out[0].dtype()) : x, acc).contiguous();
   Tensor dst = out[0].dtype() == acc ? out[0] : Tensor::empty(out[0].shape(), acc);
   ScanGeom g = scan_geom(x.shape(), x.dim() == 0 ? 0 : d);
   scan_kernel(scan_kind(op), xin, g.O, g.R, g.I, dst);
