@@ -281,33 +281,57 @@ class JitFunction:
 
     def _split(self, args, kwargs):
         """(tensor arguments, static id): the tensors' shapes and dtypes go into the C++ key;
-        everything else is a static part named by a small id (0: all-tensor positional)."""
+        everything else is a static part named by a small id (0: all-tensor positional).
+        Tensors inside list / tuple / dict arguments (a batch given as [premises,
+        hypotheses]) are arguments too; the container's structure is part of the static id."""
         if not kwargs and not self._static_argnums and all(isinstance(a, Tensor) for a in args):
             return list(args), 0
         tensors, static = [], []
+
+        def part(a, where, is_static):
+            if isinstance(a, Tensor) and not is_static:
+                tensors.append(a)
+                return "T"
+            if not is_static and isinstance(a, (list, tuple, dict)):
+                return ("P", _frozen(_flatten(a, tensors), where))
+            return ("S", _hashable(a, where))
+
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and i not in self._static_argnums:
-                tensors.append(a)
-                static.append("T")
-            else:
-                static.append(("S", _hashable(a, i)))
+            static.append(part(a, i, i in self._static_argnums))
         for k in sorted(kwargs):
-            a = kwargs[k]
-            if isinstance(a, Tensor) and k not in self._static_argnames:
-                tensors.append(a)
-                static.append((k, "T"))
-            else:
-                static.append((k, "S", _hashable(a, k)))
+            static.append((k, part(kwargs[k], k, k in self._static_argnames)))
         static = tuple(static)
         if all(s == "T" for s in static):
             return tensors, 0
         return tensors, self._static_ids.setdefault(static, len(self._static_ids) + 1)
 
+    def _slots(self, args, kwargs):
+        """Where the tensor arguments go back: (positional index or keyword, count, spec of a
+        container or None) in _split's order."""
+        slots = []
+        for i, a in enumerate(args):
+            if i in self._static_argnums:
+                continue
+            if isinstance(a, Tensor):
+                slots.append((i, 1, None))
+            elif isinstance(a, (list, tuple, dict)):
+                leaves: list = []
+                spec = _flatten(a, leaves)
+                slots.append((i, len(leaves), spec))
+        for k in sorted(kwargs):
+            a = kwargs[k]
+            if k in self._static_argnames:
+                continue
+            if isinstance(a, Tensor):
+                slots.append((k, 1, None))
+            elif isinstance(a, (list, tuple, dict)):
+                leaves = []
+                spec = _flatten(a, leaves)
+                slots.append((k, len(leaves), spec))
+        return slots
+
     def _trace(self, args, kwargs, tensors, static_id):
-        positions = [i for i, a in enumerate(args)
-                     if isinstance(a, Tensor) and i not in self._static_argnums]
-        names = [k for k in sorted(kwargs)
-                 if isinstance(kwargs[k], Tensor) and k not in self._static_argnames]
+        slots_of_args = self._slots(args, kwargs)
         # f(x, x): one graph argument stands for both, so a write through one is seen by the
         # other, as eagerly. Overlapping views of one buffer stay separate arguments.
         aliases = _C.jit_aliases(tensors) if len(tensors) > 1 else [-1] * len(tensors)
@@ -324,10 +348,12 @@ class JitFunction:
             a = list(args)
             kw = dict(kwargs)
             it = iter([sym[k] for k in slot])
-            for i in positions:
-                a[i] = next(it)
-            for k in names:
-                kw[k] = next(it)
+            for where, count, spec in slots_of_args:
+                v = next(it) if spec is None else _unflatten(spec, [next(it) for _ in range(count)])
+                if isinstance(where, int):
+                    a[where] = v
+                else:
+                    kw[where] = v
             leaves = []
             holder["spec"] = _flatten(self._fn(*a, **kw), leaves)
             return leaves
@@ -500,6 +526,20 @@ class _WeakMethod:
         if obj is None:
             raise ReferenceError(f"jit: the instance {self.func.__name__} was bound to is gone")
         return self.func(obj, *args, **kwargs)
+
+
+def _frozen(spec, where):
+    """A hashable form of a _flatten spec (its Python values must be hashable)."""
+    kind, val = spec
+    if kind == "T":
+        return spec
+    if kind in ("tuple", "list"):
+        return (kind, tuple(_frozen(s, where) for s in val))
+    if kind == "namedtuple":
+        return (kind, (val[0], tuple(_frozen(s, where) for s in val[1])))
+    if kind == "dict":
+        return (kind, tuple((_hashable(k, where), _frozen(s, where)) for k, s in val))
+    return ("C", _hashable(val, where))
 
 
 def _hashable(v, where):

@@ -841,3 +841,40 @@ def test_outputs_that_alias_in_eager_still_alias():
     assert jit(lambda t: t)(x).data_ptr() == x.data_ptr()
     p, q = jit(lambda t: (t, t))(x)
     assert p.data_ptr() == q.data_ptr() == x.data_ptr()
+
+
+def test_tensors_inside_list_tuple_and_dict_arguments_are_graph_inputs():
+    """A batch passed as [premises, hypotheses] (the D2L SNLI loader's X) or a dict of
+    tensors compiles: the container's tensors are arguments of the graph (new values are
+    seen on every call, no retrace for the same structure), the structure and any Python
+    values in it are static (another structure compiles another graph)."""
+    calls = []
+
+    @tandem.jit
+    def f(xs, y, opts=None):
+        calls.append(1)
+        a, b = xs
+        return a * b + y, {"s": (a + b).sum(), "opts": opts}
+
+    x1, x2, y = mint.ones(3), mint.full((3,), 2.0), mint.arange(3).float()
+    out, extra = f([x1, x2], y)
+    np.testing.assert_allclose(out.numpy(), [2, 3, 4])
+    assert float(extra["s"]) == 9 and extra["opts"] is None
+    out, extra = f([mint.full((3,), 2.0), x2], y)  # same structure: compiled graph, new values
+    np.testing.assert_allclose(out.numpy(), [4, 5, 6])
+    assert float(extra["s"]) == 12 and len(calls) == 1
+    f((x1, x2), y)  # a tuple is another structure
+    out, extra = f([x1, x2], y, opts=[1, 2])  # a list of numbers: static
+    assert extra["opts"] == [1, 2] and len(calls) == 3
+    f([x1, x2], y, opts=[1, 2])
+    assert len(calls) == 3
+
+    @tandem.jit
+    def g(batch):
+        return batch["a"] + batch["b"][0] * batch["b"][1]
+
+    np.testing.assert_allclose(g({"a": x1, "b": [x2, 3]}).numpy(), [7, 7, 7])
+    np.testing.assert_allclose(g({"a": x2, "b": [x2, 3]}).numpy(), [8, 8, 8])
+    np.testing.assert_allclose(g({"a": x1, "b": [x2, 4]}).numpy(), [9, 9, 9])
+    with pytest.raises(TypeError, match="not hashable"):
+        g({"a": x1, "b": [x2, {1, 2}]})
