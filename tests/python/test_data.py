@@ -526,3 +526,23 @@ def test_cycles_are_collected_and_exit_with_live_workers_is_clean(tmp_path):
                        env=dict(os.environ))
     assert r.returncode == 0 and r.stdout.strip() == "ok (8, 3)", r.stderr
     assert "leaked" not in r.stderr
+
+
+@pytest.mark.skipif(not os.path.isdir("/usr/share/datasets/fashion-mnist"),
+                    reason="Fashion-MNIST (dataset-fashion-mnist) is absent")
+def test_a_script_that_read_mnist_exits_without_leak_reports(tmp_path):
+    """MindSpore's data-parallel sample reads MnistDataset at module level; the split cached
+    per process used to outlive the extension module at exit, and nanobind printed leaked
+    tensors, types and functions after every run."""
+    import subprocess
+    import sys
+    script = tmp_path / "mnist.py"
+    script.write_text(
+        "import tandem.dataset as ds\n"
+        "d = ds.MnistDataset('/usr/share/datasets/fashion-mnist', usage='test').batch(512)\n"
+        "image, label = next(iter(d))\n"
+        "print('ok', tuple(image.shape))\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ))
+    assert r.returncode == 0 and r.stdout.strip() == "ok (512, 28, 28, 1)", r.stderr
+    assert "leaked" not in r.stderr, r.stderr
