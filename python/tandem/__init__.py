@@ -98,9 +98,9 @@ from ._functional_grad import grad, value_and_grad, vjp, jvp, get_grad  # noqa: 
 from . import mint, ops  # noqa: E402,F401
 from . import nn, common  # noqa: E402,F401
 from .jit import jit, set_context, get_context, GRAPH_MODE, PYNATIVE_MODE  # noqa: E402,F401
-from .jit import jit_class, vmap, STRICT, COMPATIBLE, LAX  # noqa: E402,F401
+from .jit import jit_class, mutable, vmap, STRICT, COMPATIBLE, LAX  # noqa: E402,F401
 from . import context  # noqa: E402,F401
-from .nn.parameter import Parameter  # noqa: E402,F401  (MindSpore's; mint.nn has PyTorch's)
+from .nn.parameter import Parameter, ParameterTuple  # noqa: E402,F401  (MindSpore's)
 from . import serialization  # noqa: E402,F401
 from . import amp  # noqa: E402,F401  (mindspore.amp)
 from .serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: E402,F401
@@ -124,7 +124,7 @@ __all__ = [
     "is_grad_enabled", "grad", "value_and_grad", "get_grad", "vjp", "jvp", "mint", "ops", "nn",
     "common", "jit", "jit_class", "vmap", "STRICT", "COMPATIBLE", "LAX", "set_context",
     "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "amp",
-    "context", "Parameter",
+    "context", "Parameter", "ParameterTuple", "mutable",
     "serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "dataset",
     "utils", "vision", "mindrecord", "train", "communication", "ParallelMode",
     "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",

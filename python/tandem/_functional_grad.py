@@ -68,6 +68,20 @@ def _check_has_aux(has_aux):
         raise TypeError(f"grad: has_aux must be a bool, got {type(has_aux).__name__}")
 
 
+def _tensors_in(obj, found):
+    """The tensors of a nested tuple / list / dict output, in order (MindSpore differentiates
+    the sum of all of them; numbers and strings in it are constants)."""
+    if isinstance(obj, Tensor):
+        found.append(obj)
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            _tensors_in(o, found)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _tensors_in(o, found)
+    return found
+
+
 def _split_outputs(out, has_aux, who):
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     if has_aux:
@@ -75,6 +89,10 @@ def _split_outputs(out, has_aux, who):
             raise ValueError(f"{who}: with has_aux=True the function must return more than "
                              f"one output (the differentiated one first)")
         return outs[:1], outs[1:]
+    if any(isinstance(o, (tuple, list, dict)) for o in outs):
+        nested = tuple(_tensors_in(outs, []))
+        if nested:
+            return nested, ()
     return outs, ()
 
 
@@ -94,9 +112,13 @@ def _check_differentiable(args, pos):
         if not isinstance(a, Tensor):
             raise TypeError(f"grad: argument {p} must be a Tensor to be differentiated, got "
                             f"{type(a).__name__}")
-        if not a.dtype.is_floating_point:
-            raise TypeError(f"grad: argument {p} has dtype {a.dtype}; only floating point "
-                            f"tensors can be differentiated")
+
+
+def _as_leaf(a):
+    """The tensor differentiated for argument a: integer and bool arguments (MindSpore
+    differentiates them) are differentiated as float32 copies, and their gradients are
+    converted back to the argument's dtype."""
+    return a if a.dtype.is_floating_point else a.float()
 
 
 def _prepare(args, pos):
@@ -106,6 +128,9 @@ def _prepare(args, pos):
     args = list(args)
     for p in pos:
         a = args[p]
+        if not a.dtype.is_floating_point:
+            raise TypeError(f"grad: argument {p} has dtype {a.dtype}; only floating point "
+                            "tensors can be differentiated")
         if not (a.requires_grad and _C.is_grad_enabled()):
             args[p] = a.detach().requires_grad_(True)
     return args
@@ -118,6 +143,11 @@ def _differentiate(fn, args, grad_position, weights, has_aux):
         raise ValueError("grad: grad_position and weights cannot both be None")
     _check_has_aux(has_aux)
     pos = _positions(grad_position, len(args))
+    if not isinstance(grad_position, int):
+        # MindSpore returns gradients for the tensors among the positions; a Python number
+        # there is a constant.
+        pos = [p for p in pos if not (isinstance(args[p], (int, float)) and
+                                      not isinstance(args[p], Tensor))] or pos
     ws = _weights_list(weights)
     _check_differentiable(args, pos)
     seen = {}
@@ -125,7 +155,9 @@ def _differentiate(fn, args, grad_position, weights, has_aux):
     def run(leaves):
         a = list(args)
         for p, leaf in zip(pos, leaves):
-            a[p] = leaf
+            # A copy that carries the leaf's history: the function may update its argument
+            # in place (x.add_(y)), as MindSpore allows, without touching the leaf.
+            a[p] = leaf.clone()
         out = fn(*a)
         targets, aux = _split_outputs(out, has_aux, "grad")
         for t in targets:
@@ -135,9 +167,11 @@ def _differentiate(fn, args, grad_position, weights, has_aux):
         seen.update(out=out, targets=targets, aux=aux)
         return list(targets)
 
-    gs, nested = _C.differentiate(run, [args[p] for p in pos], ws)
+    gs, nested = _C.differentiate(run, [_as_leaf(args[p]) for p in pos], ws)
     out, targets, aux = seen["out"], seen["targets"], seen["aux"]
-    in_g, w_g = gs[:len(pos)], tuple(gs[len(pos):])
+    in_g = [g if g.dtype == args[p].dtype else g.to(args[p].dtype)
+            for g, p in zip(gs[:len(pos)], pos)]
+    w_g = tuple(gs[len(pos):])
     if grad_position is None:
         result = w_g
     else:

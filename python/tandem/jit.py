@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import builtins
 import functools
+import hashlib
 import warnings
 import weakref
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from . import _C
 
@@ -542,7 +545,25 @@ def _frozen(spec, where):
     return ("C", _hashable(val, where))
 
 
+class _ArrayKey:
+    """A numpy array argument as a static key: its dtype, shape and bytes (MindSpore takes
+    numpy arguments of a compiled function as constants)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.key = (a.dtype.str, a.shape, hashlib.sha1(np.ascontiguousarray(a).tobytes()).digest())
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ArrayKey) and other.key == self.key
+
+
 def _hashable(v, where):
+    if isinstance(v, np.ndarray):
+        return _ArrayKey(v)
     try:
         hash(v)
         return v
@@ -558,9 +579,15 @@ def _diff(old, new):
     return "the number of arguments"
 
 
+_JIT_OPTIONS = {"capture_mode": ("ast", "bytecode", "trace"), "jit_level": ("O0", "O1", "O2"),
+                "backend": ("", "ms_backend", "GE")}
+
+
 def jit(fn: Optional[Callable] = None, *, static_argnums: Union[int, Sequence[int]] = (),
         static_argnames: Union[str, Sequence[str]] = (),
-        max_paths: int = 8) -> Union[JitFunction, Callable[[Callable], JitFunction]]:
+        max_paths: int = 8, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
+        fullgraph: bool = False, backend: str = "",
+        **options: Any) -> Union[JitFunction, Callable[[Callable], JitFunction]]:
     """Compiles fn into a graph on its first call for each input signature.
 
     Usable as ``@jit``, ``@jit(static_argnums=1)`` or ``jit(fn)``, on functions and on methods
@@ -575,14 +602,74 @@ def jit(fn: Optional[Callable] = None, *, static_argnums: Union[int, Sequence[in
             Default: ().
         max_paths (int): compiled paths kept per input signature; past it, calls that take a
             new path run eagerly with a warning. Default: 8.
+        capture_mode (str): MindSpore's front end ('ast', 'bytecode' or 'trace'). tandem
+            always traces the function (Python runs once per path), so each is accepted and
+            compiles the same graph. Default: ``'ast'`` .
+        jit_level (str): MindSpore's optimization level ('O0', 'O1', 'O2'); tandem runs its
+            passes at every level. Default: ``'O0'`` .
+        dynamic (int): 0 or 1, MindSpore's dynamic-shape switch; tandem compiles one graph
+            per input signature either way. Default: ``0`` .
+        fullgraph (bool): MindSpore raises where a function cannot be compiled whole;
+            tandem compiles the whole function or raises already. Default: ``False`` .
+        backend (str): '', 'ms_backend' or 'GE'; tandem has one CPU backend.
+            Default: ``''`` .
+        **options: MindSpore's further compiler options (accepted, not used).
 
     Returns:
         JitFunction, callable like fn (with ``explain(*args)`` and ``export(...)``), or a
         decorator making one when fn is omitted.
     """
+    for name, value in (("capture_mode", capture_mode), ("jit_level", jit_level),
+                        ("backend", backend)):
+        if value not in _JIT_OPTIONS[name]:
+            raise ValueError(f"jit: {name} must be one of {_JIT_OPTIONS[name]}, got {value!r}")
+    if dynamic not in (0, 1) or isinstance(dynamic, bool):
+        raise ValueError(f"jit: dynamic must be 0 or 1, got {dynamic!r}")
+    if not isinstance(fullgraph, bool):
+        raise TypeError(f"jit: fullgraph must be a bool, got {fullgraph!r}")
     if fn is None:
         return lambda f: JitFunction(f, static_argnums, static_argnames, max_paths)
     return JitFunction(fn, static_argnums, static_argnames, max_paths)
+
+
+def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
+    """Marks a value passed to a compiled function as a variable input, not a constant of the
+    graph (MindSpore's mutable): a Python number becomes a 0-d tensor (int64, float32 or
+    bool), so other values reuse the same graph; tensors stay as they are; a tuple, list or
+    dict is marked element by element (tandem makes the tensors in containers graph inputs
+    anyway).
+
+    Args:
+        input_data (Union[Tensor, int, float, bool, tuple, list, dict]): the value.
+        dynamic_len (bool): MindSpore's variable-length sequences; the length of a sequence
+            is part of the graph's signature in tandem. Default: ``False`` .
+
+    Returns:
+        The value with its numbers as tensors.
+    """
+    if not isinstance(dynamic_len, bool):
+        raise TypeError(f"mutable: dynamic_len must be a bool, got {dynamic_len!r}")
+    if dynamic_len and not isinstance(input_data, (list, tuple)):
+        raise TypeError("mutable: dynamic_len=True needs a tuple or list, got "
+                        f"{type(input_data).__name__}")
+    if isinstance(input_data, Tensor):
+        return input_data
+    if isinstance(input_data, (bool, int, float)):
+        return _scalar(input_data)
+    if isinstance(input_data, tuple) and not hasattr(input_data, "_fields"):
+        return tuple(mutable(v) for v in input_data)
+    if isinstance(input_data, list):
+        return [mutable(v) for v in input_data]
+    if isinstance(input_data, dict):
+        return {k: mutable(v) for k, v in input_data.items()}
+    raise TypeError(f"mutable: input_data must be a Tensor, a number, or a tuple, list or dict "
+                    f"of them, got {type(input_data).__name__}")
+
+
+def _scalar(v: Any) -> Tensor:
+    from . import mint
+    dt = mint.bool if isinstance(v, bool) else mint.int64 if isinstance(v, int) else mint.float32
+    return mint.tensor(v, dtype=dt)
 
 
 def jit_class(cls: type) -> type:

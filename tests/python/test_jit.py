@@ -878,3 +878,48 @@ def test_tensors_inside_list_tuple_and_dict_arguments_are_graph_inputs():
     np.testing.assert_allclose(g({"a": x1, "b": [x2, 4]}).numpy(), [9, 9, 9])
     with pytest.raises(TypeError, match="not hashable"):
         g({"a": x1, "b": [x2, {1, 2}]})
+
+
+def test_mindspore_jit_options_mutable_parameter_tuple_and_numpy_arguments():
+    """What MindSpore's static-graph tutorials write: jit's capture_mode / jit_level /
+    backend options, mutable() scalars (one graph for every value), ParameterTuple, and
+    numpy arrays as arguments (constants of the graph, keyed by value)."""
+    calls = []
+
+    @tandem.jit(capture_mode="bytecode", jit_level="O1", backend="ms_backend")
+    def add(x, y):
+        calls.append(1)
+        return x + y
+
+    assert int(add(tandem.mutable(1), tandem.mutable(2))) == 3
+    assert int(add(tandem.mutable(5), tandem.mutable(2))) == 7 and len(calls) == 1
+    assert float(tandem.mutable(1.5)) == 1.5 and tandem.mutable(True).dtype == tandem.bool_
+    pair = tandem.mutable((tandem.tensor([1]), 2))
+    assert isinstance(pair, tuple) and int(pair[1]) == 2
+    with pytest.raises(ValueError, match="capture_mode"):
+        tandem.jit(capture_mode="source")
+    with pytest.raises(ValueError, match="backend"):
+        tandem.jit(backend="gpu")
+    with pytest.raises(TypeError, match="dynamic_len"):
+        tandem.mutable(1, dynamic_len=True)
+
+    net = tandem.nn.Dense(2, 3)
+    params = tandem.ParameterTuple(net.trainable_params())
+    assert len(params) == 2 and isinstance(params, tuple)
+    moments = params.clone("m", init="zeros")
+    assert [p.name for p in moments] == [f"m.{p.name}" for p in params]
+    assert all(float(abs(m).sum()) == 0 for m in moments)
+    with pytest.raises(TypeError, match="not a Parameter"):
+        tandem.ParameterTuple([tandem.tensor([1.0])])
+
+    seen = []
+
+    @tandem.jit
+    def from_numpy(a):
+        seen.append(1)
+        return tandem.tensor(a, dtype=tandem.float32) * 2
+
+    np.testing.assert_allclose(from_numpy(np.array([0, 1, 2])).numpy(), [0, 2, 4])
+    from_numpy(np.array([0, 1, 2]))
+    np.testing.assert_allclose(from_numpy(np.array([5, 1, 2])).numpy(), [10, 2, 4])
+    assert len(seen) == 2  # one graph per array value

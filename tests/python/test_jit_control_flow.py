@@ -267,3 +267,17 @@ def test_ops_print_prints_at_run_time(capsys):
         g(mint.ones(2))
     out = capsys.readouterr().out
     assert out.count("x:") == 2
+
+
+def test_a_guarded_function_may_return_a_constant_tensor():
+    """MindSpore's builtin-functions tutorial returns tandem.tensor(d) next to max(tensor),
+    whose comparisons guard the path; the joined guarded graph used to drop the captured
+    constant that no node reads ('graph verify: output is not defined')."""
+    @tandem.jit
+    def f():
+        return tandem.tensor(4), max(tandem.tensor([1, 3, 2]))
+
+    a, b = f()
+    assert int(a) == 4 and int(b) == 3
+    a, b = f()  # the compiled path
+    assert int(a) == 4 and int(b) == 3

@@ -57,7 +57,8 @@ def mirror_available(mirror: str | None = None) -> bool:
 def read_markdown(name: str, mirror: str | None = None) -> str:
     """The markdown of tutorial ``name`` (a bare git repository or a checkout)."""
     mirror = mirror or mirror_path()
-    rel = f"{TUTORIAL_DIR}/{name}.md"
+    # "compile/statements": a tutorial of another folder of tutorials/source_en.
+    rel = f"tutorials/source_en/{name}.md" if "/" in name else f"{TUTORIAL_DIR}/{name}.md"
     checkout = os.path.join(mirror, rel)
     if os.path.isfile(checkout):
         with open(checkout, encoding="utf-8") as f:

@@ -73,7 +73,7 @@ def lay_out_data(root: str, train_limit: int, test_limit: int, source: str = FAS
 
 def run_one(name: str, mode: str, args: argparse.Namespace) -> dict:
     """Runs tutorial ``name`` in ``mode`` in a subprocess; returns the driver's result."""
-    with tempfile.TemporaryDirectory(prefix=f"ms_{name}_") as work:
+    with tempfile.TemporaryDirectory(prefix=f"ms_{name.replace('/', '_')}_") as work:
         lay_out_data(work, args.train_limit, args.test_limit)
         result_path = os.path.join(work, "result.json")
         env = dict(os.environ)

@@ -51,4 +51,53 @@ class Parameter(_SharedParameter):
     __str__ = __repr__
 
 
-__all__ = ["Parameter"]
+class ParameterTuple(tuple):  # type: ignore[type-arg]
+    """A tuple of Parameters (MindSpore's ParameterTuple), e.g. ``net.trainable_params()``
+    kept together for an optimizer or a gradient function.
+
+    Args:
+        iterable (Iterable[Parameter]): the parameters; every element must be a Parameter.
+    """
+
+    def __new__(cls, iterable: Any) -> "ParameterTuple":
+        items = tuple(iterable)
+        for i, p in enumerate(items):
+            if not isinstance(p, _SharedParameter):
+                raise TypeError(f"ParameterTuple: element {i} is a {type(p).__name__}, not a "
+                                "Parameter")
+        names = [p.name for p in items if p.name is not None]
+        if len(set(names)) != len(names):
+            raise ValueError(f"ParameterTuple: the parameter names must be unique, got {names}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
+        """Copies of the parameters named ``prefix.name`` (an optimizer's moments).
+
+        Args:
+            prefix (str): the prefix of the new names.
+            init (Union[str, numbers.Number]): ``'same'`` copies the values, ``'zeros'`` /
+                ``'ones'`` or a number fills them. Default: ``'same'`` .
+
+        Returns:
+            ParameterTuple, the new parameters.
+        """
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError(f"ParameterTuple.clone: prefix must be a non-empty str, got "
+                             f"{prefix!r}")
+        out = []
+        for p in self:
+            if init == "same":
+                data = p.detach().clone()
+            elif init in ("zeros", "ones") or isinstance(init, (int, float)):
+                value = 0 if init == "zeros" else 1 if init == "ones" else init
+                data = p.detach().clone()
+                data.fill_(value)
+            else:
+                raise ValueError(f"ParameterTuple.clone: init must be 'same', 'zeros', 'ones' "
+                                 f"or a number, got {init!r}")
+            out.append(Parameter(data, name=f"{prefix}.{p.name}",
+                                 requires_grad=bool(p.requires_grad)))
+        return ParameterTuple(out)
+
+
+__all__ = ["Parameter", "ParameterTuple"]

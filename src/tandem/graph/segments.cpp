@@ -110,8 +110,15 @@ Graph optimize_guarded(Graph g) {
     joined_end.push_back(out.nodes.size());
     begin = ends[s];
   }
+  // The captures the joined graph still reads, returns or writes back (a function may
+  // return a constant tensor it created, which no node reads).
+  auto returned = [&](int64_t v) {
+    return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end() ||
+           std::any_of(g.writebacks.begin(), g.writebacks.end(),
+                       [&](const auto& w) { return w.second == v; });
+  };
   for (const auto& c : g.captures)
-    if (std::any_of(out.nodes.begin(), out.nodes.end(), [&](const Node& nd) {
+    if (returned(c.first) || std::any_of(out.nodes.begin(), out.nodes.end(), [&](const Node& nd) {
           return std::find(nd.inputs.begin(), nd.inputs.end(), c.first) != nd.inputs.end();
         }))
       add_capture(c.first, c.second);
