@@ -204,6 +204,8 @@ void bind_tensor(nb::module_& m) {
   cls.def("storage_offset", &Tensor::offset);
   cls.def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); });
   cls.def("is_contiguous", &Tensor::is_contiguous);
+  cls.def("_is_symbolic", &Tensor::is_symbolic,
+          "Whether this is a value of a graph being traced (no data of its own).");
   // A copy through the clone op (not Tensor::contiguous, the kernels' raw copy), so autograd
   // records it and jit traces it.
   cls.def(

@@ -168,6 +168,8 @@ class _Entry:
         self.guards = guards  # ((owner ref, check, value), ...) the graph assumed
         self.take = take  # the graph's arguments: these of the call's tensors (aliases once)
         self.eager = eager  # overlapping arguments that the function writes: run eagerly
+        self.attr_writes: tuple = ()  # (attribute, result index) set on the instance per call
+        self.owner = None  # the instance (weakly), when there are attribute writes
 
     def inputs(self, tensors):
         return tensors if self.take is None else [tensors[i] for i in self.take]
@@ -346,6 +348,7 @@ class JitFunction:
                 slot.append(len(take))
                 take.append(i)
         holder = {}
+        owner = self._fn._obj() if isinstance(self._fn, _WeakMethod) else None
 
         def traced(sym):
             a = list(args)
@@ -358,7 +361,16 @@ class JitFunction:
                 else:
                     kw[where] = v
             leaves = []
+            before = _tensor_attrs(owner)
             holder["spec"] = _flatten(self._fn(*a, **kw), leaves)
+            # Attributes the function set to tensors it computed (self.attr = x + 1, as
+            # MindSpore's graph mode allows): extra results, assigned after every call.
+            writes = []
+            for name, v in _tensor_attrs(owner).items():
+                if v._is_symbolic() and before.get(name) is not v:
+                    writes.append((name, len(leaves)))
+                    leaves.append(v)
+            holder["writes"] = writes
             return leaves
 
         global _guards, _same
@@ -384,8 +396,10 @@ class JitFunction:
         entry = _Entry(exe, holder["spec"], text, cost, tuple(guards),
                        None if len(take) == len(tensors) else take,
                        overlap and exe.num_argument_writes > 0)
+        entry.attr_writes = tuple(holder.get("writes", ()))
+        entry.owner = weakref.ref(owner) if owner is not None and entry.attr_writes else None
         direct = (static_id == 0 and not kwargs and len(tensors) == len(args)
-                  and entry.take is None and not entry.eager
+                  and entry.take is None and not entry.eager and not entry.attr_writes
                   and not entry.guards and not exe.has_grad_guards
                   and not exe.outputs_require_grad)
         seen_same, same_objects = set(), []
@@ -453,6 +467,11 @@ class JitFunction:
             # from eager execution (a training step computing its gradients inside returns
             # plain values and runs compiled); so do calls whose arguments overlap.
             return self._fn(*args, **kwargs)
+        if entry.attr_writes:
+            owner = entry.owner() if entry.owner is not None else None
+            for name, k in entry.attr_writes:
+                if owner is not None:
+                    setattr(owner, name, outs[k])
         return _unflatten(entry.spec, outs)
 
     def _too_many_paths(self, args, kwargs):
@@ -529,6 +548,13 @@ class _WeakMethod:
         if obj is None:
             raise ReferenceError(f"jit: the instance {self.func.__name__} was bound to is gone")
         return self.func(obj, *args, **kwargs)
+
+
+def _tensor_attrs(owner) -> dict:
+    """The tensor-valued plain attributes of a compiled method's instance."""
+    if owner is None:
+        return {}
+    return {k: v for k, v in vars(owner).items() if isinstance(v, Tensor)}
 
 
 def _frozen(spec, where):

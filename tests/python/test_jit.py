@@ -923,3 +923,25 @@ def test_mindspore_jit_options_mutable_parameter_tuple_and_numpy_arguments():
     from_numpy(np.array([0, 1, 2]))
     np.testing.assert_allclose(from_numpy(np.array([5, 1, 2])).numpy(), [10, 2, 4])
     assert len(seen) == 2  # one graph per array value
+
+
+def test_attributes_set_to_computed_tensors_get_their_values_every_call():
+    """MindSpore's static-graph tutorial sets self.attr = x + 1 inside a compiled construct
+    and prints net.attr afterwards: the attribute used to hold the trace's symbolic tensor
+    (which raised when read); it now receives the value of every call."""
+    class Net(tandem.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.attr = 1
+            self.kept = tandem.tensor([9])
+
+        @tandem.jit
+        def construct(self, x):
+            self.attr = x + 1
+            return self.attr * 2
+
+    net = Net()
+    assert net(tandem.tensor([1, 2, 3])).tolist() == [4, 6, 8]
+    assert net.attr.tolist() == [2, 3, 4] and net.kept.tolist() == [9]
+    assert net(tandem.tensor([5, 6, 7])).tolist() == [12, 14, 16]
+    assert net.attr.tolist() == [6, 7, 8]
