@@ -70,6 +70,9 @@ class ParameterTuple(tuple):  # type: ignore[type-arg]
             raise ValueError(f"ParameterTuple: the parameter names must be unique, got {names}")
         return super().__new__(cls, items)
 
+    def __init__(self, iterable: Any) -> None:  # the items were set by __new__
+        super().__init__()
+
     def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
         """Copies of the parameters named ``prefix.name`` (an optimizer's moments).
 
