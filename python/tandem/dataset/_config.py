@@ -1,10 +1,12 @@
-"""mindspore.dataset.config: the pipeline seed and default worker count."""
+"""mindspore.dataset.config: the pipeline seed, the default worker count and the sync_wait
+timeout."""
 from __future__ import annotations
 
 import os
 from typing import Optional
 
-__all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers"]
+__all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers",
+           "set_callback_timeout", "get_callback_timeout"]
 
 _seed: Optional[int] = None
 _workers = min(8, os.cpu_count() or 1)
@@ -51,3 +53,29 @@ def get_num_parallel_workers() -> int:
         int, the number of threads (min(8, CPU count) unless set).
     """
     return _workers
+
+
+_callback_timeout = 60
+
+
+def set_callback_timeout(timeout: int) -> None:
+    """Sets how long a sync_wait blocks for its sync_update before it warns and stops
+    blocking.
+
+    Args:
+        timeout (int): seconds (> 0).
+    """
+    global _callback_timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+        raise ValueError(f"config.set_callback_timeout: timeout must be a positive int, got "
+                         f"{timeout!r}")
+    _callback_timeout = timeout
+
+
+def get_callback_timeout() -> int:
+    """How long a sync_wait blocks for its sync_update.
+
+    Returns:
+        int, seconds (60 unless set).
+    """
+    return _callback_timeout

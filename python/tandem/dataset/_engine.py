@@ -1,37 +1,27 @@
-"""The engine that runs a pipeline (see tandem.dataset._pipeline): the Loader for the
-random-access prefix, Python generators for the rest, and the iterators over the result."""
+"""The engine that runs a pipeline (see tandem.dataset._pipeline): the order function for
+the index operations, the Loader for the random-access prefix, Python generators for the
+rest (_stream), and the iterators over the result."""
 from __future__ import annotations
 
 import itertools
-from typing import (Any, Callable, Dict, Generic, Iterator, List, Optional, Sequence, Tuple,
-                    TypeVar, Union, cast)
+from typing import (Any, Dict, Generic, Iterator, List, Optional, Sequence, Tuple, TypeVar,
+                    Union, cast)
 
 import numpy as np
 
 from .. import _C
-from .._data.common import TransformOp, as_tensor, c_chain, draw_seed, new_loader
+from .._data.common import c_chain, draw_seed, new_loader
 from . import _config
-from ._pipeline import (_INDEX_OPS, Dataset, Operation, _as_list, _map_columns, _Op,
-                        _plan_columns, _Row)
+from ._pipeline import _INDEX_OPS, Dataset, _as_list, _Op, _plan_columns, _Row
+from ._pyops import needs_python
+from ._samplers import shard_positions
+from ._stream import Gen, column_value, output_value, stream_op
 
 Tensor = _C.Tensor
 #: What an iterator yields: a list of column values, or a dict column name -> value.
 _Out = TypeVar("_Out")
 #: A column value: a Tensor, or a numpy array with output_numpy=True.
 _V = TypeVar("_V", Tensor, np.ndarray)
-
-
-def _column_value(v: Any) -> Any:
-    """A value as the pipeline carries it: a Tensor, or as is for strings and bytes (tandem
-    has no string tensors; MindSpore would give a String tensor)."""
-    if isinstance(v, (bytes, bytearray)):  # MindSpore hands bytes on as uint8 arrays
-        return as_tensor(np.frombuffer(bytes(v), np.uint8).copy())
-    if isinstance(v, str) or (isinstance(v, np.ndarray) and v.dtype.kind in "USO"):
-        return v
-    if isinstance(v, dict):
-        raise TypeError("GeneratorDataset: a row value is a dict; give each column a number, "
-                        "str, bytes, numpy array or Tensor")
-    return as_tensor(v)
 
 
 # ---- sample orders (index space) ------------------------------------------------------------
@@ -53,17 +43,8 @@ def _buffer_shuffle(stream: np.ndarray, buf: int, rng: np.random.Generator) -> n
     return out
 
 
-def shard_positions(n: int, num_shards: int, shard_id: int) -> np.ndarray:
-    """MindSpore's split of n rows over shards: every shard gets ceil(n / num_shards) rows,
-    shard k the positions k, k + num_shards, ..., wrapping to the start for the last ones."""
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    per = -(-n // num_shards)
-    return (np.arange(per, dtype=np.int64) * num_shards + shard_id) % n
-
-
 def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
-    """Source indices for one Loader epoch after the index operations `ops`."""
+    """Source indices for one epoch (numbered from 0) after the index operations `ops`."""
 
     def ev(k: int, salt: Tuple[int, ...]) -> np.ndarray:
         if k == 0:
@@ -78,8 +59,12 @@ def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
             return _buffer_shuffle(s, a["buffer"], rng)
         if kind == "shard":
             shard: np.ndarray = s[shard_positions(len(s), int(a["num_shards"]),
-                                                  int(a["shard_id"]))]
+                                                  int(a["shard_id"]), int(a.get("offset", -1)))]
             return shard
+        if kind == "sample":  # a sampler's draw, from a generator like the shuffle's
+            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32, epoch, k, *salt])
+            picked: np.ndarray = s[np.asarray(a["draw"](s, rng, epoch), dtype=np.int64)]
+            return picked
         if kind == "take":
             return s if a["count"] < 0 else s[:a["count"]]
         if kind == "skip":
@@ -93,7 +78,8 @@ def _order(n: int, ops: List[_Op], seed: int, epoch: int) -> np.ndarray:
 
 # ---- the engine -----------------------------------------------------------------------------
 class _Run:
-    """One execution of a pipeline: the Loader for its prefix and the stream for the rest."""
+    """One execution of a pipeline: the Loader (or, for a source of Python rows, the order
+    function alone) for its prefix and the stream for the rest."""
 
     def __init__(self, ds: Dataset) -> None:
         src, ops = ds._chain()
@@ -102,7 +88,7 @@ class _Run:
         self.seed: int = configured if configured is not None else draw_seed()
         self.columns, self.np_dtypes = _plan_columns((src, ops))
         self.loader: Optional[_C.Loader] = None
-        self.prefix_columns: List[str] = []
+        self.prefix_columns: List[str] = list(src.columns)
         self.index_ops: List[_Op] = []
         self.batch: Optional[Dict[str, Any]] = None
         self.custom_order = False
@@ -117,13 +103,16 @@ class _Run:
                 kind, a = ops[k]
                 if kind in _INDEX_OPS and not (kind == "repeat" and a["count"] < 0):
                     index_ops.append((kind, a))
+                elif src.python_rows:  # rows of Python objects: only the order is computed
+                    break
                 elif kind == "map" and len(a["ins"]) == 1 and len(a["outs"]) == 1 \
-                        and (a["outs"][0] == a["ins"][0] or a["outs"][0] not in cols):
+                        and (a["outs"][0] == a["ins"][0] or a["outs"][0] not in cols) \
+                        and not any(needs_python(op) for op in a["ops"]):
                     i = cols.index(a["ins"][0])
                     chains[src.columns[i]] += c_chain(a["ops"])
                     cols[i] = a["outs"][0]
                     workers.append(a["workers"])
-                elif kind == "batch":
+                elif kind == "batch" and a.get("fn") is None:
                     batch = a
                     workers.append(a["workers"])
                     k += 1
@@ -133,31 +122,41 @@ class _Run:
                 k += 1
             self.prefix_columns = cols
             self.index_ops, self.batch = index_ops, batch
-            given = [w for w in workers if w is not None]
-            nw = max(given) if given else _config.get_num_parallel_workers()
-            full_shuffle = (len(index_ops) == 1 and index_ops[0][0] == "shuffle"
-                            and index_ops[0][1]["buffer"] >= cast(int, src.size))
-            self.loader_shuffles = full_shuffle
-            self.custom_order = bool(index_ops) and not full_shuffle
-            source = list(src.tensors) if src.tensors is not None else src.pyobj
-            self.loader = new_loader(source, len(src.columns), [chains[c] for c in src.columns],
-                                     batch["size"] if batch else 1, full_shuffle,
-                                     bool(batch and batch["drop"]), int(nw), self.seed)
+            if not src.python_rows:
+                given = [w for w in workers if w is not None]
+                nw = max(given) if given else _config.get_num_parallel_workers()
+                full_shuffle = (len(index_ops) == 1 and index_ops[0][0] == "shuffle"
+                                and "seed" not in index_ops[0][1]
+                                and index_ops[0][1]["buffer"] >= cast(int, src.size))
+                self.custom_order = bool(index_ops) and not full_shuffle
+                source = list(src.tensors) if src.tensors is not None else src.pyobj
+                self.loader = new_loader(source, len(src.columns),
+                                         [chains[c] for c in src.columns],
+                                         batch["size"] if batch else 1, full_shuffle,
+                                         bool(batch and batch["drop"]), int(nw), self.seed)
         self.stream_ops = ops[k:]
         self.epoch = 0
 
-    # rows (lists of tensors) or batches from the Loader / the iterable source
+    def _rows(self, items: Iterator[Any]) -> Iterator[_Row]:
+        """Source rows (tuples, or single values for one column) as lists of values."""
+        ncols = len(self.src.columns)
+        for row in items:
+            if not (isinstance(row, tuple) or (isinstance(row, list) and ncols > 1)):
+                row = (row,)
+            if len(row) != ncols:
+                raise ValueError(f"GeneratorDataset: a row has {len(row)} fields but "
+                                 f"column_names has {ncols}")
+            yield [column_value(v) for v in row]
+
+    # rows (lists of values) or batches from the Loader / the Python source
     def _base(self) -> Iterator[_Row]:
         if self.loader is None:
-            ncols = len(self.src.columns)
-            assert self.src.iterable is not None
-            for row in self.src.iterable():
-                if not (isinstance(row, tuple) or (isinstance(row, list) and ncols > 1)):
-                    row = (row,)
-                if len(row) != ncols:
-                    raise ValueError(f"GeneratorDataset: a row has {len(row)} fields but "
-                                     f"column_names has {len(self.src.columns)}")
-                yield [_column_value(v) for v in row]
+            if self.src.iterable is not None:
+                yield from self._rows(self.src.iterable())
+                return
+            picks = _order(cast(int, self.src.size), self.index_ops, self.seed, self.epoch - 1)
+            pyobj = self.src.pyobj
+            yield from self._rows(pyobj[int(i)] for i in picks)
             return
         order = None
         if self.custom_order:
@@ -171,93 +170,18 @@ class _Run:
             yield b if self.batch else [t[0] for t in b]
 
     def stream(self) -> Iterator[_Row]:
-        """A generator over one epoch's rows (lists of tensors)."""
+        """A generator over one epoch's rows (lists of values)."""
         self.epoch += 1
-        cols = list(self.prefix_columns if self.loader is not None else self.src.columns)
-        gen: Callable[[], Iterator[_Row]] = self._base
+        cols = list(self.prefix_columns)
+        gen: Gen = self._base
         for k, (kind, a) in enumerate(self.stream_ops):
-            gen, cols = _stream_op(gen, kind, a, cols, self.seed ^ (self.epoch << 40) ^ (k << 32))
+            gen, cols = stream_op(gen, kind, a, cols, self.seed ^ (self.epoch << 40) ^ (k << 32),
+                                  self.epoch - 1, self.stream_ops[k + 1:])
         return gen()
 
     def close(self) -> None:
         if self.loader is not None:
             self.loader.stop()
-
-
-def _apply_ops(ops: List[Operation], args: List[Any], seed: int, pos: int) -> List[Any]:
-    for op in ops:
-        if isinstance(op, (TransformOp, _C.Transform)):
-            if len(args) != 1:
-                raise ValueError(f"map: {op!r} takes one column, got {len(args)}")
-            x = as_tensor(args[0])
-            for t in (op._c_transforms() if isinstance(op, TransformOp) else [op]):
-                x = t(x, seed, pos)
-            args = [x]
-        else:
-            out = op(*args)
-            args = list(out) if isinstance(out, tuple) else [out]
-    return args
-
-
-def _stream_op(gen: Callable[[], Iterator[_Row]], kind: str, a: Dict[str, Any], cols: List[str],
-               seed: int) -> Tuple[Callable[[], Iterator[_Row]], List[str]]:
-    """Wraps a generator factory with one pipeline operation; returns (factory, columns)."""
-    if kind == "map":
-        idx = [cols.index(c) for c in a["ins"]]
-        new_cols, _ = _map_columns(cols, [None] * len(cols), a["ins"], a["outs"])
-        ops, outs = a["ops"], a["outs"]
-
-        def run_map() -> Iterator[_Row]:
-            for pos, row in enumerate(gen()):
-                res = _apply_ops(ops, [row[i] for i in idx], seed & ((1 << 62) - 1), pos)
-                if len(res) != len(outs):
-                    raise ValueError(f"map: the operations returned {len(res)} values for "
-                                     f"output_columns {outs}")
-                named = dict(zip(cols, row))
-                named.update(zip(outs, (as_tensor(r) for r in res)))
-                yield [named[c] for c in new_cols]
-        return run_map, new_cols
-    if kind == "batch":
-        size, drop = a["size"], a["drop"]
-
-        def run_batch() -> Iterator[_Row]:
-            it = gen()
-            while True:
-                rows = list(itertools.islice(it, size))
-                if not rows or (drop and len(rows) < size):
-                    return
-                yield [_C.stack([r[c] for r in rows], 0) for c in range(len(cols))]
-        return run_batch, cols
-    if kind == "take":
-        return (lambda: itertools.islice(gen(), a["count"]) if a["count"] >= 0 else gen()), cols
-    if kind == "skip":
-        return (lambda: itertools.islice(gen(), a["count"], None)), cols
-    if kind == "repeat":
-        def run_repeat() -> Iterator[_Row]:
-            for _ in (range(a["count"]) if a["count"] > 0 else itertools.count()):
-                yield from gen()
-        return run_repeat, cols
-    if kind == "shuffle":
-        def run_shuffle() -> Iterator[_Row]:
-            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32])
-            buf: List[_Row] = []
-            for row in gen():
-                if len(buf) < a["buffer"]:
-                    buf.append(row)
-                    continue
-                j = int(rng.integers(len(buf)))
-                yield buf[j]
-                buf[j] = row
-            while buf:
-                yield buf.pop(int(rng.integers(len(buf))))
-        return run_shuffle, cols
-    if kind == "subset":
-        def run_subset() -> Iterator[_Row]:
-            rows = list(gen())
-            for p in a["positions"]:
-                yield rows[p]
-        return run_subset, cols
-    raise AssertionError(kind)
 
 
 class TupleIterator(Generic[_Out]):
@@ -310,15 +234,16 @@ class TupleIterator(Generic[_Out]):
         return cast(_Out, self._columns(row))
 
     def _columns(self, row: _Row) -> _Row:
-        if self._numpy:
-            out = []
-            for t, npd in zip(row, self._run.np_dtypes):
-                if not isinstance(t, Tensor):  # strings and bytes pass through
-                    out.append(t)
-                    continue
+        out = []
+        for t, npd in zip(row, self._run.np_dtypes):
+            if not isinstance(t, Tensor):  # Python objects: their contents converted
+                out.append(output_value(t, self._numpy))
+            elif self._numpy:
                 a = t.numpy()
                 out.append(a.astype(npd) if npd is not None and a.dtype != npd else a)
-            row = out
+            else:
+                out.append(t)
+        row = out
         if self._pick is not None:
             row = [row[i] for i in self._pick]
         return row

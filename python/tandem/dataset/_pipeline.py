@@ -2,10 +2,14 @@
 
 A pipeline is a chain of nodes from a source dataset. Running it splits the chain in two:
   * a prefix the C++ Loader runs when the source is random-access: sample-order operations
-    (shuffle / take / skip / repeat / split), one-column maps (their transforms become the
-    column's C++ chain, run by the worker threads without the GIL) and the first batch;
+    (samplers, shuffle / take / skip / repeat / split), one-column maps (their transforms
+    become the column's C++ chain, run by the worker threads without the GIL) and the first
+    batch;
   * the rest, run in Python over the Loader's output as a stream of rows or batches (maps
-    over several columns, operations after batch, iterable sources).
+    over several columns or with random Python transforms, filter, per_batch_map,
+    operations after batch, iterable sources). A random-access source whose rows hold
+    Python objects (dicts, strings) has its sample order evaluated the same way, and its
+    rows read in Python.
 Shuffles are seeded by one seed per iterator, drawn from tandem's global generator (or
 dataset.config.set_seed), so tandem.manual_seed fixes every order; each epoch reshuffles.
 """
@@ -19,12 +23,13 @@ import numpy as np
 
 from .. import _C
 from .._data.common import TransformOp, c_chain, draw_seed
+from ._dataset_ops import DatasetOps
 
 if TYPE_CHECKING:  # the engine imports this module
     from ._engine import DictIterator, TupleIterator
 
 Tensor = _C.Tensor
-_INDEX_OPS = ("shuffle", "take", "skip", "repeat", "subset", "shard")
+_INDEX_OPS = ("shuffle", "take", "skip", "repeat", "subset", "shard", "sample")
 #: One pipeline operation: (kind, arguments).
 _Op = Tuple[str, Dict[str, Any]]
 #: A row as the pipeline passes it on: one value per column.
@@ -35,17 +40,23 @@ Operation = Union[TransformOp, _C.Transform, Callable[..., Any]]
 
 class _Source:
     """What a source dataset provides: tensor columns (sliced on dim 0), a random-access
-    Python object (rows as tuples), or a factory of iterators over rows."""
+    Python object (rows as tuples), or a factory of iterators over rows. `python_rows`
+    marks a random-access object whose rows hold Python objects (read in Python, not by
+    the Loader); `column_reader` reads one column of every row (for PKSampler's labels)."""
 
     def __init__(self, columns: Iterable[str], *, tensors: Optional[List[Tensor]] = None,
                  pyobj: Any = None, iterable: Optional[Callable[[], Iterator[Any]]] = None,
                  size: Optional[int] = None, np_dtypes: Optional[Sequence[Any]] = None,
-                 workers: Optional[int] = None) -> None:
+                 workers: Optional[int] = None, python_rows: bool = False,
+                 column_reader: Optional[Callable[[str], Sequence[Any]]] = None) -> None:
         self.columns = list(columns)
         self.tensors, self.pyobj, self.iterable = tensors, pyobj, iterable
         self.size = size
         self.np_dtypes = list(np_dtypes) if np_dtypes else [None] * len(self.columns)
         self.workers = workers
+        self.python_rows = python_rows
+        self.column_reader = column_reader
+        self.labels: Dict[str, np.ndarray] = {}  # column_values' cache
 
     @property
     def random_access(self) -> bool:
@@ -62,7 +73,7 @@ def _to_numpy(v: Any) -> Any:
 
 
 def _from_numpy(v: Any) -> Any:
-    if isinstance(v, Tensor):
+    if isinstance(v, (Tensor, dict, str, bytes)):  # Python objects pass through
         return v
     if isinstance(v, (list, tuple)) and not isinstance(v, np.ndarray):
         return type(v)(_from_numpy(x) for x in v)
@@ -89,7 +100,7 @@ def _as_list(x: Any) -> List[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-class Dataset:
+class Dataset(DatasetOps):
     """The base of all datasets (mindspore.dataset.Dataset); every pipeline method returns
     a new dataset.
 
@@ -153,29 +164,48 @@ class Dataset:
               input_columns: Union[str, Sequence[str], None] = None,
               output_columns: Union[str, Sequence[str], None] = None,
               **kwargs: Any) -> "Dataset":
-        """Stacks `batch_size` consecutive rows per column (a new dim 0).
+        """Stacks `batch_size` consecutive rows per column (a new dim 0). A column of dicts
+        batches key by key into one dict of numpy arrays (the dicts must share their keys).
 
         Args:
             batch_size (int): rows per batch.
             drop_remainder (bool): drop the last batch when it is smaller. Default: ``False`` .
             num_parallel_workers (int, optional): worker threads. Default: ``None`` .
-            per_batch_map (Callable, optional): not supported (must be ``None``; map after
-                batch instead). Default: ``None`` .
-            input_columns (Union[str, list[str]], optional): used with per_batch_map only.
-                Default: ``None`` .
-            output_columns (Union[str, list[str]], optional): used with per_batch_map only.
-                Default: ``None`` .
+            per_batch_map (Callable, optional): called per batch as
+                ``per_batch_map(col_1, ..., col_n, batch_info)`` with one list per input
+                column (the rows' values as numpy arrays; a column of dicts as one dict of
+                lists, key by key) and a :class:`BatchInfo`; returns a tuple with one value
+                per output column: a list of rows' values (stacked), a numpy array (the
+                batch) or a dict (kept as a Python object). Default: ``None`` .
+            input_columns (Union[str, list[str]], optional): the columns given to
+                per_batch_map (all when ``None``). Default: ``None`` .
+            output_columns (Union[str, list[str]], optional): the names of per_batch_map's
+                results (the input columns when ``None``); they take the first input
+                column's place, as in map. Default: ``None`` .
             **kwargs: accepted for compatibility.
 
         Returns:
             Dataset, the batched dataset.
         """
-        if per_batch_map is not None:
-            raise NotImplementedError("batch: per_batch_map is not implemented; map after batch")
         if not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
             raise ValueError(f"batch: batch_size must be a positive int, got {batch_size!r}")
+        cols = self.get_col_names()
+        ins, outs = _as_list(input_columns), _as_list(output_columns)
+        if per_batch_map is None:
+            if ins or outs:
+                raise ValueError("batch: input_columns and output_columns need per_batch_map")
+        else:
+            if not callable(per_batch_map):
+                raise TypeError(f"batch: per_batch_map must be callable, got {per_batch_map!r}")
+            for c in ins:
+                if c not in cols:
+                    raise ValueError(f"batch: input column {c!r} not in the dataset's columns "
+                                     f"{cols}")
+            ins = ins or list(cols)
+            outs = outs or list(ins)
+            _map_columns(cols, [None] * len(cols), ins, outs)  # checks for clashing names
         return Dataset(self, "batch", size=int(batch_size), drop=bool(drop_remainder),
-                       workers=num_parallel_workers)
+                       workers=num_parallel_workers, fn=per_batch_map, ins=ins, outs=outs)
 
     def shuffle(self, buffer_size: int) -> "Dataset":
         """Shuffles rows through a buffer (MindSpore's buffer shuffle), reshuffling every
@@ -420,7 +450,7 @@ def _plan_columns(chain: Tuple[_Source, List[_Op]]) -> Tuple[List[str], List[Any
     src, ops = chain
     cols, npd = list(src.columns), list(src.np_dtypes)
     for kind, a in ops:
-        if kind == "map":
+        if kind == "map" or (kind == "batch" and a.get("fn") is not None):
             cols, npd = _map_columns(cols, npd, a["ins"], a["outs"])
     return cols, npd
 
@@ -445,10 +475,10 @@ def _map_columns(cols: List[str], npd: List[Any], ins: List[str],
 
 def _count(src: _Source, ops: List[_Op]) -> Optional[int]:
     """Rows/batches per epoch from the chain alone; None when the source must be iterated
-    (an iterable) or the pipeline repeats forever."""
+    (an iterable, a filter)."""
     n = src.size
     for kind, a in ops:
-        if n is None:
+        if n is None or kind == "filter":
             return None
         if kind == "take" and a["count"] >= 0:
             n = min(n, a["count"])
@@ -461,7 +491,10 @@ def _count(src: _Source, ops: List[_Op]) -> Optional[int]:
         elif kind == "subset":
             n = len(a["positions"])
         elif kind == "shard":
-            n = math.ceil(n / a["num_shards"])
+            from ._samplers import shard_positions
+            n = len(shard_positions(n, a["num_shards"], a["shard_id"], a.get("offset", -1)))
+        elif kind == "sample":
+            n = a["count"]
         elif kind == "batch":
             n = n // a["size"] if a["drop"] else math.ceil(n / a["size"])
     return n

@@ -3,30 +3,18 @@ NumpySlicesDataset."""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union, cast
+from typing import Any, Callable, List, Optional, Sequence, Union, cast
 
 import numpy as np
 
 from .. import _C
 from .._data.common import as_tensor, load_mnist
-from ._config import get_seed
 from ._pipeline import Dataset, _Op, _Source
-
-
-# The shuffle seed of a sharded source when dataset.config.set_seed was not called: the
-# shards must agree on the order they split, so it cannot be drawn per process.
-_SHARD_SEED = 5489
+from ._samplers import BuiltinSampler, SamplerArg, resolve_sampler, shuffle_shard_take
 
 
 def _check_common(name: str, num_samples: Optional[int], num_parallel_workers: Optional[int],
-                  sampler: Optional[object], num_shards: Optional[int],
-                  shard_id: Optional[int]) -> None:
-    if sampler is not None:
-        if num_shards is not None or shard_id is not None:
-            raise ValueError(f"{name}: sampler and sharding (num_shards, shard_id) are mutually "
-                             "exclusive; shard with num_shards and shard_id alone")
-        raise NotImplementedError(f"{name}: sampler is not implemented; use shuffle, "
-                                  "num_samples, num_shards/shard_id or .split()")
+                  num_shards: Optional[int], shard_id: Optional[int]) -> None:
     if (num_shards is None) != (shard_id is None):
         raise ValueError(f"{name}: num_shards and shard_id must be given together, got "
                          f"num_shards={num_shards!r}, shard_id={shard_id!r}")
@@ -49,8 +37,9 @@ def _check_common(name: str, num_samples: Optional[int], num_parallel_workers: O
 
 
 class _SourceDataset(Dataset):
-    """A source with MindSpore's sampling arguments: shuffle (None means True), then this
-    shard's rows (num_shards, shard_id), then at most num_samples rows (0 or None: all).
+    """A source with MindSpore's sampling arguments: a sampler, or shuffle (None means True),
+    then this shard's rows (num_shards, shard_id), then at most num_samples rows (0 or None:
+    all).
 
     Sharding, as MindSpore's: every shard gets ceil(rows / num_shards) rows, shard k the
     rows at positions k, k + num_shards, k + 2 * num_shards, ... of the (shuffled) order,
@@ -60,10 +49,15 @@ class _SourceDataset(Dataset):
 
     def __init__(self, name: str, num_samples: Optional[int],
                  num_parallel_workers: Optional[int], shuffle: Optional[bool],
-                 sampler: Optional[object] = None, num_shards: Optional[int] = None,
+                 sampler: SamplerArg = None, num_shards: Optional[int] = None,
                  shard_id: Optional[int] = None, random_access: bool = True) -> None:
         super().__init__()
-        _check_common(name, num_samples, num_parallel_workers, sampler, num_shards, shard_id)
+        self._sampler: Optional[BuiltinSampler] = resolve_sampler(
+            name, sampler, num_samples, shuffle, num_shards, shard_id)
+        if self._sampler is not None and not random_access:
+            raise ValueError(f"{name}: a sampler needs a random-access source (with "
+                             "__getitem__ and __len__)")
+        _check_common(name, num_samples, num_parallel_workers, num_shards, shard_id)
         if shuffle and not random_access:
             raise ValueError(f"{name}: shuffle needs a random-access source (with __getitem__ "
                              "and __len__); use .shuffle(buffer_size) for an iterable")
@@ -76,18 +70,11 @@ class _SourceDataset(Dataset):
         self._shard = None if num_shards is None else (int(num_shards), int(cast(int, shard_id)))
 
     def _root_ops(self, src: _Source) -> List[_Op]:
-        pre: List[_Op] = []
-        if self._shuffle:
-            shuffle: Dict[str, Any] = {"buffer": max(src.size or 0, 2)}
-            if self._shard is not None:
-                configured = get_seed()
-                shuffle["seed"] = _SHARD_SEED if configured is None else configured
-            pre.append(("shuffle", shuffle))
-        if self._shard is not None:
-            pre.append(("shard", {"num_shards": self._shard[0], "shard_id": self._shard[1]}))
-        if self._num_samples is not None:
-            pre.append(("take", {"count": self._num_samples}))
-        return pre
+        n = src.size or 0
+        if self._sampler is not None:
+            return self._sampler._ops(n, src)[0]
+        shard = None if self._shard is None else (*self._shard, -1)
+        return shuffle_shard_take(n, self._shuffle, shard, self._num_samples)[0]
 
     def _build_source(self) -> _Source:
         raise NotImplementedError
@@ -106,7 +93,7 @@ class _MnistLike(_SourceDataset):
 
     def __init__(self, dataset_dir: Optional[str], usage: Optional[str],
                  num_samples: Optional[int], num_parallel_workers: Optional[int],
-                 shuffle: Optional[bool], sampler: Optional[object], num_shards: Optional[int],
+                 shuffle: Optional[bool], sampler: SamplerArg, num_shards: Optional[int],
                  shard_id: Optional[int]) -> None:
         super().__init__(self._name, num_samples, num_parallel_workers, shuffle, sampler,
                          num_shards, shard_id)
@@ -166,8 +153,10 @@ _MNIST_ARGS = """
         num_parallel_workers (int, optional): worker threads. Default: ``None`` .
         shuffle (bool, optional): shuffle the rows every epoch; ``None`` shuffles, as in
             MindSpore. Default: ``None`` .
-        sampler (None): not supported (must be ``None``; exclusive with sharding).
-            Default: ``None`` .
+        sampler (Union[Sampler, Iterable[int]], optional): the rows to read and their order
+            (see :class:`tandem.dataset.Sampler`; a list of indices reads those rows);
+            exclusive with shuffle, num_shards / shard_id and (for a built-in sampler)
+            num_samples. Default: ``None`` .
         num_shards (int, optional): split the rows into this many shards (for data-parallel
             training; num_samples then counts the rows of one shard). Default: ``None`` .
         shard_id (int, optional): this process's shard, in [0, num_shards); given together
@@ -189,7 +178,7 @@ class FashionMnistDataset(_MnistLike):
 
     def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
-                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 shuffle: Optional[bool] = None, sampler: SamplerArg = None,
                  num_shards: Optional[int] = None, shard_id: Optional[int] = None,
                  cache: Optional[object] = None) -> None:
         super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
@@ -212,7 +201,7 @@ class MnistDataset(_MnistLike):
 
     def __init__(self, dataset_dir: Optional[str] = None, usage: Optional[str] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
-                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 shuffle: Optional[bool] = None, sampler: SamplerArg = None,
                  num_shards: Optional[int] = None, shard_id: Optional[int] = None,
                  cache: Optional[object] = None) -> None:
         super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler,
@@ -236,9 +225,18 @@ def _names(column_names: Union[str, Sequence[str], None], n: int, what: str) -> 
     return names
 
 
+def _python_objects(row: Any) -> bool:
+    """Whether a row holds values the Loader cannot turn into tensors (dicts, strings,
+    bytes): such a source's rows are read in Python."""
+    values = row if isinstance(row, (tuple, list)) else (row,)
+    return any(isinstance(v, (dict, str, bytes, bytearray)) or
+               (isinstance(v, np.ndarray) and v.dtype.kind in "USO") for v in values)
+
+
 class GeneratorDataset(_SourceDataset):
     """Rows from Python (MindSpore's GeneratorDataset). A row is a tuple with one value per
-    column (numpy array, number or tensor), or a single value for one column.
+    column (numpy array, number, tensor, str, or a dict, which the pipeline keeps as a
+    Python object), or a single value for one column.
 
     Args:
         source (Union[Callable, Iterable, Random Accessible]): a random-access object
@@ -255,8 +253,10 @@ class GeneratorDataset(_SourceDataset):
             Default: ``1`` .
         shuffle (bool, optional): shuffle every epoch (random-access sources only; ``None``
             shuffles them). Default: ``None`` .
-        sampler (None): not supported (must be ``None``; exclusive with sharding).
-            Default: ``None`` .
+        sampler (Union[Sampler, Iterable[int]], optional): the rows to read and their order
+            (see :class:`tandem.dataset.Sampler`; a list of indices reads those rows; needs a
+            random-access source); exclusive with shuffle, num_shards / shard_id and (for a
+            built-in sampler) num_samples. Default: ``None`` .
         num_shards (int, optional): split the rows into this many shards (random-access
             sources; num_samples then counts the rows of one shard). Default: ``None`` .
         shard_id (int, optional): this process's shard, in [0, num_shards); given together
@@ -269,7 +269,7 @@ class GeneratorDataset(_SourceDataset):
     def __init__(self, source: Any, column_names: Union[str, Sequence[str], None] = None,
                  column_types: Optional[Sequence[Any]] = None, schema: Optional[object] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: int = 1,
-                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 shuffle: Optional[bool] = None, sampler: SamplerArg = None,
                  num_shards: Optional[int] = None, shard_id: Optional[int] = None,
                  python_multiprocessing: bool = True, max_rowsize: Optional[int] = None) -> None:
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
@@ -286,16 +286,32 @@ class GeneratorDataset(_SourceDataset):
 
     def _build_source(self) -> _Source:
         if self._random_access:
-            return _Source(self.column_names, pyobj=self.source, size=len(self.source))
+            n = len(self.source)  # row 0 tells whether the rows hold Python objects
+            return _Source(self.column_names, pyobj=self.source, size=n,
+                           python_rows=n > 0 and _python_objects(self.source[0]))
         src = self.source
         factory: Callable[[], Any] = ((lambda: iter(src)) if hasattr(src, "__iter__")
                                       else (lambda: iter(src())))
         return _Source(self.column_names, iterable=factory)
 
 
+class _Slices:
+    """Random access to the rows of numpy columns (string columns included)."""
+
+    def __init__(self, columns: List[np.ndarray]) -> None:
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def __getitem__(self, i: int) -> Any:
+        return tuple(c[i] for c in self.columns)
+
+
 class NumpySlicesDataset(_SourceDataset):
-    """Rows sliced along dim 0 of in-memory data (MindSpore's NumpySlicesDataset). The
-    columns are held as tensors, so the Loader gathers batches without Python.
+    """Rows sliced along dim 0 of in-memory data (MindSpore's NumpySlicesDataset). Numeric
+    columns are held as tensors, so the Loader gathers batches without Python; string
+    columns stay numpy arrays (rows then come from Python).
 
     Args:
         data (Union[list, tuple, dict, numpy.ndarray, Tensor]): a list or array (one column),
@@ -306,8 +322,10 @@ class NumpySlicesDataset(_SourceDataset):
             Default: ``None`` .
         num_parallel_workers (int): worker threads. Default: ``1`` .
         shuffle (bool, optional): shuffle every epoch; ``None`` shuffles. Default: ``None`` .
-        sampler (None): not supported (must be ``None``; exclusive with sharding).
-            Default: ``None`` .
+        sampler (Union[Sampler, Iterable[int]], optional): the rows to read and their order
+            (see :class:`tandem.dataset.Sampler`; a list of indices reads those rows; needs a
+            random-access source); exclusive with shuffle, num_shards / shard_id and (for a
+            built-in sampler) num_samples. Default: ``None`` .
         num_shards (int, optional): split the rows into this many shards (random-access
             sources; num_samples then counts the rows of one shard). Default: ``None`` .
         shard_id (int, optional): this process's shard, in [0, num_shards); given together
@@ -316,7 +334,7 @@ class NumpySlicesDataset(_SourceDataset):
 
     def __init__(self, data: Any, column_names: Union[str, Sequence[str], None] = None,
                  num_samples: Optional[int] = None, num_parallel_workers: int = 1,
-                 shuffle: Optional[bool] = None, sampler: Optional[object] = None,
+                 shuffle: Optional[bool] = None, sampler: SamplerArg = None,
                  num_shards: Optional[int] = None, shard_id: Optional[int] = None) -> None:
         super().__init__("NumpySlicesDataset", num_samples, num_parallel_workers, shuffle,
                          sampler, num_shards, shard_id)
@@ -330,17 +348,20 @@ class NumpySlicesDataset(_SourceDataset):
         else:
             cols = [data]
             names = _names(column_names, 1, "NumpySlicesDataset")
-        tensors: List[_C.Tensor] = []
-        for c in cols:
-            t = c if isinstance(c, _C.Tensor) else as_tensor(np.asarray(c))
-            if t.dim() == 0:
-                raise ValueError("NumpySlicesDataset: each column needs a dim 0 to slice, got a "
-                                 "scalar")
-            tensors.append(t)
-        if len({t.shape[0] for t in tensors}) != 1:
+        arrays: List[Any] = [c if isinstance(c, _C.Tensor) else np.asarray(c) for c in cols]
+        if any(len(a.shape) == 0 for a in arrays):
+            raise ValueError("NumpySlicesDataset: each column needs a dim 0 to slice, got a "
+                             "scalar")
+        if len({a.shape[0] for a in arrays}) != 1:
             raise ValueError("NumpySlicesDataset: columns have different lengths "
-                             f"{[t.shape[0] for t in tensors]}")
-        self.column_names, self._tensors = names, tensors
+                             f"{[a.shape[0] for a in arrays]}")
+        self._strings = any(isinstance(a, np.ndarray) and a.dtype.kind in "USO" for a in arrays)
+        self.column_names = names
+        self._columns = arrays if self._strings else [as_tensor(a) for a in arrays]
 
     def _build_source(self) -> _Source:
-        return _Source(self.column_names, tensors=self._tensors, size=self._tensors[0].shape[0])
+        n = self._columns[0].shape[0]
+        if self._strings:
+            cols = [c.numpy() if isinstance(c, _C.Tensor) else c for c in self._columns]
+            return _Source(self.column_names, pyobj=_Slices(cols), size=n, python_rows=True)
+        return _Source(self.column_names, tensors=self._columns, size=n)

@@ -1,12 +1,14 @@
-"""mindspore.dataset.transforms: Compose and TypeCast."""
+"""mindspore.dataset.transforms: Compose, TypeCast, RandomApply, RandomChoice, Fill and
+OneHot."""
 from __future__ import annotations
 
 from typing import Any, Callable, List, Sequence, Union
 
 from .. import _C
 from .._data.common import Compose as _Compose, TransformOp, to_dtype
+from ._pyops import Fill, OneHot, RandomApply, RandomChoice
 
-__all__ = ["Compose", "TypeCast"]
+__all__ = ["Compose", "TypeCast", "RandomApply", "RandomChoice", "Fill", "OneHot"]
 
 
 class Compose(_Compose):

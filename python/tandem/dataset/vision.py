@@ -1,7 +1,10 @@
 """mindspore.dataset.vision: image transforms for (H, W, C) or (H, W) images, as MindSpore's.
 
-Each runs as a C++ transform inside the dataset's worker threads when used in
-``Dataset.map``; called directly it transforms one numpy array or tensor (eager mode).
+Resize, Rescale, Normalize, HWC2CHW, ToTensor, CenterCrop, RandomCrop and
+RandomHorizontalFlip run as C++ transforms inside the dataset's worker threads when used in
+``Dataset.map``; the others are computed in numpy (see _image_ops; the random ones run on
+the pipeline's consuming thread, seeded per row). Called directly a transform transforms
+one numpy array or tensor (eager mode).
 Resizing is bilinear with half-pixel centres (OpenCV's INTER_LINEAR geometry, computed in
 float and rounded for uint8, so a uint8 result may differ from OpenCV's fixed-point one by 1).
 """
@@ -11,14 +14,16 @@ from typing import Any, List, Optional, Sequence, Union
 
 from .. import _C
 from .._data.common import TransformOp, pair, padding_arg, resize_args
+from ._image_ops import (AutoContrast, Equalize, Inter, Invert, RandomAffine, RandomColor,
+                         RandomColorAdjust, RandomPosterize, RandomRotation, RandomSharpness,
+                         RandomSolarize, RandomVerticalFlip)
+from ._pyops import RandomSelectSubpolicy
 
 __all__ = ["Resize", "Rescale", "Normalize", "HWC2CHW", "ToTensor", "RandomCrop",
-           "RandomHorizontalFlip", "CenterCrop", "Inter"]
-
-
-class Inter:
-    """Interpolation modes; only BILINEAR is implemented."""
-    BILINEAR = LINEAR = "bilinear"
+           "RandomHorizontalFlip", "CenterCrop", "Inter", "RandomVerticalFlip", "Invert",
+           "Equalize", "AutoContrast", "RandomPosterize", "RandomSolarize", "RandomColor",
+           "RandomSharpness", "RandomColorAdjust", "RandomRotation", "RandomAffine",
+           "RandomSelectSubpolicy"]
 
 
 class Resize(TransformOp):
