@@ -66,7 +66,7 @@ void explain(PyObject* fn, PyObject* const* args, size_t nargsf, PyObject* kwnam
     }
     Py_XDECREF(pos);
     Py_XDECREF(kw);
-    if (!better || !PyUnicode_Check(better)) {
+    if (!better || !(PyUnicode_Check(better) || PyExceptionInstance_Check(better))) {
       PyErr_Clear();  // the explanation failed: keep nanobind's message
       Py_XDECREF(better);
       better = nullptr;
@@ -76,7 +76,12 @@ void explain(PyObject* fn, PyObject* const* args, size_t nargsf, PyObject* kwnam
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    PyErr_SetObject(PyExc_TypeError, better);
+    // a message is a TypeError; an exception instance (a ValueError for an int beyond
+    // int64, as PyTorch raises it) is raised as it is
+    if (PyExceptionInstance_Check(better))
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(better)), better);
+    else
+      PyErr_SetObject(PyExc_TypeError, better);
     Py_DECREF(better);
     return;
   }

@@ -20,6 +20,10 @@ Tensor as_operand(nb::handle h, const char* op);
 // A Python number as Scalar; throws TypeError for other objects.
 Scalar as_scalar(nb::handle h, const char* op);
 bool is_number(nb::handle h);
+// A Python number as double for an op parameter that PyTorch types as Scalar: ints in
+// [-2**63, 2**64) (OverflowError beyond, as in PyTorch), floats, bools, numpy scalars and 0-d
+// tensors; TypeError for other objects.
+double as_real(nb::handle h, const char* op, const char* arg);
 // A Python int (or object with __index__) as int64; TypeError naming `op` and `arg` for other
 // objects, ValueError for ints out of the int64 range.
 int64_t as_int(nb::handle h, const char* op, const char* arg);

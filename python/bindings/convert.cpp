@@ -14,14 +14,39 @@ bool is_number(nb::handle h) {
   return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
 }
 
+namespace {
+
+// A Python int beyond int64 that PyTorch's Scalar takes as uint64 ([2**63, 2**64)): its value;
+// nullopt (and OverflowError, PyTorch's error, set) for ints beyond that.
+// `positive`: the sign PyLong_AsLongLongAndOverflow reported.
+std::optional<unsigned long long> as_uint64(PyObject* p, bool positive, const char* op) {
+  if (positive) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(p);
+    if (!(u == (unsigned long long)-1 && PyErr_Occurred())) return u;
+  }
+  PyErr_Clear();
+  PyErr_Format(PyExc_OverflowError,
+               "%s: integer %S does not fit a 64-bit integer scalar (Python ints must lie in "
+               "[-2**63, 2**64), as in PyTorch); pass a float for a value this large",
+               op, p);
+  return std::nullopt;
+}
+
+}  // namespace
+
 Scalar as_scalar(nb::handle h, const char* op) {
   PyObject* p = h.ptr();
   if (PyBool_Check(p)) return Scalar(p == Py_True);
   if (PyLong_Check(p)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    TANDEM_CHECK(!overflow, ValueError, op, ": integer ", nb::str(h).c_str(),
-                 " is out of the int64 range");
+    if (overflow) {
+      // PyTorch's Scalar takes the uint64 half [2**63, 2**64) too; tandem refuses it
+      // (ValueError: it would wrap against integer tensors) and raises PyTorch's
+      // OverflowError beyond it.
+      if (!as_uint64(p, overflow > 0, op)) throw nb::python_error();
+      throw_error<ValueError>(op, ": integer ", nb::str(h).c_str(), " is out of the int64 range");
+    }
     return Scalar(int64_t(v));
   }
   if (PyFloat_Check(p)) return Scalar(PyFloat_AS_DOUBLE(p));
@@ -30,6 +55,25 @@ Scalar as_scalar(nb::handle h, const char* op) {
   if (PyObject_HasAttrString(p, "dtype") && PyObject_HasAttrString(p, "item"))
     return as_scalar(h.attr("item")(), op);
   throw_error<TypeError>(op, ": expected a number, got ", nb::type_name(h.type()).c_str());
+}
+
+double as_real(nb::handle h, const char* op, const char* arg) {
+  PyObject* p = h.ptr();
+  if (PyFloat_Check(p)) return PyFloat_AS_DOUBLE(p);
+  if (PyLong_Check(p) && !PyBool_Check(p)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (!overflow) return double(v);
+    std::string what = std::string(op) + "(): argument '" + arg + "'";
+    std::optional<unsigned long long> u = as_uint64(p, overflow > 0, what.c_str());
+    if (!u) throw nb::python_error();
+    return double(*u);
+  }
+  bool scalar_like = PyBool_Check(p) || nb::isinstance<Tensor>(h) ||
+                     (PyObject_HasAttrString(p, "dtype") && PyObject_HasAttrString(p, "item"));
+  TANDEM_CHECK(scalar_like, TypeError, op, "(): argument '", arg, "' must be a number, not ",
+               nb::type_name(h.type()).c_str());
+  return as_scalar(h, op).to_double();  // bools, numpy scalars, one-element tensors
 }
 
 int64_t as_int(nb::handle h, const char* op, const char* arg) {

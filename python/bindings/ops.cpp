@@ -69,12 +69,33 @@ void bind_ops(nb::module_& m) {
   m.def(
       "round", [](const Tensor& x, int64_t d) { return round(x, d); }, arg("input"),
       arg("decimals") = 0);
-  m.def("leaky_relu", &leaky_relu, arg("input"), arg("negative_slope") = 0.01);
-  m.def("elu", &elu, arg("input"), arg("alpha") = 1.0);
-  m.def("celu", &celu, arg("input"), arg("alpha") = 1.0);
+  // The activation parameters are PyTorch Scalars: as_real range-checks Python ints.
+  m.def(
+      "leaky_relu",
+      [](const Tensor& x, nb::handle s) {
+        return leaky_relu(x, as_real(s, "leaky_relu", "negative_slope"));
+      },
+      arg("input"), arg("negative_slope").none() = 0.01);
+  m.def(
+      "elu", [](const Tensor& x, nb::handle a) { return elu(x, as_real(a, "elu", "alpha")); },
+      arg("input"), arg("alpha").none() = 1.0);
+  m.def(
+      "celu", [](const Tensor& x, nb::handle a) { return celu(x, as_real(a, "celu", "alpha")); },
+      arg("input"), arg("alpha").none() = 1.0);
   m.def("gelu", &gelu, arg("input"), arg("approximate") = "none");
-  m.def("softplus", &softplus, arg("input"), arg("beta") = 1.0, arg("threshold") = 20.0);
-  m.def("hardtanh", &hardtanh, arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0);
+  m.def(
+      "softplus",
+      [](const Tensor& x, nb::handle beta, nb::handle threshold) {
+        return softplus(x, as_real(beta, "softplus", "beta"),
+                        as_real(threshold, "softplus", "threshold"));
+      },
+      arg("input"), arg("beta").none() = 1.0, arg("threshold").none() = 20.0);
+  m.def(
+      "hardtanh",
+      [](const Tensor& x, nb::handle lo, nb::handle hi) {
+        return hardtanh(x, as_real(lo, "hardtanh", "min_val"), as_real(hi, "hardtanh", "max_val"));
+      },
+      arg("input"), arg("min_val").none() = -1.0, arg("max_val").none() = 1.0);
   m.def(
       "clamp",
       [](const Tensor& x, nb::handle lo, nb::handle hi) {

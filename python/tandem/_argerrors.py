@@ -185,12 +185,21 @@ def _problem(params: List[Param], args: tuple, kwargs: dict) -> Optional[str]:
             continue
         value = bound[name]
         if not _fits(value, ann):
-            extra = ""
-            if ann.strip() == "int" and isinstance(value, int):
-                extra = " (out of the 64-bit range)"
-            return (f"argument '{name}' must be {_describe(ann)}, not "
-                    f"{_type_name(value)}{extra}")
+            if isinstance(value, int) and not isinstance(value, bool) and \
+                    "int" in [a.strip() for a in _split_top(ann, "|")]:
+                return _OutOfRange(f"argument '{name}' = {value} does not fit a 64-bit int "
+                                   "(the int64 range is [-2**63, 2**63 - 1])")
+            hint = ""
+            if ann.strip() == "int":  # a float, even 2.0, or a float Tensor: say how to fix it
+                from ._impl.args import _int_fix
+                hint = _int_fix(name, value)
+            return f"argument '{name}' must be {_describe(ann)}, not {_type_name(value)}{hint}"
     return None
+
+
+class _OutOfRange(str):
+    """A problem that is an int beyond int64: a ValueError, as PyTorch raises it ("Overflow
+    when unpacking long"), not a TypeError."""
 
 
 def _public_name(frame, fallback: str) -> str:
@@ -208,8 +217,9 @@ def _public_name(frame, fallback: str) -> str:
     return name or fallback
 
 
-def explain(fn, args: tuple, kwargs: dict, frame) -> Optional[str]:
-    """A message for a failed overload resolution of nanobind function `fn`."""
+def explain(fn, args: tuple, kwargs: dict, frame) -> Optional[object]:
+    """A message for a failed overload resolution of nanobind function `fn` (raised as a
+    TypeError), or a ValueError to raise when the only problem is an int beyond int64."""
     c_name = getattr(fn, "__name__", "function")
     name = _public_name(frame, c_name)
     sigs = [s[0] for s in getattr(fn, "__nb_signature__", ())]
@@ -222,6 +232,8 @@ def explain(fn, args: tuple, kwargs: dict, frame) -> Optional[str]:
         problems.append(p)
     if len(problems) == 1 or (problems and len(set(problems)) == 1):
         msg = f"{name}(): {problems[0]}"
+        if isinstance(problems[0], _OutOfRange):
+            return ValueError(msg)
     elif problems:
         msg = f"{name}(): no form accepts these arguments: " + "; ".join(
             f"({i + 1}) {p}" for i, p in enumerate(problems))

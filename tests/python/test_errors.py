@@ -46,7 +46,7 @@ CATALOGUE = [
     ("x.sum((0, 0))", ValueError, "multiple times"),
     ("x.var((1, -1))", ValueError, "multiple times"),
     ("x.sum('a')", TypeError, "dim must be"),
-    ("x.sum(1.5)", TypeError, "dim must be"),
+    ("x.sum(1.5)", TypeError, "argument 'dim' must be int"),
     ("x.sum(dim=0, axis=1)", TypeError, "either dim or axis"),
     ("x.max((0, 1))", TypeError, "single int"),
     ("x.argmax(5)", IndexError, "dimension out of range"),

@@ -65,7 +65,7 @@ def _params(sig: str) -> Tuple[List[Tuple[str, str, Optional[str], str]], Option
 def _arg_line(row: Op, name: str, default: Optional[str], ann, style: str) -> str:
     bare = name.lstrip("*")
     desc = row.args.get(bare) or GLOSSARY.get(bare) or f"the {bare.replace('_', ' ')}."
-    if default is not None:
+    if default is not None and default != "...":  # "...": omitted (described in desc)
         desc += f" Default: ``{default}``."
     return f"{name} ({_type(ann, style)}): {desc}"
 

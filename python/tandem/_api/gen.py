@@ -89,16 +89,98 @@ def _def(name: str, sig: str, doc: str, body: str) -> str:
     return f"{head}\n{docs.indent(doc)}\n{body}\n\n"
 
 
-def _tensor_checks(row: Op, sig: str, skip_first: bool = False) -> str:
+def _alternatives(node: Optional[ast.expr]) -> Tuple[set, bool]:
+    """The alternatives of an annotation ("Union[int, Sequence[int], None]" -> {"int",
+    "Sequence[int]"}) and whether None is one of them."""
+    if node is None:
+        return set(), False
+    if isinstance(node, ast.Constant) and node.value is None:
+        return set(), True
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+            node.value.id in ("Optional", "Union"):
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        alts, optional = set(), node.value.id == "Optional"
+        for item in items:
+            a, o = _alternatives(item)
+            alts |= a
+            optional = optional or o
+        return alts, optional
+    text = ast.unparse(node)
+    return ({"int", "Sequence[int]"}, True) if text == "Dim" else ({text}, False)
+
+
+#: Annotations of an int or a sequence of ints (a dim, a shape, a kernel size).
+_INT_SEQ = {"int", "Sequence[int]", "IntOrTuple", "Size"}
+_I64 = "-0x8000000000000000 <= {v} <= 0x7FFFFFFFFFFFFFFF"
+
+
+def _to_core(name: str, body: str) -> bool:
+    """Whether the body hands parameter `name` only as it is to ``_C`` functions (an argument
+    of ``_C.f(...)``, never converted or used in Python): the binding converts it then, and
+    checks it there (nanobind's int64 conversion; as_scalar for numbers)."""
+    tree = ast.parse(body.replace("\n    ", "\n").strip())
+    uses, direct = 0, 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name:
+            uses += 1
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "_C":
+            args = list(node.args) + [k.value for k in node.keywords]
+            direct += sum(isinstance(a, ast.Name) and a.id == name for a in args)
+    return uses > 0 and uses == direct
+
+
+def _number_checks(row: Op, name: str, ann_node: Optional[ast.expr], body: str) -> str:
+    """The mint (PyTorch) face's checks of int and Number parameters, as PyTorch's argument
+    parser makes them: an int parameter takes an int (or an integer-like object: a numpy
+    int, an integer 0-d Tensor), not a float, even 2.0 (TypeError), nor an int beyond int64
+    (ValueError); a Number (PyTorch's Scalar) takes no None (TypeError) and ints in
+    [-2**63, 2**64) (OverflowError). Without them int(k) in a body, or a float() in a
+    helper, would convert such values silently.
+
+    A parameter the body only passes on to a ``_C`` function is checked by the binding that
+    converts it (_to_core), at no cost here; the others get an inline check of the common
+    case (an int) that calls _impl.args on the rare one. Sequences of ints (dims, sizes) are
+    always checked, and their ints' range too: the bindings' messages for them do not name
+    the op."""
+    alts, optional = _alternatives(ann_node)
+    bad = f"type({name}) is not int"
+    if optional:
+        bad = f"{name} is not None and {bad}"
+    if alts == {"int"}:
+        if _to_core(name, body):
+            return ""
+        return (f"    if {bad}:\n"
+                f"        {name} = _impl.args.int_arg({row.name!r}, {name!r}, {name})\n")
+    if alts and alts <= _INT_SEQ:  # an int out of range goes to the slow path here too
+        bad = f"type({name}) is not int or not {_I64.format(v=name)}"
+        if optional:
+            bad = f"{name} is not None and ({bad})"
+        return (f"    if {bad}:\n"
+                f"        _impl.args.int_seq_arg({row.name!r}, {name!r}, {name})\n")
+    if "Number" in alts and not _to_core(name, body):
+        bad = (f"type({name}) is int and not -0x8000000000000000 <= {name} < "
+               "0x10000000000000000")
+        if alts == {"Number"} and not optional:
+            bad = f"{bad} or {name} is None"
+        return (f"    if {bad}:\n"
+                f"        _impl.args.number_arg({row.name!r}, {name!r}, {name})\n")
+    return ""
+
+
+def _tensor_checks(row: Op, sig: str, skip_first: bool = False, body: str = "") -> str:
     """Type checks for the parameters the signature declares as Tensor, Optional[Tensor],
     *tensors: Tensor or DType: PyTorch raises TypeError for a number, list or other object
     there, and without the check a helper of tandem._impl would fail on it with an
-    AttributeError (or convert it)."""
+    AttributeError (or convert it). Rows of the PyTorch namespaces (not MindSpore's own
+    rows) also check their int and Number parameters (_number_checks)."""
     checks = []
     for i, (name, _, _, ann_node) in enumerate(docs._params(sig)[0]):
         ann = ast.unparse(ann_node) if ann_node is not None else ""
         if (skip_first and i == 0) or name == "self":
             continue
+        if row.ns != "ms" and not name.startswith("*"):
+            checks.append(_number_checks(row, name, ann_node, body))
         call = f"_impl.args.not_a_tensor({row.name!r}, {name.lstrip('*')!r}, {{v}})"
         if name.startswith("*"):
             if ann != "Tensor":
@@ -129,7 +211,7 @@ def _tensor_checks(row: Op, sig: str, skip_first: bool = False) -> str:
 
 def _function(row: Op, style: str) -> str:
     return _def(row.name, row.sig, docs.render(row, row.sig, style),
-                _tensor_checks(row, row.sig) + _body(row.call))
+                _tensor_checks(row, row.sig, body=_body(row.call)) + _body(row.call))
 
 
 def _self_sig(sig: str) -> str:
@@ -191,6 +273,8 @@ def _methods_module(rows: Sequence[Op]) -> str:
             if r.method_sig:
                 name = r.method_name
                 defs.append(_def(name, r.method_sig, docs.render(r, r.method_sig, "torch"),
+                                 _tensor_checks(r, r.method_sig,
+                                                body=_body(r.method_call or "")) +
                                  _body(r.method_call or "")))
                 table.append((name, name))
             else:
@@ -202,7 +286,8 @@ def _methods_module(rows: Sequence[Op]) -> str:
             ip = dataclasses.replace(r, doc=f"In-place form of {r.name}(): {r.doc}",
                                      returns="self, holding the result.")
             defs.append(_def(name, sig, docs.render(ip, sig, "torch"),
-                             _tensor_checks(r, sig, skip_first=True) + _body(r.inplace)))
+                             _tensor_checks(r, sig, skip_first=True, body=_body(r.inplace)) +
+                             _body(r.inplace)))
             table.append((name, name))
             table.extend((a + "_", name) for a in r.aliases)
     parts.extend(defs)

@@ -85,14 +85,18 @@ ROWS = [
        "Random integers in [low, high) in input's shape; randint_like(x, high) draws from "
        "[0, high).", args={**_LIKE, "low": "the lowest value (or high, when high is None).",
                             "high": "one above the largest value."}, grad=False),
-    Op("arange", f"(start: Number = 0, end: Optional[Number] = None, step: Number = 1, *, "
+    # PyTorch's arange(end) / arange(start, end, step=1): `...` marks an omitted argument, so
+    # that an explicit None (arange(5, None)) is refused as in PyTorch. tandem.ops has its own
+    # row (table_ms.py): MindSpore's end=None means "start is the end".
+    Op("arange", f"(start: Number = ..., end: Number = ..., step: Number = 1, *, "
        f"{_DT}, {_DEV}, {_RG}) -> Tensor",
        _dev("arange", _grad("_impl.creation.arange(start, end, step, dtype)")),
        "Values from start to end (exclusive) in steps of step; arange(n) counts 0..n-1. "
        "int64 when all arguments are ints, else the default float dtype.",
-       args={"start": "the first value (or end, when end is None).",
-             "end": "the bound, not included.", "step": "the difference between neighbours.",
-             **_SIZE_ARGS}),
+       args={"start": "the first value (0 when omitted); arange(n) with one argument "
+                      "takes it as end.",
+             "end": "the bound, not included (required; arange(n) passes it alone).",
+             "step": "the difference between neighbours.", **_SIZE_ARGS}),
     Op("linspace", f"(start: Number, end: Number, steps: int, *, {_DT}, {_DEV}, {_RG}) -> Tensor",
        _dev("linspace", _grad("_impl.creation.linspace(start, end, steps, dtype)")),
        "steps evenly spaced values from start to end, both included.",
@@ -116,7 +120,9 @@ ROWS = [
        "Coordinate grids from 1-D tensors, one grid per tensor.",
        args={"tensors": "1-D tensors (or one list of them).",
              "indexing": "'ij' (matrix indexing) or 'xy' (Cartesian)."}),
-    Op("manual_seed", "(seed: int) -> None", "_C.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)",
+    # Number, not int: PyTorch's manual_seed takes int(seed) of a float too, and ints in
+    # [-2**63, 2**64) (the generated check refuses the rest instead of wrapping them)
+    Op("manual_seed", "(seed: Number) -> None", "_C.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)",
        "Seeds the global random generator, so later random ops repeat exactly.",
        args={"seed": "the seed."}, grad=False),
     Op("set_seed", "(seed: int) -> None", "_C.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)",
@@ -136,12 +142,13 @@ ROWS = [
     Op("randn", f"(*size: Size, {_DT}, {_DEV}, {_RG}, {_SIZE_KW}) -> Tensor",
        _sized("randn", _grad("_C.randn(shape, _impl.creation.float_dtype(dtype))")),
        "Standard normal samples.", args=_SIZE_ARGS),
-    Op("randint", "(low: int = 0, high: Optional[int] = None, size: Optional[Size] = None, *, "
-       f"{_DT}, {_DEV}) -> Tensor",
+    Op("randint", "(low: int = 0, high: Union[int, Sequence[int], None] = None, "
+       f"size: Optional[Size] = None, *, {_DT}, {_DEV}) -> Tensor",
        _dev("randint", "_impl.creation.randint(low, high, size, dtype)"),
        "Random integers in [low, high); randint(high, size) draws from [0, high).",
        args={"low": "the lowest value (or high, when only two arguments are given).",
-             "high": "one above the largest value.", "size": "the shape of the result.",
+             "high": "one above the largest value (the size, in the two-argument form "
+                     "randint(high, size)).", "size": "the shape of the result.",
              **_SIZE_ARGS}, grad=False),
     Op("normal", "(mean: Union[float, Tensor], std: Union[float, Tensor] = 1.0, "
        f"size: Optional[Size] = None, *, {_DT}, {_DEV}, {_RG}) -> Tensor",

@@ -68,19 +68,19 @@ ROWS = [
     Op("inv", "(A: Tensor) -> Tensor", "_C.inv(A)",
        "The inverse of a square matrix (or of each in a batch).", ns="linalg",
        args={"A": "the matrix or batch of matrices."}),
-    Op("norm", "(A: Tensor, ord: Union[float, str, None] = None, dim: Dim = None, "
+    Op("norm", "(A: Tensor, ord: Union[Number, str, None] = None, dim: Dim = None, "
        "keepdim: bool = False) -> Tensor",
        "_impl.linalg.norm(A, ord, dim, keepdim)",
        "A vector norm over one dim (or all, flattened, without ord and dim), a matrix norm "
        "over two (see matrix_norm).", ns="linalg",
        args={"A": "the input tensor.", "ord": "the order of the norm (None: 2, or Frobenius "
              "over two dims)."}),
-    Op("vector_norm", "(x: Tensor, ord: float = 2, dim: Dim = None, keepdim: bool = False, *, "
+    Op("vector_norm", "(x: Tensor, ord: Number = 2, dim: Dim = None, keepdim: bool = False, *, "
        "dtype: Optional[DType] = None) -> Tensor",
        "_impl.linalg.vector_norm(x, ord, dim, keepdim, dtype)",
        "The vector ord-norm over dim (all elements when None).", ns="linalg",
        args={"x": "the input tensor.", "ord": "the order of the norm."}),
-    Op("matrix_norm", "(A: Tensor, ord: Union[float, str] = 'fro', "
+    Op("matrix_norm", "(A: Tensor, ord: Union[Number, str] = 'fro', "
        "dim: Sequence[int] = (-2, -1), keepdim: bool = False) -> Tensor",
        "_impl.linalg.matrix_norm(A, ord, dim, keepdim)",
        "The matrix norm of the matrices in the dims dim.", ns="linalg",

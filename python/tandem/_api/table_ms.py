@@ -32,6 +32,19 @@ ROWS = [
         "_impl.ms.filled('zeros', size, 0, dtype)",
         "A tensor of the given shape filled with 0 (MindSpore's ops.zeros(size, dtype)).",
         args={"size": _SHAPE["shape"], "dtype": _SHAPE["dtype"]}, grad=False),
+    _ms("arange", "(start: Number = 0, end: Optional[Number] = None, step: Number = 1, *, "
+        "dtype: Optional[DType] = None, device: Optional[object] = None, "
+        "requires_grad: bool = False) -> Tensor",
+        "_impl.creation.check_device(device, 'arange')\n"
+        "return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), "
+        "requires_grad)",
+        "Values from start to end (exclusive) in steps of step; end None (the default) takes "
+        "start as the end: arange(n) counts 0..n-1. int64 when all arguments are ints, else "
+        "the default float dtype.",
+        args={"start": "the first value (or end, when end is None).",
+              "end": "the bound, not included.", "step": "the difference between neighbours.",
+              "device": "where the result lives: only the CPU exists.",
+              "requires_grad": "whether autograd records operations on the result."}),
     _ms("fill", "(type: Optional[DType], shape: Union[int, Sequence[int], Tensor], "
         "value: Number) -> Tensor",
         "_impl.ms.fill(type, shape, value)",

@@ -94,21 +94,21 @@ ROWS = [
     _inplace_act("hardsigmoid", "Applies relu6(x + 3) / 6 elementwise."),
     _inplace_act("hardswish", "Applies x * relu6(x + 3) / 6 elementwise."),
     _inplace_act("leaky_relu", "Applies x for x >= 0 and negative_slope * x otherwise.",
-                 ", negative_slope: float = 0.01", ", negative_slope",
+                 ", negative_slope: Number = 0.01", ", negative_slope",
                  {"negative_slope": "the slope for negative inputs."}),
     _inplace_act("elu", "Applies x for x > 0 and alpha * (exp(x) - 1) otherwise.",
-                 ", alpha: float = 1.0", ", alpha",
+                 ", alpha: Number = 1.0", ", alpha",
                  {"alpha": "the value ELU approaches for very negative inputs."}),
     _inplace_act("celu", "Applies max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).",
-                 ", alpha: float = 1.0", ", alpha", {"alpha": "the scale of the negative part."}),
-    Op("threshold", "(input: Tensor, threshold: float, value: float, inplace: bool = False) "
+                 ", alpha: Number = 1.0", ", alpha", {"alpha": "the scale of the negative part."}),
+    Op("threshold", "(input: Tensor, threshold: Number, value: Number, inplace: bool = False) "
        "-> Tensor",
        "_impl.nn.maybe_inplace(input, _impl.nn.threshold(input, threshold, value), inplace)",
        "Replaces the elements at or below threshold with value (NaN stays NaN).", ns="F",
        args={"threshold": "the threshold.", "value": "what replaces the elements at or below "
              "it."}),
     _inplace_act("hardtanh", "Clamps each element to [min_val, max_val].",
-                 ", min_val: float = -1.0, max_val: float = 1.0", ", min_val, max_val",
+                 ", min_val: Number = -1.0, max_val: Number = 1.0", ", min_val, max_val",
                  {"min_val": "the lower bound.", "max_val": "the upper bound."}),
     Op("max_pool2d", "(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,"
        " padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False, "

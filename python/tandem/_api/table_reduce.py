@@ -19,7 +19,7 @@ def _reduce(name: str, doc: str, *, dtype: bool = False, empty_all: bool = True,
 
 
 _VAR = ("(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, "
-        "keepdim: bool = False, *, correction: Optional[float] = None, axis: Dim = None, "
+        "keepdim: bool = False, *, correction: Optional[Number] = None, axis: Dim = None, "
         "keepdims: bool = False{ddof})")
 _VAR_ARGS = {"unbiased": "Bessel's correction on (True) or off (False); legacy form of "
                          "correction.",
@@ -95,7 +95,7 @@ ROWS = [
     Op("logsumexp", f"(input: Tensor, dim: Dim, keepdim: bool = False, *, {_AXIS}) -> Tensor",
        f"_C.logsumexp(input, {_DA})",
        "log(sum(exp(input))) over dim, computed without overflow.", method=True),
-    Op("norm", "(input: Tensor, p: Union[float, str, None] = 'fro', dim: Dim = None, "
+    Op("norm", "(input: Tensor, p: Union[Number, str, None] = 'fro', dim: Dim = None, "
        "keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor",
        "_impl.reduce.norm(input, p, dim, keepdim, dtype)",
        "The vector p-norm over dim ('fro' and None mean 2; inf and -inf the largest and "

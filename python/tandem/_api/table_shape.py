@@ -13,7 +13,7 @@ ROWS = [
        "A tensor with input's elements in the new shape: a view when the strides allow, "
        "otherwise a copy.", method=True, args=_SHAPE_ARGS,
        method_sig="(self, *shape: Union[int, Sequence[int]]) -> Tensor",
-       method_call="_C.reshape(self, _impl.args.shape(shape))"),
+       method_call="_C.reshape(self, _impl.args.shape(shape, 'reshape'))"),
     Op("view", "(self, *shape: Union[int, Sequence[int]]) -> Tensor",
        "_impl.shape.view(self, shape)",
        "A view of the same data with a new shape; the strides must allow it (else use "
@@ -26,7 +26,7 @@ ROWS = [
        "_C.permute(input, dims)", "A view with the dims reordered.", method=True,
        args={"dims": "the new order of the dims."},
        method_sig="(self, *dims: Union[int, Sequence[int]]) -> Tensor",
-       method_call="_C.permute(self, _impl.args.shape(dims))"),
+       method_call="_C.permute(self, _impl.args.shape(dims, 'permute', 'dims'))"),
     Op("transpose", "(input: Tensor, dim0: int, dim1: int) -> Tensor",
        "_C.transpose(input, dim0, dim1)", "A view with dims dim0 and dim1 swapped.",
        method=True, args={"dim0": "the first dim.", "dim1": "the second dim."}),
@@ -51,7 +51,7 @@ ROWS = [
        "A broadcast view of input with the given size; -1 keeps a dim's size.", method=True,
        args=_SHAPE_ARGS,
        method_sig="(self, *size: Union[int, Sequence[int]]) -> Tensor",
-       method_call="_C.expand(self, _impl.args.shape(size))"),
+       method_call="_C.expand(self, _impl.args.shape(size, 'expand', 'size'))"),
     Op("expand_as", "(self, other: Tensor) -> Tensor", "_C.expand(self, other.shape)",
        "expand(other.shape).", args={"other": "the tensor whose shape to take."}),
     Op("broadcast_to", "(input: Tensor, shape: Sequence[int]) -> Tensor",

@@ -108,7 +108,7 @@ ROWS = [
        "given).", method=True, grad=False,
        args={"weights": "a weight per element.", "minlength": "the least length of the "
                                                                "result."}),
-    Op("histc", "(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor",
+    Op("histc", "(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0) -> Tensor",
        "_C.histc(input, int(bins), float(min), float(max))",
        "A histogram with bins equal bins over [min, max] (the data's range when min == max); "
        "values outside are ignored.", method=True, grad=False,

@@ -55,6 +55,12 @@ def conv2d(
         _impl.args.not_a_tensor('conv2d', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
         _impl.args.not_a_tensor('conv2d', 'bias', bias)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv2d', 'stride', stride)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv2d', 'dilation', dilation)
+    if type(groups) is not int:
+        groups = _impl.args.int_arg('conv2d', 'groups', groups)
     return _impl.nn.conv(2, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -90,6 +96,12 @@ def conv1d(
         _impl.args.not_a_tensor('conv1d', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
         _impl.args.not_a_tensor('conv1d', 'bias', bias)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv1d', 'stride', stride)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv1d', 'dilation', dilation)
+    if type(groups) is not int:
+        groups = _impl.args.int_arg('conv1d', 'groups', groups)
     return _impl.nn.conv(1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -128,6 +140,16 @@ def conv_transpose2d(
         _impl.args.not_a_tensor('conv_transpose2d', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
         _impl.args.not_a_tensor('conv_transpose2d', 'bias', bias)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv_transpose2d', 'stride', stride)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv_transpose2d', 'padding', padding)
+    if type(output_padding) is not int or not -0x8000000000000000 <= output_padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv_transpose2d', 'output_padding', output_padding)
+    if type(groups) is not int:
+        groups = _impl.args.int_arg('conv_transpose2d', 'groups', groups)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('conv_transpose2d', 'dilation', dilation)
     return _impl.nn.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -219,6 +241,8 @@ def layer_norm(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('layer_norm', 'input', input)
+    if type(normalized_shape) is not int or not -0x8000000000000000 <= normalized_shape <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('layer_norm', 'normalized_shape', normalized_shape)
     if weight is not None and not isinstance(weight, Tensor):
         _impl.args.not_a_tensor('layer_norm', 'weight', weight)
     if bias is not None and not isinstance(bias, Tensor):
@@ -420,12 +444,12 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _impl.nn.maybe_inplace(input, _C.hardswish(input), inplace)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: Number = 0.01, inplace: bool = False) -> Tensor:
     r"""Applies x for x >= 0 and negative_slope * x otherwise.
 
     Args:
         input (Tensor): the input tensor.
-        negative_slope (float): the slope for negative inputs. Default: ``0.01``.
+        negative_slope (Number): the slope for negative inputs. Default: ``0.01``.
         inplace (bool): write the result into input and return input. Default: ``False``.
 
     Returns:
@@ -438,12 +462,12 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _impl.nn.maybe_inplace(input, _C.leaky_relu(input, negative_slope), inplace)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def elu(input: Tensor, alpha: Number = 1.0, inplace: bool = False) -> Tensor:
     r"""Applies x for x > 0 and alpha * (exp(x) - 1) otherwise.
 
     Args:
         input (Tensor): the input tensor.
-        alpha (float): the value ELU approaches for very negative inputs. Default: ``1.0``.
+        alpha (Number): the value ELU approaches for very negative inputs. Default: ``1.0``.
         inplace (bool): write the result into input and return input. Default: ``False``.
 
     Returns:
@@ -456,12 +480,12 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _impl.nn.maybe_inplace(input, _C.elu(input, alpha), inplace)
 
 
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def celu(input: Tensor, alpha: Number = 1.0, inplace: bool = False) -> Tensor:
     r"""Applies max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
     Args:
         input (Tensor): the input tensor.
-        alpha (float): the scale of the negative part. Default: ``1.0``.
+        alpha (Number): the scale of the negative part. Default: ``1.0``.
         inplace (bool): write the result into input and return input. Default: ``False``.
 
     Returns:
@@ -474,13 +498,13 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _impl.nn.maybe_inplace(input, _C.celu(input, alpha), inplace)
 
 
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+def threshold(input: Tensor, threshold: Number, value: Number, inplace: bool = False) -> Tensor:
     r"""Replaces the elements at or below threshold with value (NaN stays NaN).
 
     Args:
         input (Tensor): the input tensor.
-        threshold (float): the threshold.
-        value (float): what replaces the elements at or below it.
+        threshold (Number): the threshold.
+        value (Number): what replaces the elements at or below it.
         inplace (bool): write the result into input and return input. Default: ``False``.
 
     Returns:
@@ -488,6 +512,10 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('threshold', 'input', input)
+    if type(threshold) is int and not -0x8000000000000000 <= threshold < 0x10000000000000000 or threshold is None:
+        _impl.args.number_arg('threshold', 'threshold', threshold)
+    if type(value) is int and not -0x8000000000000000 <= value < 0x10000000000000000 or value is None:
+        _impl.args.number_arg('threshold', 'value', value)
     if not isinstance(inplace, bool):
         _impl.args.not_a_bool('threshold', 'inplace', inplace)
     return _impl.nn.maybe_inplace(input, _impl.nn.threshold(input, threshold, value), inplace)
@@ -495,16 +523,16 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def hardtanh(
     input: Tensor,
-    min_val: float = -1.0,
-    max_val: float = 1.0,
+    min_val: Number = -1.0,
+    max_val: Number = 1.0,
     inplace: bool = False,
 ) -> Tensor:
     r"""Clamps each element to [min_val, max_val].
 
     Args:
         input (Tensor): the input tensor.
-        min_val (float): the lower bound. Default: ``-1.0``.
-        max_val (float): the upper bound. Default: ``1.0``.
+        min_val (Number): the lower bound. Default: ``-1.0``.
+        max_val (Number): the upper bound. Default: ``1.0``.
         inplace (bool): write the result into input and return input. Default: ``False``.
 
     Returns:
@@ -545,6 +573,14 @@ def max_pool2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('max_pool2d', 'input', input)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool2d', 'kernel_size', kernel_size)
+    if stride is not None and (type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('max_pool2d', 'stride', stride)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool2d', 'padding', padding)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool2d', 'dilation', dilation)
     if not isinstance(ceil_mode, bool):
         _impl.args.not_a_bool('max_pool2d', 'ceil_mode', ceil_mode)
     if not isinstance(return_indices, bool):
@@ -580,6 +616,14 @@ def max_pool1d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('max_pool1d', 'input', input)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool1d', 'kernel_size', kernel_size)
+    if stride is not None and (type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('max_pool1d', 'stride', stride)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool1d', 'padding', padding)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('max_pool1d', 'dilation', dilation)
     if not isinstance(ceil_mode, bool):
         _impl.args.not_a_bool('max_pool1d', 'ceil_mode', ceil_mode)
     if not isinstance(return_indices, bool):
@@ -616,10 +660,18 @@ def avg_pool2d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('avg_pool2d', 'input', input)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('avg_pool2d', 'kernel_size', kernel_size)
+    if stride is not None and (type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('avg_pool2d', 'stride', stride)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('avg_pool2d', 'padding', padding)
     if not isinstance(ceil_mode, bool):
         _impl.args.not_a_bool('avg_pool2d', 'ceil_mode', ceil_mode)
     if not isinstance(count_include_pad, bool):
         _impl.args.not_a_bool('avg_pool2d', 'count_include_pad', count_include_pad)
+    if divisor_override is not None and type(divisor_override) is not int:
+        divisor_override = _impl.args.int_arg('avg_pool2d', 'divisor_override', divisor_override)
     return _impl.nn.avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -649,6 +701,12 @@ def avg_pool1d(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('avg_pool1d', 'input', input)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('avg_pool1d', 'kernel_size', kernel_size)
+    if stride is not None and (type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('avg_pool1d', 'stride', stride)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('avg_pool1d', 'padding', padding)
     if not isinstance(ceil_mode, bool):
         _impl.args.not_a_bool('avg_pool1d', 'ceil_mode', ceil_mode)
     if not isinstance(count_include_pad, bool):
@@ -765,6 +823,8 @@ def embedding(
         _impl.args.not_a_tensor('embedding', 'input', input)
     if not isinstance(weight, Tensor):
         _impl.args.not_a_tensor('embedding', 'weight', weight)
+    if padding_idx is not None and type(padding_idx) is not int:
+        padding_idx = _impl.args.int_arg('embedding', 'padding_idx', padding_idx)
     if not isinstance(scale_grad_by_freq, bool):
         _impl.args.not_a_bool('embedding', 'scale_grad_by_freq', scale_grad_by_freq)
     if not isinstance(sparse, bool):
@@ -1093,6 +1153,8 @@ def interpolate(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('interpolate', 'input', input)
+    if size is not None and (type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('interpolate', 'size', size)
     if not isinstance(antialias, bool):
         _impl.args.not_a_bool('interpolate', 'antialias', antialias)
     return _impl.nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
@@ -1121,6 +1183,14 @@ def unfold(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('unfold', 'input', input)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('unfold', 'kernel_size', kernel_size)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('unfold', 'dilation', dilation)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('unfold', 'padding', padding)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('unfold', 'stride', stride)
     return _impl.nn.unfold(input, kernel_size, dilation, padding, stride)
 
 
@@ -1149,6 +1219,16 @@ def fold(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('fold', 'input', input)
+    if type(output_size) is not int or not -0x8000000000000000 <= output_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('fold', 'output_size', output_size)
+    if type(kernel_size) is not int or not -0x8000000000000000 <= kernel_size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('fold', 'kernel_size', kernel_size)
+    if type(dilation) is not int or not -0x8000000000000000 <= dilation <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('fold', 'dilation', dilation)
+    if type(padding) is not int or not -0x8000000000000000 <= padding <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('fold', 'padding', padding)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('fold', 'stride', stride)
     return _impl.nn.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 

@@ -31,7 +31,7 @@ def inv(A: Tensor) -> Tensor:
 
 def norm(
     A: Tensor,
-    ord: Union[float, str, None] = None,
+    ord: Union[Number, str, None] = None,
     dim: Dim = None,
     keepdim: bool = False,
 ) -> Tensor:
@@ -40,7 +40,7 @@ def norm(
 
     Args:
         A (Tensor): the input tensor.
-        ord (float or str): the order of the norm (None: 2, or Frobenius over two dims).
+        ord (Number or str): the order of the norm (None: 2, or Frobenius over two dims).
             Default: ``None``.
         dim (int or tuple of ints, optional): the dimension or dimensions to reduce (all
             when None). Default: ``None``.
@@ -52,6 +52,10 @@ def norm(
     """
     if not isinstance(A, Tensor):
         _impl.args.not_a_tensor('norm', 'A', A)
+    if type(ord) is int and not -0x8000000000000000 <= ord < 0x10000000000000000:
+        _impl.args.number_arg('norm', 'ord', ord)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('norm', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('norm', 'keepdim', keepdim)
     return _impl.linalg.norm(A, ord, dim, keepdim)
@@ -59,7 +63,7 @@ def norm(
 
 def vector_norm(
     x: Tensor,
-    ord: float = 2,
+    ord: Number = 2,
     dim: Dim = None,
     keepdim: bool = False,
     *,
@@ -69,7 +73,7 @@ def vector_norm(
 
     Args:
         x (Tensor): the input tensor.
-        ord (float): the order of the norm. Default: ``2``.
+        ord (Number): the order of the norm. Default: ``2``.
         dim (int or tuple of ints, optional): the dimension or dimensions to reduce (all
             when None). Default: ``None``.
         keepdim (bool): whether the result keeps each reduced dimension with size 1.
@@ -84,6 +88,10 @@ def vector_norm(
     """
     if not isinstance(x, Tensor):
         _impl.args.not_a_tensor('vector_norm', 'x', x)
+    if type(ord) is int and not -0x8000000000000000 <= ord < 0x10000000000000000 or ord is None:
+        _impl.args.number_arg('vector_norm', 'ord', ord)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('vector_norm', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('vector_norm', 'keepdim', keepdim)
     if dtype is not None and not isinstance(dtype, DType):
@@ -93,7 +101,7 @@ def vector_norm(
 
 def matrix_norm(
     A: Tensor,
-    ord: Union[float, str] = 'fro',
+    ord: Union[Number, str] = 'fro',
     dim: Sequence[int] = (-2, -1),
     keepdim: bool = False,
 ) -> Tensor:
@@ -101,7 +109,7 @@ def matrix_norm(
 
     Args:
         A (Tensor): the input tensor.
-        ord (float or str): 'fro', or 1 / -1 (largest / smallest column sum of abs values)
+        ord (Number or str): 'fro', or 1 / -1 (largest / smallest column sum of abs values)
             or inf / -inf (row sum); 2, -2 and 'nuc' need an SVD, which tandem lacks.
             Default: ``'fro'``.
         dim (sequence of int): the two matrix dims. Default: ``(-2, -1)``.
@@ -113,6 +121,10 @@ def matrix_norm(
     """
     if not isinstance(A, Tensor):
         _impl.args.not_a_tensor('matrix_norm', 'A', A)
+    if type(ord) is int and not -0x8000000000000000 <= ord < 0x10000000000000000:
+        _impl.args.number_arg('matrix_norm', 'ord', ord)
+    if type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('matrix_norm', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('matrix_norm', 'keepdim', keepdim)
     return _impl.linalg.matrix_norm(A, ord, dim, keepdim)

@@ -658,6 +658,8 @@ def add_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
+        _impl.args.number_arg('add', 'alpha', alpha)
     return self._inplace_binary('add', other, alpha)
 
 
@@ -674,6 +676,8 @@ def sub_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
+        _impl.args.number_arg('sub', 'alpha', alpha)
     return self._inplace_binary('sub', other, alpha)
 
 
@@ -735,6 +739,8 @@ def where(self, condition: Tensor, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if not isinstance(condition, Tensor):
+        _impl.args.not_a_tensor('where', 'condition', condition)
     return _C.where(condition, self, other)
 
 
@@ -748,7 +754,7 @@ def reshape(self, *shape: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    return _C.reshape(self, _impl.args.shape(shape))
+    return _C.reshape(self, _impl.args.shape(shape, 'reshape'))
 
 
 def view(self, *shape: Union[int, Sequence[int]]) -> Tensor:
@@ -800,7 +806,7 @@ def permute(self, *dims: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    return _C.permute(self, _impl.args.shape(dims))
+    return _C.permute(self, _impl.args.shape(dims, 'permute', 'dims'))
 
 
 def expand(self, *size: Union[int, Sequence[int]]) -> Tensor:
@@ -812,7 +818,7 @@ def expand(self, *size: Union[int, Sequence[int]]) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    return _C.expand(self, _impl.args.shape(size))
+    return _C.expand(self, _impl.args.shape(size, 'expand', 'size'))
 
 
 def expand_as(self, other: Tensor) -> Tensor:
@@ -939,6 +945,10 @@ def softmax(self, dim: Optional[int] = None, dtype: Optional[DType] = None) -> T
     Returns:
         Tensor: the result.
     """
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('softmax', 'dim', dim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('softmax', 'dtype', dtype)
     return _C.softmax(self, _impl.nn.softmax_dim(dim, self.ndim), dtype)
 
 
@@ -954,6 +964,10 @@ def log_softmax(self, dim: Optional[int] = None, dtype: Optional[DType] = None) 
     Returns:
         Tensor: the result.
     """
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('log_softmax', 'dim', dim)
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('log_softmax', 'dtype', dtype)
     return _C.log_softmax(self, _impl.nn.softmax_dim(dim, self.ndim), dtype)
 
 

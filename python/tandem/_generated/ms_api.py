@@ -38,7 +38,6 @@ from .torch_api import (
     amin,
     aminmax,
     any,
-    arange,
     arccos,
     arccosh,
     arcsin,
@@ -310,6 +309,43 @@ def zeros(size: Union[int, Sequence[int], Tensor], dtype: Optional[DType] = None
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('zeros', 'dtype', dtype)
     return _impl.ms.filled('zeros', size, 0, dtype)
+
+
+def arange(
+    start: Number = 0,
+    end: Optional[Number] = None,
+    step: Number = 1,
+    *,
+    dtype: Optional[DType] = None,
+    device: Optional[object] = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    r"""Values from start to end (exclusive) in steps of step; end None (the default) takes start as
+    the end: arange(n) counts 0..n-1. int64 when all arguments are ints, else the default float
+    dtype.
+
+    Args:
+        start (number.Number): the first value (or end, when end is None). Default: ``0``.
+        end (Optional[number.Number]): the bound, not included. Default: ``None``.
+        step (number.Number): the difference between neighbours. Default: ``1``.
+
+    Keyword Args:
+        dtype (Optional[mindspore.dtype]): the data type of the result (the default float
+            type when None, for floating-point results). Default: ``None``.
+        device (Optional[object]): where the result lives: only the CPU exists. Default:
+            ``None``.
+        requires_grad (bool): whether autograd records operations on the result. Default:
+            ``False``.
+
+    Returns:
+        Tensor, the result.
+    """
+    if dtype is not None and not isinstance(dtype, DType):
+        _impl.args.not_a_dtype('arange', 'dtype', dtype)
+    if not isinstance(requires_grad, bool):
+        _impl.args.not_a_bool('arange', 'requires_grad', requires_grad)
+    _impl.creation.check_device(device, 'arange')
+    return _impl.creation.with_grad(_impl.creation.arange(start, end, step, dtype), requires_grad)
 
 
 def fill(type: Optional[DType], shape: Union[int, Sequence[int], Tensor], value: Number) -> Tensor:

@@ -1186,12 +1186,12 @@ def clamp(
     return _C.clamp(input, min, max)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: Number = 0.01) -> Tensor:
     r"""Applies x for x >= 0 and negative_slope * x otherwise, elementwise.
 
     Args:
         input (Tensor): the input tensor.
-        negative_slope (float): the slope for negative inputs. Default: ``0.01``.
+        negative_slope (Number): the slope for negative inputs. Default: ``0.01``.
 
     Returns:
         Tensor: the result.
@@ -1201,12 +1201,12 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return _C.leaky_relu(input, negative_slope)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(input: Tensor, alpha: Number = 1.0) -> Tensor:
     r"""Applies ELU: x for x > 0 and alpha * (exp(x) - 1) otherwise.
 
     Args:
         input (Tensor): the input tensor.
-        alpha (float): the value ELU approaches for very negative inputs. Default: ``1.0``.
+        alpha (Number): the value ELU approaches for very negative inputs. Default: ``1.0``.
 
     Returns:
         Tensor: the result.
@@ -1216,12 +1216,12 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     return _C.elu(input, alpha)
 
 
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def celu(input: Tensor, alpha: Number = 1.0) -> Tensor:
     r"""Applies CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
     Args:
         input (Tensor): the input tensor.
-        alpha (float): the scale of the negative part. Default: ``1.0``.
+        alpha (Number): the scale of the negative part. Default: ``1.0``.
 
     Returns:
         Tensor: the result.
@@ -1247,13 +1247,13 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     return _C.gelu(input, approximate)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0) -> Tensor:
     r"""Applies log(1 + exp(beta * x)) / beta elementwise; linear above threshold.
 
     Args:
         input (Tensor): the input tensor.
-        beta (float): the sharpness of the curve. Default: ``1.0``.
-        threshold (float): beta * x above which the result is x itself. Default: ``20.0``.
+        beta (Number): the sharpness of the curve. Default: ``1.0``.
+        threshold (Number): beta * x above which the result is x itself. Default: ``20.0``.
 
     Returns:
         Tensor: the result.
@@ -1263,13 +1263,13 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _C.softplus(input, beta, threshold)
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(input: Tensor, min_val: Number = -1.0, max_val: Number = 1.0) -> Tensor:
     r"""Clamps each element to [min_val, max_val].
 
     Args:
         input (Tensor): the input tensor.
-        min_val (float): the lower bound. Default: ``-1.0``.
-        max_val (float): the upper bound. Default: ``1.0``.
+        min_val (Number): the lower bound. Default: ``-1.0``.
+        max_val (Number): the upper bound. Default: ``1.0``.
 
     Returns:
         Tensor: the result.
@@ -1516,10 +1516,14 @@ def sum(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('sum', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('sum', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('sum', 'keepdim', keepdim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('sum', 'dtype', dtype)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('sum', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('sum', 'keepdims', keepdims)
     return _C.sum(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
@@ -1555,10 +1559,14 @@ def mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('mean', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('mean', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('mean', 'keepdim', keepdim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('mean', 'dtype', dtype)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('mean', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('mean', 'keepdims', keepdims)
     return _C.mean(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
@@ -1594,10 +1602,14 @@ def prod(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('prod', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('prod', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('prod', 'keepdim', keepdim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('prod', 'dtype', dtype)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('prod', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('prod', 'keepdims', keepdims)
     return _C.prod(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims, dtype)
@@ -1630,8 +1642,12 @@ def amax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('amax', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('amax', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('amax', 'keepdim', keepdim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('amax', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('amax', 'keepdims', keepdims)
     return _C.amax(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
@@ -1664,8 +1680,12 @@ def amin(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('amin', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('amin', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('amin', 'keepdim', keepdim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('amin', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('amin', 'keepdims', keepdims)
     return _C.amin(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
@@ -1705,6 +1725,8 @@ def max(
         _impl.args.not_a_bool('max', 'keepdim', keepdim)
     if other is not None and not isinstance(other, Tensor):
         _impl.args.not_a_tensor('max', 'other', other)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('max', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('max', 'keepdims', keepdims)
     return _impl.reduce.max_min('max', input, dim, keepdim or keepdims, other, axis)
@@ -1744,6 +1766,8 @@ def min(
         _impl.args.not_a_bool('min', 'keepdim', keepdim)
     if other is not None and not isinstance(other, Tensor):
         _impl.args.not_a_tensor('min', 'other', other)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('min', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('min', 'keepdims', keepdims)
     return _impl.reduce.max_min('min', input, dim, keepdim or keepdims, other, axis)
@@ -1775,8 +1799,12 @@ def argmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argmax', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('argmax', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('argmax', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('argmax', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('argmax', 'keepdims', keepdims)
     return _C.argmax(input, _impl.args.dims(dim, axis), keepdim or keepdims)
@@ -1808,8 +1836,12 @@ def argmin(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argmin', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('argmin', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('argmin', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('argmin', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('argmin', 'keepdims', keepdims)
     return _C.argmin(input, _impl.args.dims(dim, axis), keepdim or keepdims)
@@ -1842,8 +1874,12 @@ def all(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('all', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('all', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('all', 'keepdim', keepdim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('all', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('all', 'keepdims', keepdims)
     return _C.all(input, _impl.args.dims(dim, axis), keepdim or keepdims)
@@ -1876,8 +1912,12 @@ def any(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('any', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('any', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('any', 'keepdim', keepdim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('any', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('any', 'keepdims', keepdims)
     return _C.any(input, _impl.args.dims(dim, axis), keepdim or keepdims)
@@ -1889,7 +1929,7 @@ def var(
     unbiased: Optional[bool] = None,
     keepdim: bool = False,
     *,
-    correction: Optional[float] = None,
+    correction: Optional[Number] = None,
     axis: Dim = None,
     keepdims: bool = False,
     ddof: Optional[float] = None,
@@ -1906,8 +1946,8 @@ def var(
             Default: ``False``.
 
     Keyword args:
-        correction (float, optional): the difference between the sample size and the degrees
-            of freedom (1: unbiased, 0: population). Default: ``None``.
+        correction (Number, optional): the difference between the sample size and the
+            degrees of freedom (1: unbiased, 0: population). Default: ``None``.
         axis (int or tuple of ints, optional): numpy's and MindSpore's name for dim.
             Default: ``None``.
         keepdims (bool): numpy's and MindSpore's name for keepdim. Default: ``False``.
@@ -1918,8 +1958,14 @@ def var(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('var', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('var', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('var', 'keepdim', keepdim)
+    if type(correction) is int and not -0x8000000000000000 <= correction < 0x10000000000000000:
+        _impl.args.number_arg('var', 'correction', correction)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('var', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('var', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof, True)
@@ -1931,7 +1977,7 @@ def std(
     unbiased: Optional[bool] = None,
     keepdim: bool = False,
     *,
-    correction: Optional[float] = None,
+    correction: Optional[Number] = None,
     axis: Dim = None,
     keepdims: bool = False,
     ddof: Optional[float] = None,
@@ -1948,8 +1994,8 @@ def std(
             Default: ``False``.
 
     Keyword args:
-        correction (float, optional): the difference between the sample size and the degrees
-            of freedom (1: unbiased, 0: population). Default: ``None``.
+        correction (Number, optional): the difference between the sample size and the
+            degrees of freedom (1: unbiased, 0: population). Default: ``None``.
         axis (int or tuple of ints, optional): numpy's and MindSpore's name for dim.
             Default: ``None``.
         keepdims (bool): numpy's and MindSpore's name for keepdim. Default: ``False``.
@@ -1960,8 +2006,14 @@ def std(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('std', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('std', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('std', 'keepdim', keepdim)
+    if type(correction) is int and not -0x8000000000000000 <= correction < 0x10000000000000000:
+        _impl.args.number_arg('std', 'correction', correction)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('std', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('std', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std, input, dim, unbiased, keepdim or keepdims, correction, axis, ddof)
@@ -1973,7 +2025,7 @@ def var_mean(
     unbiased: Optional[bool] = None,
     keepdim: bool = False,
     *,
-    correction: Optional[float] = None,
+    correction: Optional[Number] = None,
     axis: Dim = None,
     keepdims: bool = False,
 ) -> Tuple[Tensor, Tensor]:
@@ -1989,8 +2041,8 @@ def var_mean(
             Default: ``False``.
 
     Keyword args:
-        correction (float, optional): the difference between the sample size and the degrees
-            of freedom (1: unbiased, 0: population). Default: ``None``.
+        correction (Number, optional): the difference between the sample size and the
+            degrees of freedom (1: unbiased, 0: population). Default: ``None``.
         axis (int or tuple of ints, optional): numpy's and MindSpore's name for dim.
             Default: ``None``.
         keepdims (bool): numpy's and MindSpore's name for keepdim. Default: ``False``.
@@ -2000,8 +2052,14 @@ def var_mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('var_mean', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('var_mean', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('var_mean', 'keepdim', keepdim)
+    if type(correction) is int and not -0x8000000000000000 <= correction < 0x10000000000000000:
+        _impl.args.number_arg('var_mean', 'correction', correction)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('var_mean', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('var_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.var_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
@@ -2013,7 +2071,7 @@ def std_mean(
     unbiased: Optional[bool] = None,
     keepdim: bool = False,
     *,
-    correction: Optional[float] = None,
+    correction: Optional[Number] = None,
     axis: Dim = None,
     keepdims: bool = False,
 ) -> Tuple[Tensor, Tensor]:
@@ -2029,8 +2087,8 @@ def std_mean(
             Default: ``False``.
 
     Keyword args:
-        correction (float, optional): the difference between the sample size and the degrees
-            of freedom (1: unbiased, 0: population). Default: ``None``.
+        correction (Number, optional): the difference between the sample size and the
+            degrees of freedom (1: unbiased, 0: population). Default: ``None``.
         axis (int or tuple of ints, optional): numpy's and MindSpore's name for dim.
             Default: ``None``.
         keepdims (bool): numpy's and MindSpore's name for keepdim. Default: ``False``.
@@ -2040,8 +2098,14 @@ def std_mean(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('std_mean', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('std_mean', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('std_mean', 'keepdim', keepdim)
+    if type(correction) is int and not -0x8000000000000000 <= correction < 0x10000000000000000:
+        _impl.args.number_arg('std_mean', 'correction', correction)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('std_mean', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('std_mean', 'keepdims', keepdims)
     return _impl.reduce.var_std(_C.std_mean, input, dim, unbiased, keepdim or keepdims, correction, axis, None)
@@ -2074,8 +2138,12 @@ def logsumexp(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('logsumexp', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('logsumexp', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('logsumexp', 'keepdim', keepdim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('logsumexp', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('logsumexp', 'keepdims', keepdims)
     return _C.logsumexp(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)), keepdim or keepdims)
@@ -2083,7 +2151,7 @@ def logsumexp(
 
 def norm(
     input: Tensor,
-    p: Union[float, str, None] = 'fro',
+    p: Union[Number, str, None] = 'fro',
     dim: Dim = None,
     keepdim: bool = False,
     dtype: Optional[DType] = None,
@@ -2093,7 +2161,7 @@ def norm(
 
     Args:
         input (Tensor): the input tensor.
-        p (float or str): the order of the norm. Default: ``'fro'``.
+        p (Number or str): the order of the norm. Default: ``'fro'``.
         dim (int or tuple of ints, optional): the dimension or dimensions to reduce (all
             when None). Default: ``None``.
         keepdim (bool): whether the result keeps each reduced dimension with size 1.
@@ -2106,6 +2174,10 @@ def norm(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('norm', 'input', input)
+    if type(p) is int and not -0x8000000000000000 <= p < 0x10000000000000000:
+        _impl.args.number_arg('norm', 'p', p)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('norm', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('norm', 'keepdim', keepdim)
     if dtype is not None and not isinstance(dtype, DType):
@@ -2130,6 +2202,10 @@ def count_nonzero(input: Tensor, dim: Dim = None, *, axis: Dim = None) -> Tensor
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('count_nonzero', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('count_nonzero', 'dim', dim)
+    if axis is not None and (type(axis) is not int or not -0x8000000000000000 <= axis <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('count_nonzero', 'axis', axis)
     return _C.count_nonzero(input, _impl.reduce.all_if_empty(_impl.args.dims(dim, axis)))
 
 
@@ -2155,6 +2231,8 @@ def aminmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('aminmax', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('aminmax', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('aminmax', 'keepdim', keepdim)
     return _impl.reduce.aminmax(input, dim, keepdim)
@@ -2173,6 +2251,8 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('reshape', 'input', input)
+    if type(shape) is not int or not -0x8000000000000000 <= shape <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('reshape', 'shape', shape)
     return _C.reshape(input, shape)
 
 
@@ -2188,6 +2268,8 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('permute', 'input', input)
+    if type(dims) is not int or not -0x8000000000000000 <= dims <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('permute', 'dims', dims)
     return _C.permute(input, dims)
 
 
@@ -2280,6 +2362,8 @@ def squeeze(input: Tensor, dim: Dim = None) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('squeeze', 'input', input)
+    if dim is not None and (type(dim) is not int or not -0x8000000000000000 <= dim <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('squeeze', 'dim', dim)
     return _C.squeeze(input, dim)
 
 
@@ -2310,6 +2394,8 @@ def expand(input: Tensor, size: Sequence[int]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('expand', 'input', input)
+    if type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('expand', 'size', size)
     return _C.expand(input, size)
 
 
@@ -2325,6 +2411,8 @@ def broadcast_to(input: Tensor, shape: Sequence[int]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('broadcast_to', 'input', input)
+    if type(shape) is not int or not -0x8000000000000000 <= shape <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('broadcast_to', 'shape', shape)
     return _C.broadcast_to(input, shape)
 
 
@@ -2369,6 +2457,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('narrow', 'input', input)
+    if type(start) is not int:
+        start = _impl.args.int_arg('narrow', 'start', start)
     return _C.narrow(input, dim, int(start), length)
 
 
@@ -2385,6 +2475,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('select', 'input', input)
+    if type(index) is not int:
+        index = _impl.args.int_arg('select', 'index', index)
     return _C.select(input, dim, int(index))
 
 
@@ -2434,6 +2526,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('unflatten', 'input', input)
+    if type(sizes) is not int or not -0x8000000000000000 <= sizes <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('unflatten', 'sizes', sizes)
     return _C.unflatten(input, dim, sizes)
 
 
@@ -2471,6 +2565,12 @@ def as_strided(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('as_strided', 'input', input)
+    if type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('as_strided', 'size', size)
+    if type(stride) is not int or not -0x8000000000000000 <= stride <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('as_strided', 'stride', stride)
+    if storage_offset is not None and type(storage_offset) is not int:
+        storage_offset = _impl.args.int_arg('as_strided', 'storage_offset', storage_offset)
     return _C.as_strided(input, list(size), list(stride), input.storage_offset() if storage_offset is None else storage_offset)
 
 
@@ -2492,6 +2592,10 @@ def split(
     """
     if not isinstance(tensor, Tensor):
         _impl.args.not_a_tensor('split', 'tensor', tensor)
+    if type(split_size_or_sections) is not int or not -0x8000000000000000 <= split_size_or_sections <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('split', 'split_size_or_sections', split_size_or_sections)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('split', 'dim', dim)
     return _impl.shape.split(tensor, split_size_or_sections, dim)
 
 
@@ -2543,6 +2647,10 @@ def movedim(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('movedim', 'input', input)
+    if type(source) is not int or not -0x8000000000000000 <= source <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('movedim', 'source', source)
+    if type(destination) is not int or not -0x8000000000000000 <= destination <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('movedim', 'destination', destination)
     return _impl.shape.movedim(input, source, destination)
 
 
@@ -2560,6 +2668,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None) 
     Returns:
         Tensor: the result.
     """
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('cat', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('cat', 'axis', axis)
     return _C.cat(_impl.args.tensor_list(tensors, 'cat'), _impl.args.one_dim(dim, axis))
 
 
@@ -2576,6 +2688,10 @@ def concat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = Non
     Returns:
         Tensor: the result.
     """
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('concat', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('concat', 'axis', axis)
     return _C.cat(_impl.args.tensor_list(tensors, 'concat'), _impl.args.one_dim(dim, axis))
 
 
@@ -2592,6 +2708,10 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, dim: Optional[int] 
     Returns:
         Tensor: the result.
     """
+    if type(axis) is not int:
+        axis = _impl.args.int_arg('concatenate', 'axis', axis)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('concatenate', 'dim', dim)
     return _C.cat(_impl.args.tensor_list(tensors, 'concatenate'), _impl.args.one_dim(axis, dim))
 
 
@@ -2608,6 +2728,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, axis: Optional[int] = None
     Returns:
         Tensor: the result.
     """
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('stack', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('stack', 'axis', axis)
     return _C.stack(_impl.args.tensor_list(tensors, 'stack'), _impl.args.one_dim(dim, axis))
 
 
@@ -2647,6 +2771,8 @@ def flip(input: Tensor, dims: Union[int, Sequence[int]]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('flip', 'input', input)
+    if type(dims) is not int or not -0x8000000000000000 <= dims <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('flip', 'dims', dims)
     return _C.flip(input, _impl.args.ints(dims, 'flip', 'dims'))
 
 
@@ -2696,6 +2822,10 @@ def roll(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('roll', 'input', input)
+    if type(shifts) is not int or not -0x8000000000000000 <= shifts <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('roll', 'shifts', shifts)
+    if dims is not None and (type(dims) is not int or not -0x8000000000000000 <= dims <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('roll', 'dims', dims)
     return _C.roll(input, _impl.args.ints(shifts, 'roll', 'shifts'), [] if dims is None else _impl.args.ints(dims, 'roll', 'dims'))
 
 
@@ -2711,6 +2841,8 @@ def tile(input: Tensor, dims: Union[int, Sequence[int]]) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('tile', 'input', input)
+    if type(dims) is not int or not -0x8000000000000000 <= dims <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('tile', 'dims', dims)
     return _C.tile(input, _impl.args.ints(dims, 'tile', 'dims'))
 
 
@@ -2741,6 +2873,10 @@ def repeat_interleave(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('repeat_interleave', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('repeat_interleave', 'dim', dim)
+    if output_size is not None and type(output_size) is not int:
+        output_size = _impl.args.int_arg('repeat_interleave', 'output_size', output_size)
     return _impl.shape.repeat_interleave(input, repeats, dim, output_size)
 
 
@@ -2812,6 +2948,8 @@ def pad(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('pad', 'input', input)
+    if type(pad) is not int or not -0x8000000000000000 <= pad <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('pad', 'pad', pad)
     return _impl.shape.pad(input, pad, mode, value)
 
 
@@ -3020,6 +3158,10 @@ def full(
     Returns:
         Tensor: the result.
     """
+    if type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF:
+        _impl.args.int_seq_arg('full', 'size', size)
+    if type(fill_value) is int and not -0x8000000000000000 <= fill_value < 0x10000000000000000 or fill_value is None:
+        _impl.args.number_arg('full', 'fill_value', fill_value)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('full', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3251,14 +3393,18 @@ def randint_like(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('randint_like', 'input', input)
+    if type(low) is not int:
+        low = _impl.args.int_arg('randint_like', 'low', low)
+    if high is not None and type(high) is not int:
+        high = _impl.args.int_arg('randint_like', 'high', high)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('randint_like', 'dtype', dtype)
     return _impl.creation.randint_like(input, low, high, dtype)
 
 
 def arange(
-    start: Number = 0,
-    end: Optional[Number] = None,
+    start: Number = ...,
+    end: Number = ...,
     step: Number = 1,
     *,
     dtype: Optional[DType] = None,
@@ -3269,8 +3415,9 @@ def arange(
     all arguments are ints, else the default float dtype.
 
     Args:
-        start (Number): the first value (or end, when end is None). Default: ``0``.
-        end (Number, optional): the bound, not included. Default: ``None``.
+        start (Number): the first value (0 when omitted); arange(n) with one argument takes
+            it as end.
+        end (Number): the bound, not included (required; arange(n) passes it alone).
         step (Number): the difference between neighbours. Default: ``1``.
 
     Keyword args:
@@ -3284,6 +3431,12 @@ def arange(
     Returns:
         Tensor: the result.
     """
+    if type(start) is int and not -0x8000000000000000 <= start < 0x10000000000000000 or start is None:
+        _impl.args.number_arg('arange', 'start', start)
+    if type(end) is int and not -0x8000000000000000 <= end < 0x10000000000000000 or end is None:
+        _impl.args.number_arg('arange', 'end', end)
+    if type(step) is int and not -0x8000000000000000 <= step < 0x10000000000000000 or step is None:
+        _impl.args.number_arg('arange', 'step', step)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('arange', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3319,6 +3472,12 @@ def linspace(
     Returns:
         Tensor: the result.
     """
+    if type(start) is int and not -0x8000000000000000 <= start < 0x10000000000000000 or start is None:
+        _impl.args.number_arg('linspace', 'start', start)
+    if type(end) is int and not -0x8000000000000000 <= end < 0x10000000000000000 or end is None:
+        _impl.args.number_arg('linspace', 'end', end)
+    if type(steps) is not int:
+        steps = _impl.args.int_arg('linspace', 'steps', steps)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('linspace', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3353,6 +3512,12 @@ def logspace(
     Returns:
         Tensor: the result.
     """
+    if type(start) is int and not -0x8000000000000000 <= start < 0x10000000000000000 or start is None:
+        _impl.args.number_arg('logspace', 'start', start)
+    if type(end) is int and not -0x8000000000000000 <= end < 0x10000000000000000 or end is None:
+        _impl.args.number_arg('logspace', 'end', end)
+    if type(steps) is not int:
+        steps = _impl.args.int_arg('logspace', 'steps', steps)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('logspace', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3412,12 +3577,14 @@ def meshgrid(
     return _impl.creation.meshgrid(tensors, indexing)
 
 
-def manual_seed(seed: int) -> None:
+def manual_seed(seed: Number) -> None:
     r"""Seeds the global random generator, so later random ops repeat exactly.
 
     Args:
-        seed (int): the seed.
+        seed (Number): the seed.
     """
+    if type(seed) is int and not -0x8000000000000000 <= seed < 0x10000000000000000 or seed is None:
+        _impl.args.number_arg('manual_seed', 'seed', seed)
     return _C.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)
 
 
@@ -3427,6 +3594,8 @@ def set_seed(seed: int) -> None:
     Args:
         seed (int): the seed.
     """
+    if type(seed) is not int:
+        seed = _impl.args.int_arg('set_seed', 'seed', seed)
     return _C.manual_seed(int(seed) & 0xFFFFFFFFFFFFFFFF)
 
 
@@ -3531,7 +3700,7 @@ def randn(
 
 def randint(
     low: int = 0,
-    high: Optional[int] = None,
+    high: Union[int, Sequence[int], None] = None,
     size: Optional[Size] = None,
     *,
     dtype: Optional[DType] = None,
@@ -3542,7 +3711,8 @@ def randint(
     Args:
         low (int): the lowest value (or high, when only two arguments are given). Default:
             ``0``.
-        high (int, optional): one above the largest value. Default: ``None``.
+        high (int or sequence of int): one above the largest value (the size, in the two-
+            argument form randint(high, size)). Default: ``None``.
         size (int or tuple of ints, optional): the shape of the result. Default: ``None``.
 
     Keyword args:
@@ -3554,6 +3724,12 @@ def randint(
     Returns:
         Tensor: the result.
     """
+    if type(low) is not int:
+        low = _impl.args.int_arg('randint', 'low', low)
+    if high is not None and (type(high) is not int or not -0x8000000000000000 <= high <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('randint', 'high', high)
+    if size is not None and (type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('randint', 'size', size)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('randint', 'dtype', dtype)
     _impl.creation.check_device(device, 'randint')
@@ -3589,6 +3765,8 @@ def normal(
     Returns:
         Tensor: the result.
     """
+    if size is not None and (type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('normal', 'size', size)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('normal', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3621,6 +3799,8 @@ def uniform(
     Returns:
         Tensor: the result.
     """
+    if size is not None and (type(size) is not int or not -0x8000000000000000 <= size <= 0x7FFFFFFFFFFFFFFF):
+        _impl.args.int_seq_arg('uniform', 'size', size)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('uniform', 'dtype', dtype)
     if not isinstance(requires_grad, bool):
@@ -3658,6 +3838,8 @@ def randperm(n: int, *, dtype: Optional[DType] = None, device: Optional[object] 
     Returns:
         Tensor: the result.
     """
+    if type(n) is not int:
+        n = _impl.args.int_arg('randperm', 'n', n)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('randperm', 'dtype', dtype)
     _impl.creation.check_device(device, 'randperm')
@@ -3744,8 +3926,12 @@ def scatter(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('scatter', 'input', input)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('scatter', 'dim', dim)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('scatter', 'index', index)
+    if type(value) is int and not -0x8000000000000000 <= value < 0x10000000000000000:
+        _impl.args.number_arg('scatter', 'value', value)
     return _impl.index.scatter(input, dim, index, src, value, reduce)
 
 
@@ -3763,6 +3949,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('scatter_add', 'input', input)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('scatter_add', 'dim', dim)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('scatter_add', 'index', index)
     if not isinstance(src, Tensor):
@@ -3797,6 +3985,8 @@ def scatter_reduce(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('scatter_reduce', 'input', input)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('scatter_reduce', 'dim', dim)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('scatter_reduce', 'index', index)
     if not isinstance(src, Tensor):
@@ -4208,6 +4398,8 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor:
         _impl.args.not_a_tensor('cross', 'input', input)
     if not isinstance(other, Tensor):
         _impl.args.not_a_tensor('cross', 'other', other)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('cross', 'dim', dim)
     return _C.cross(input, other, -1 if dim is None else dim)
 
 
@@ -4266,8 +4458,12 @@ def cumsum(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cumsum', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('cumsum', 'dim', dim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('cumsum', 'dtype', dtype)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('cumsum', 'axis', axis)
     return _C.cumsum(input, _impl.sort.required_dim('cumsum', dim, axis), dtype)
 
 
@@ -4294,8 +4490,12 @@ def cumprod(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cumprod', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('cumprod', 'dim', dim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('cumprod', 'dtype', dtype)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('cumprod', 'axis', axis)
     return _C.cumprod(input, _impl.sort.required_dim('cumprod', dim, axis), dtype)
 
 
@@ -4319,6 +4519,10 @@ def cummax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cummax', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('cummax', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('cummax', 'axis', axis)
     return _impl.sort.values_indices(*_C.cummax(input, _impl.sort.required_dim('cummax', dim, axis)))
 
 
@@ -4342,6 +4546,10 @@ def cummin(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('cummin', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('cummin', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('cummin', 'axis', axis)
     return _impl.sort.values_indices(*_C.cummin(input, _impl.sort.required_dim('cummin', dim, axis)))
 
 
@@ -4365,6 +4573,10 @@ def logcumsumexp(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('logcumsumexp', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('logcumsumexp', 'dim', dim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('logcumsumexp', 'axis', axis)
     return _C.logcumsumexp(input, _impl.sort.required_dim('logcumsumexp', dim, axis))
 
 
@@ -4394,10 +4606,14 @@ def sort(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('sort', 'input', input)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('sort', 'dim', dim)
     if not isinstance(descending, bool):
         _impl.args.not_a_bool('sort', 'descending', descending)
     if not isinstance(stable, bool):
         _impl.args.not_a_bool('sort', 'stable', stable)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('sort', 'axis', axis)
     return _impl.sort.values_indices(*_C.sort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable)))
 
 
@@ -4426,10 +4642,14 @@ def argsort(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('argsort', 'input', input)
+    if type(dim) is not int:
+        dim = _impl.args.int_arg('argsort', 'dim', dim)
     if not isinstance(descending, bool):
         _impl.args.not_a_bool('argsort', 'descending', descending)
     if not isinstance(stable, bool):
         _impl.args.not_a_bool('argsort', 'stable', stable)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('argsort', 'axis', axis)
     return _C.argsort(input, _impl.sort.dim_or_last(dim, axis), bool(descending), bool(stable))
 
 
@@ -4474,10 +4694,16 @@ def topk(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('topk', 'input', input)
+    if type(k) is not int:
+        k = _impl.args.int_arg('topk', 'k', k)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('topk', 'dim', dim)
     if not isinstance(largest, bool):
         _impl.args.not_a_bool('topk', 'largest', largest)
     if not isinstance(sorted, bool):
         _impl.args.not_a_bool('topk', 'sorted', sorted)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('topk', 'axis', axis)
     return _impl.sort.values_indices(*_C.topk(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(largest), bool(sorted)))
 
 
@@ -4508,8 +4734,14 @@ def kthvalue(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('kthvalue', 'input', input)
+    if type(k) is not int:
+        k = _impl.args.int_arg('kthvalue', 'k', k)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('kthvalue', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('kthvalue', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('kthvalue', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('kthvalue', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.kthvalue(input, int(k), _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
@@ -4541,8 +4773,12 @@ def median(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('median', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('median', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('median', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('median', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('median', 'keepdims', keepdims)
     return _impl.sort.median('median', input, dim, keepdim or keepdims, axis)
@@ -4573,8 +4809,12 @@ def nanmedian(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('nanmedian', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('nanmedian', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('nanmedian', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('nanmedian', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('nanmedian', 'keepdims', keepdims)
     return _impl.sort.median('nanmedian', input, dim, keepdim or keepdims, axis)
@@ -4606,8 +4846,12 @@ def mode(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('mode', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('mode', 'dim', dim)
     if not isinstance(keepdim, bool):
         _impl.args.not_a_bool('mode', 'keepdim', keepdim)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('mode', 'axis', axis)
     if not isinstance(keepdims, bool):
         _impl.args.not_a_bool('mode', 'keepdims', keepdims)
     return _impl.sort.values_indices(*_C.mode(input, _impl.sort.dim_or_last(dim, axis), bool(keepdim or keepdims)))
@@ -4643,6 +4887,8 @@ def unique(
         _impl.args.not_a_bool('unique', 'return_inverse', return_inverse)
     if not isinstance(return_counts, bool):
         _impl.args.not_a_bool('unique', 'return_counts', return_counts)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('unique', 'dim', dim)
     return _impl.sort.unique_result(_C.unique(input, bool(sorted), bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -4670,6 +4916,8 @@ def unique_consecutive(
         _impl.args.not_a_bool('unique_consecutive', 'return_inverse', return_inverse)
     if not isinstance(return_counts, bool):
         _impl.args.not_a_bool('unique_consecutive', 'return_counts', return_counts)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('unique_consecutive', 'dim', dim)
     return _impl.sort.unique_result(_C.unique_consecutive(input, bool(return_inverse), bool(return_counts), None if dim is None else int(dim)), return_inverse, return_counts)
 
 
@@ -4688,24 +4936,32 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
         _impl.args.not_a_tensor('bincount', 'input', input)
     if weights is not None and not isinstance(weights, Tensor):
         _impl.args.not_a_tensor('bincount', 'weights', weights)
+    if type(minlength) is not int:
+        minlength = _impl.args.int_arg('bincount', 'minlength', minlength)
     return _C.bincount(input, weights, int(minlength))
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+def histc(input: Tensor, bins: int = 100, min: Number = 0, max: Number = 0) -> Tensor:
     r"""A histogram with bins equal bins over [min, max] (the data's range when min == max); values
     outside are ignored.
 
     Args:
         input (Tensor): the input tensor.
         bins (int): the number of bins. Default: ``100``.
-        min (float): the lower end of the range. Default: ``0``.
-        max (float): the upper end of the range. Default: ``0``.
+        min (Number): the lower end of the range. Default: ``0``.
+        max (Number): the upper end of the range. Default: ``0``.
 
     Returns:
         Tensor: the result.
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('histc', 'input', input)
+    if type(bins) is not int:
+        bins = _impl.args.int_arg('histc', 'bins', bins)
+    if type(min) is int and not -0x8000000000000000 <= min < 0x10000000000000000 or min is None:
+        _impl.args.number_arg('histc', 'min', min)
+    if type(max) is int and not -0x8000000000000000 <= max < 0x10000000000000000 or max is None:
+        _impl.args.number_arg('histc', 'max', max)
     return _C.histc(input, int(bins), float(min), float(max))
 
 
@@ -4770,8 +5026,12 @@ def softmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('softmax', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('softmax', 'dim', dim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('softmax', 'dtype', dtype)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('softmax', 'axis', axis)
     return _C.softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), dtype)
 
 
@@ -4799,8 +5059,12 @@ def log_softmax(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('log_softmax', 'input', input)
+    if dim is not None and type(dim) is not int:
+        dim = _impl.args.int_arg('log_softmax', 'dim', dim)
     if dtype is not None and not isinstance(dtype, DType):
         _impl.args.not_a_dtype('log_softmax', 'dtype', dtype)
+    if axis is not None and type(axis) is not int:
+        axis = _impl.args.int_arg('log_softmax', 'axis', axis)
     return _C.log_softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), dtype)
 
 

@@ -67,8 +67,15 @@ def randint_like(input: Tensor, low: int, high: Optional[int], dtype: Any) -> Te
 
 
 def arange(start: Any, end: Any, step: Any, dtype: Any) -> Tensor:
-    if end is None:
+    """mint.arange (``...`` marks an omitted start or end) and ops.arange (end None: start
+    is the end, MindSpore's form)."""
+    if end is None or end is ...:
+        if start is ...:
+            raise TypeError("arange() missing 1 required positional argument: 'end' "
+                            "(arange(end) or arange(start, end, step))")
         start, end = 0, start
+    elif start is ...:
+        start = 0
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if dtype is None and any(isinstance(v, float) for v in vals):
         dtype = _default_dtype[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _C
+from . import args as _args
 
 Tensor = _C.Tensor
 
@@ -18,7 +19,10 @@ def where(condition: Tensor, input: Any, other: Any) -> Any:
 
 def float_power(input: Any, exponent: Any) -> Tensor:
     """pow computed in float64."""
-    # a Python base goes straight to float64 (through float32, 1e300 would be inf)
+    # a Python base goes straight to float64 (through float32, 1e300 would be inf); an int
+    # beyond PyTorch's Scalar range raises as in PyTorch instead of becoming a float
+    if type(input) is int:
+        _args.number_arg("float_power", "input", input)
     a = input if isinstance(input, Tensor) else _C.Tensor(input, _C.dtype.float64)
     if isinstance(exponent, Tensor):  # a 0-d base must not leave a float32 exponent's dtype
         exponent = _C.to_dtype(exponent, _C.dtype.float64)

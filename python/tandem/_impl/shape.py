@@ -15,7 +15,7 @@ Tensor = _C.Tensor
 def view(self: Tensor, shape: tuple) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _C.dtype):
         raise NotImplementedError("view(dtype) reinterpretation is not supported; use .to(dtype)")
-    return _C.view(self, _args.shape(shape))
+    return _C.view(self, _args.shape(shape, "view"))
 
 
 def broadcast_shapes(shapes: Sequence[Any]) -> tuple:
