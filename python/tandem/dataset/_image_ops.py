@@ -12,6 +12,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ..vision._augment import _hsv_to_rgb, _rgb_to_hsv
 from ._pyops import PyTransformOp, check_prob
 
 _Range = Union[float, Sequence[float]]
@@ -254,27 +255,6 @@ class RandomSharpness(PyTransformOp):
             smooth = a.copy()
             smooth[1:-1, 1:-1] = np.rint(s / 13.0)
         return _blend(x, smooth, f)
-
-
-def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
-    mx, mn = rgb.max(-1), rgb.min(-1)
-    d = mx - mn
-    safe = np.where(d == 0, 1, d)
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    h = np.where(mx == r, (g - b) / safe % 6, np.where(mx == g, (b - r) / safe + 2,
-                                                       (r - g) / safe + 4)) / 6
-    h = np.where(d == 0, 0, h)
-    s = np.where(mx == 0, 0, d / np.where(mx == 0, 1, mx))
-    return np.stack([h, s, mx], -1)
-
-
-def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
-    h, s, v = hsv[..., 0] * 6, hsv[..., 1], hsv[..., 2]
-    i = np.floor(h).astype(int) % 6
-    f = h - np.floor(h)
-    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
-    table = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
-    return np.stack([np.choose(i, [row[c] for row in table]) for c in range(3)], -1)
 
 
 class RandomColorAdjust(PyTransformOp):

@@ -5,7 +5,7 @@ into them. Nothing is downloaded: ``pretrained=True`` / ``weights=``
 needs a local weights file (``weights='path.pth'``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Type, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Type, TypeVar, Union
 
 from ..mint import nn
 
@@ -301,8 +301,15 @@ def _vgg(name: str, batch_norm: bool, pretrained: bool, weights: Any, kwargs: An
     return _with_weights(name + ("_bn" if batch_norm else ""), net, pretrained, weights)
 
 
-def _vgg_doc(fn: Any, depth: int, bn: bool) -> Any:
-    fn.__doc__ = f"""VGG-{depth}{' with batch norm' if bn else ''}.
+def _vgg_builder(name: str, batch_norm: bool) -> Callable[..., VGG]:
+    depth = name[3:]
+
+    def build(pretrained: bool = False, weights: Any = None, progress: bool = True,
+              **kwargs: Any) -> VGG:
+        return _vgg(name, batch_norm, pretrained, weights, kwargs)
+
+    build.__name__ = build.__qualname__ = name + ("_bn" if batch_norm else "")
+    build.__doc__ = f"""VGG-{depth}{' with batch norm' if batch_norm else ''}.
 
     Args:
         pretrained (bool): load pretrained weights (needs ``weights=`` a local file).
@@ -314,50 +321,10 @@ def _vgg_doc(fn: Any, depth: int, bn: bool) -> Any:
     Returns:
         VGG: the network.
     """
-    return fn
+    return build
 
 
-def vgg11(pretrained: bool = False, weights: Any = None, progress: bool = True,
-          **kwargs: Any) -> VGG:
-    return _vgg("vgg11", False, pretrained, weights, kwargs)
-
-
-def vgg11_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    return _vgg("vgg11", True, pretrained, weights, kwargs)
-
-
-def vgg13(pretrained: bool = False, weights: Any = None, progress: bool = True,
-          **kwargs: Any) -> VGG:
-    return _vgg("vgg13", False, pretrained, weights, kwargs)
-
-
-def vgg13_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    return _vgg("vgg13", True, pretrained, weights, kwargs)
-
-
-def vgg16(pretrained: bool = False, weights: Any = None, progress: bool = True,
-          **kwargs: Any) -> VGG:
-    return _vgg("vgg16", False, pretrained, weights, kwargs)
-
-
-def vgg16_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    return _vgg("vgg16", True, pretrained, weights, kwargs)
-
-
-def vgg19(pretrained: bool = False, weights: Any = None, progress: bool = True,
-          **kwargs: Any) -> VGG:
-    return _vgg("vgg19", False, pretrained, weights, kwargs)
-
-
-def vgg19_bn(pretrained: bool = False, weights: Any = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    return _vgg("vgg19", True, pretrained, weights, kwargs)
-
-
-for _fn, _depth in ((vgg11, 11), (vgg13, 13), (vgg16, 16), (vgg19, 19)):
-    _vgg_doc(_fn, _depth, False)
-for _fn, _depth in ((vgg11_bn, 11), (vgg13_bn, 13), (vgg16_bn, 16), (vgg19_bn, 19)):
-    _vgg_doc(_fn, _depth, True)
+vgg11, vgg11_bn = _vgg_builder("vgg11", False), _vgg_builder("vgg11", True)
+vgg13, vgg13_bn = _vgg_builder("vgg13", False), _vgg_builder("vgg13", True)
+vgg16, vgg16_bn = _vgg_builder("vgg16", False), _vgg_builder("vgg16", True)
+vgg19, vgg19_bn = _vgg_builder("vgg19", False), _vgg_builder("vgg19", True)
