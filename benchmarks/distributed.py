@@ -189,21 +189,9 @@ def _model(model: str, nn):
     return lenet(nn) if model == "lenet" else resnet18(nn)
 
 
-def _train_step(mint, net, X, y):
-    opt = mint.optim.SGD(net.parameters(), lr=0.05)
-    loss_fn = mint.nn.CrossEntropyLoss()
-
-    def step():
-        loss = loss_fn(net(X), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return step
-
-
-def _jit_step(tandem, mint, net, X, y):
-    """The same step compiled by @jit (forward, backward, DDP's bucket all_reduces and the
-    update in one graph)."""
+def _train_step(mint, net, X, y, jit=None):
+    """A zero-argument SGD step on (X, y); with jit (tandem.jit) the same step compiled
+    (forward, backward, DDP's bucket all_reduces and the update in one graph)."""
     opt = mint.optim.SGD(net.parameters(), lr=0.05)
     loss_fn = mint.nn.CrossEntropyLoss()
 
@@ -213,8 +201,8 @@ def _jit_step(tandem, mint, net, X, y):
         loss.backward()
         opt.step()
         return loss
-    compiled = tandem.jit(step)
-    return lambda: compiled(X, y)
+    run = jit(step) if jit is not None else step
+    return lambda: run(X, y)
 
 
 def _median_time(step, reps: int, barrier=None) -> float:
@@ -245,7 +233,7 @@ def step_worker(model: str, how: str, reps: int) -> None:
         jnet = _model(model, mint.nn)
         jnet.load_state_dict(net.state_dict())
         out = {"step_s": _median_time(step, reps),
-               "step_jit_s": _median_time(_jit_step(tandem, mint, jnet, X, y), reps)}
+               "step_jit_s": _median_time(_train_step(mint, jnet, X, y, tandem.jit), reps)}
         print(json.dumps(out), flush=True)
         return
     import tandem.mint.distributed as dist
@@ -276,7 +264,8 @@ def step_worker(model: str, how: str, reps: int) -> None:
     jddp = mint.nn.parallel.DistributedDataParallel(jnet)
     jlocal = _model(model, mint.nn)
     jlocal.load_state_dict(local.state_dict())
-    ddp_jit, local_jit = _jit_step(tandem, mint, jddp, X, y), _jit_step(tandem, mint, jlocal, X, y)
+    ddp_jit = _train_step(mint, jddp, X, y, tandem.jit)
+    local_jit = _train_step(mint, jlocal, X, y, tandem.jit)
     out["ddp_jit_s"], out["local_jit_s"] = _max_over_ranks(
         dist, tandem, [_median_time(ddp_jit, reps, dist.barrier),
                        _median_time(local_jit, reps, dist.barrier)])

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import builtins
 import functools
-import hashlib
 import warnings
 import weakref
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
-import numpy as np
 
 from . import _C
+from ._jit_args import _flatten, _frozen, _hashable, _unflatten
+from ._jit_args import mutable as mutable  # re-exported: tandem.mutable
 
 Tensor = _C.Tensor
 
@@ -75,36 +75,6 @@ def get_context(key: str) -> Any:
         Any, its value, or None when it was never set.
     """
     return _context.get(key)
-
-
-def _flatten(obj, leaves):
-    """Replaces tensors in a nested tuple/list/dict by their index in `leaves`."""
-    if isinstance(obj, Tensor):
-        leaves.append(obj)
-        return ("T", len(leaves) - 1)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # namedtuple, e.g. (values, indices)
-        return ("namedtuple", (type(obj), [_flatten(o, leaves) for o in obj]))
-    if isinstance(obj, (tuple, list)):
-        return (type(obj).__name__, [_flatten(o, leaves) for o in obj])
-    if isinstance(obj, dict):
-        return ("dict", [(k, _flatten(v, leaves)) for k, v in obj.items()])
-    return ("C", obj)  # a Python value computed at trace time
-
-
-def _unflatten(spec, leaves):
-    kind, val = spec
-    if kind == "T":
-        return leaves[val]
-    if kind == "tuple":
-        return tuple(_unflatten(s, leaves) for s in val)
-    if kind == "list":
-        return [_unflatten(s, leaves) for s in val]
-    if kind == "namedtuple":
-        cls, items = val
-        return cls(*(_unflatten(s, leaves) for s in items))
-    if kind == "dict":
-        return {k: _unflatten(s, leaves) for k, s in val}
-    return val
 
 
 # Python state a trace read and baked into its graph (Cell.training flags, optimizer
@@ -314,25 +284,17 @@ class JitFunction:
         """Where the tensor arguments go back: (positional index or keyword, count, spec of a
         container or None) in _split's order."""
         slots = []
-        for i, a in enumerate(args):
-            if i in self._static_argnums:
+        named = [(i, a, i in self._static_argnums) for i, a in enumerate(args)]
+        named += [(k, kwargs[k], k in self._static_argnames) for k in sorted(kwargs)]
+        for where, a, is_static in named:
+            if is_static:
                 continue
             if isinstance(a, Tensor):
-                slots.append((i, 1, None))
+                slots.append((where, 1, None))
             elif isinstance(a, (list, tuple, dict)):
                 leaves: list = []
                 spec = _flatten(a, leaves)
-                slots.append((i, len(leaves), spec))
-        for k in sorted(kwargs):
-            a = kwargs[k]
-            if k in self._static_argnames:
-                continue
-            if isinstance(a, Tensor):
-                slots.append((k, 1, None))
-            elif isinstance(a, (list, tuple, dict)):
-                leaves = []
-                spec = _flatten(a, leaves)
-                slots.append((k, len(leaves), spec))
+                slots.append((where, len(leaves), spec))
         return slots
 
     def _trace(self, args, kwargs, tensors, static_id):
@@ -557,47 +519,6 @@ def _tensor_attrs(owner) -> dict:
     return {k: v for k, v in vars(owner).items() if isinstance(v, Tensor)}
 
 
-def _frozen(spec, where):
-    """A hashable form of a _flatten spec (its Python values must be hashable)."""
-    kind, val = spec
-    if kind == "T":
-        return spec
-    if kind in ("tuple", "list"):
-        return (kind, tuple(_frozen(s, where) for s in val))
-    if kind == "namedtuple":
-        return (kind, (val[0], tuple(_frozen(s, where) for s in val[1])))
-    if kind == "dict":
-        return (kind, tuple((_hashable(k, where), _frozen(s, where)) for k, s in val))
-    return ("C", _hashable(val, where))
-
-
-class _ArrayKey:
-    """A numpy array argument as a static key: its dtype, shape and bytes (MindSpore takes
-    numpy arguments of a compiled function as constants)."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, a: np.ndarray) -> None:
-        self.key = (a.dtype.str, a.shape, hashlib.sha1(np.ascontiguousarray(a).tobytes()).digest())
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _ArrayKey) and other.key == self.key
-
-
-def _hashable(v, where):
-    if isinstance(v, np.ndarray):
-        return _ArrayKey(v)
-    try:
-        hash(v)
-        return v
-    except TypeError:
-        raise TypeError(f"jit: argument {where!r} of type {type(v).__name__} is not hashable; "
-                        "pass tensors or hashable Python values (mark it static)") from None
-
-
 def _diff(old, new):
     for i, (a, b) in enumerate(zip(old, new)):
         if a != b:
@@ -656,46 +577,6 @@ def jit(fn: Optional[Callable] = None, *, static_argnums: Union[int, Sequence[in
     if fn is None:
         return lambda f: JitFunction(f, static_argnums, static_argnames, max_paths)
     return JitFunction(fn, static_argnums, static_argnames, max_paths)
-
-
-def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
-    """Marks a value passed to a compiled function as a variable input, not a constant of the
-    graph (MindSpore's mutable): a Python number becomes a 0-d tensor (int64, float32 or
-    bool), so other values reuse the same graph; tensors stay as they are; a tuple, list or
-    dict is marked element by element (tandem makes the tensors in containers graph inputs
-    anyway).
-
-    Args:
-        input_data (Union[Tensor, int, float, bool, tuple, list, dict]): the value.
-        dynamic_len (bool): MindSpore's variable-length sequences; the length of a sequence
-            is part of the graph's signature in tandem. Default: ``False`` .
-
-    Returns:
-        The value with its numbers as tensors.
-    """
-    if not isinstance(dynamic_len, bool):
-        raise TypeError(f"mutable: dynamic_len must be a bool, got {dynamic_len!r}")
-    if dynamic_len and not isinstance(input_data, (list, tuple)):
-        raise TypeError("mutable: dynamic_len=True needs a tuple or list, got "
-                        f"{type(input_data).__name__}")
-    if isinstance(input_data, Tensor):
-        return input_data
-    if isinstance(input_data, (bool, int, float)):
-        return _scalar(input_data)
-    if isinstance(input_data, tuple) and not hasattr(input_data, "_fields"):
-        return tuple(mutable(v) for v in input_data)
-    if isinstance(input_data, list):
-        return [mutable(v) for v in input_data]
-    if isinstance(input_data, dict):
-        return {k: mutable(v) for k, v in input_data.items()}
-    raise TypeError(f"mutable: input_data must be a Tensor, a number, or a tuple, list or dict "
-                    f"of them, got {type(input_data).__name__}")
-
-
-def _scalar(v: Any) -> Tensor:
-    from . import mint
-    dt = mint.bool if isinstance(v, bool) else mint.int64 if isinstance(v, int) else mint.float32
-    return mint.tensor(v, dtype=dt)
 
 
 def jit_class(cls: type) -> type:
