@@ -188,14 +188,8 @@ def voc_rand_crop(feature: Any, label: Any, height: int, width: int) -> Tuple[An
     Raises:
         ValueError: the crop is larger than the image.
     """
-    h, w = int(feature.shape[-2]), int(feature.shape[-1])
-    if height > h or width > w:
-        raise ValueError(f"voc_rand_crop: crop size ({height}, {width}) is larger than the "
-                         f"image ({h}, {w})")
-    top = int(mint.randint(0, h - height + 1, (1,)).item())
-    left = int(mint.randint(0, w - width + 1, (1,)).item())
-    rows, cols = slice(top, top + height), slice(left, left + width)
-    return feature[..., rows, cols], label[..., rows, cols]
+    rect = transforms.RandomCrop.get_params(feature, (height, width))
+    return transforms.functional.crop(feature, *rect), transforms.functional.crop(label, *rect)
 
 
 class VOCSegDataset(Dataset):
