@@ -10,6 +10,7 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config ccache libdnnl-dev li
   libsleef-dev libxbyak-dev libgtest-dev zlib1g-dev dataset-fashion-mnist python3-venv
   clang-14 libclang-rt-14-dev libomp-14-dev  # clang + libFuzzer: tools/fuzz.sh
   clang-format-14  # tools/lint.sh
+  valgrind  # tools/test.sh: memcheck over a C++ subset (runs the AVX2 forms)
   libopenmpi-dev openmpi-bin)  # tandem.mint.distributed (optional: built without MPI if absent)
 
 missing=()

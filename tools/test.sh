@@ -24,9 +24,34 @@ if [ "${TANDEM_SKIP_SANITIZE:-0}" != 1 ]; then
     status=1
   fi
 fi
+echo "== C++ tests with the AVX-512 forms off (TANDEM_ISA=avx2), and under valgrind memcheck"
+# The portable build picks AVX-512 kernels at run time where the CPU has them; these runs
+# hold it to the AVX2 baseline a CPU without AVX-512 gets. valgrind's CPU has no AVX-512,
+# so memcheck runs the same forms (and could not load a -march=native build at all).
+TANDEM_ISA=avx2 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" >"$BUILD/avx2_ctest.log" 2>&1 \
+  || { tail -n 60 "$BUILD/avx2_ctest.log"; status=1; }
+grep -E "tests passed" "$BUILD/avx2_ctest.log" || true
+if command -v valgrind >/dev/null && ! grep -q "^TANDEM_ARCH:STRING=native" "$BUILD/CMakeCache.txt"; then
+  valgrind --quiet --error-exitcode=9 \
+    "$BUILD/tests/cpp/tandem_tests" --gtest_brief=1 \
+    --gtest_filter='Elementwise.*:Reduce.*:Views.*:Tensor.*:TensorViews.*:Pool.*:Graph.*:Autograd.*:FusedRnn.*:SafetensorsTest.*:Json.*:ModelFormat.*:CpuDispatch.*' \
+    >"$BUILD/valgrind.log" 2>&1 || { tail -n 60 "$BUILD/valgrind.log"; status=1; }
+  tail -n 3 "$BUILD/valgrind.log"
+fi
 echo "== Python tests (pytest)"
 TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q -p no:cacheprovider \
   tests/python "$@" || status=1
+echo "== Python tests with the AVX-512 forms off (TANDEM_ISA=avx2): kernels, autograd, jit, nn"
+T=tests/python
+TANDEM_ISA=avx2 TANDEM_BUILD_DIR="$BUILD" PYTHONPATH="$(pwd)/python" .venv/bin/python -m pytest -q \
+  -p no:cacheprovider $T/test_elementwise.py $T/test_differential.py $T/test_autograd_*.py \
+  $T/test_gradcheck.py $T/test_jit*.py $T/test_fused_codegen.py $T/test_fusion_property.py \
+  $T/test_nn_*.py $T/test_norm_ops.py $T/test_reductions.py $T/test_rnn_fused.py \
+  $T/test_strided_elementwise.py $T/test_half_conversions.py $T/test_bf16_kernels.py \
+  $T/test_amp.py $T/test_linalg.py $T/test_promotion.py $T/test_fuzz_*.py \
+  $T/test_cpu_dispatch.py $T/test_smoke.py >"$BUILD/avx2_pytest.log" 2>&1 \
+  || { tail -n 40 "$BUILD/avx2_pytest.log"; status=1; }
+tail -n 1 "$BUILD/avx2_pytest.log"
 echo "== Fuzz (model parser, safetensors, IDX; libFuzzer + ASan/UBSan, ${TANDEM_FUZZ_SECONDS:-60} s in all)"
 TANDEM_BUILD_DIR="$BUILD" bash tools/fuzz.sh --seconds "${TANDEM_FUZZ_SECONDS:-60}" \
   >"$BUILD/fuzz.log" 2>&1 || { tail -n 60 "$BUILD/fuzz.log"; status=1; }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "tandem/core/threads.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/ops/autocast.h"
 
 #include "common.h"
@@ -80,6 +81,10 @@ NB_MODULE(_C, m) {
       },
       nb::arg("n"));
   m.def("get_num_threads", [] { return tandem::threads::requested(); });
+  m.def("cpu_capability", &tandem::cpu_capability,
+        "The widest instruction set the kernels run on this CPU: 'AVX512' or 'AVX2'.");
+  m.def("build_isa", &tandem::build_isa,
+        "The instruction set the library was compiled for: 'x86-64-v3' or 'native'.");
   m.def(
       "autocast_state",
       [] {

@@ -20,6 +20,35 @@ _build = _os.environ.get("TANDEM_BUILD_DIR")
 if _build:
     __path__.append(_os.path.join(_os.path.abspath(_build), "python", "tandem"))  # noqa: F821
 
+
+
+def _check_cpu() -> None:
+    """Refuses, with a message, a CPU below the x86-64-v3 baseline the library is compiled
+    for: loading it there would end the process with SIGILL instead of an exception."""
+    import sys
+    if not sys.platform.startswith("linux") or _os.uname().machine != "x86_64":
+        return
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+            else:
+                return
+    except OSError:
+        return
+    # x86-64-v3's features as Linux names them (abm: LZCNT).
+    missing = sorted({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe"} - flags)
+    if missing:
+        raise ImportError(
+            "tandem is compiled for x86-64-v3 (AVX2, FMA, F16C, BMI1/2, LZCNT, MOVBE) and "
+            "this CPU lacks "
+            f"{', '.join(missing)}; build it from source on this machine with "
+            "tools/build.sh -DTANDEM_ARCH=native")
+
+
+_check_cpu()
 from . import _C  # noqa: E402
 from ._C import Tensor, dtype  # noqa: E402
 from ._generated.torch_api import *  # noqa: E402,F401,F403 - the ops, from the op table

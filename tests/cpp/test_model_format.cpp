@@ -78,7 +78,10 @@ TEST(ModelFormat, DynamicBatchRunsAnyBatchSize) {
   runtime::Model model(std::move(m));
   for (int64_t b : {1, 3, 7}) {
     Tensor x = rand_tensor({b, 1, 8, 8}, uint32_t(20 + b));
-    EXPECT_TRUE(all_close(values(model.run({x})[0]), values(net(x)), 1e-5, 1e-6)) << "batch " << b;
+    // The model runs the convolution with batch norm folded into its weights, the net runs
+    // them apart: float32 rounding differs by a few ulp of the conv's sums (1.5e-6 with
+    // oneDNN's AVX2 kernels on a 0.04 output), not by a wrong formula.
+    EXPECT_TRUE(all_close(values(model.run({x})[0]), values(net(x)), 1e-5, 1e-5)) << "batch " << b;
   }
 }
 

@@ -86,10 +86,13 @@ def test_conv2d_bf16_matches_torch(case):
     ym.backward(mint.tensor(gy).bfloat16())
     yt.backward(torch.tensor(gy).bfloat16())
     pairs = [(ym.detach(), yt.detach())] + [(a.grad, c.grad) for a, c in zip(mt, tt)][:2 + has_bias]
+    # Both accumulate in float32; the summation order may differ, so one bf16 rounding step
+    # apart at most. Where tandem's kernels are held to AVX2 (TANDEM_ISA=avx2, or a CPU
+    # without AVX512_BF16) it computes from float32 copies and rounds once, while torch
+    # still runs its bf16 dot products: half a step more.
+    ulps = 1.0 if mint.backends.cpu.get_cpu_capability() == "AVX512" else 1.5
     for got, want in pairs:
-        # Both accumulate in float32; the summation order may differ, so one bf16 rounding
-        # step apart at most.
-        _close_bf16(got, mint.tensor(want.float().numpy()), ulps=1.0)
+        _close_bf16(got, mint.tensor(want.float().numpy()), ulps=ulps)
 
 
 def test_conv2d_bf16_relu_folded_in_graph_mode_matches_eager():

@@ -1565,6 +1565,16 @@ def set_num_threads(n: int) -> None: ...
 
 def get_num_threads() -> int: ...
 
+def cpu_capability() -> str:
+    """
+    The widest instruction set the kernels run on this CPU: 'AVX512' or 'AVX2'.
+    """
+
+def build_isa() -> str:
+    """
+    The instruction set the library was compiled for: 'x86-64-v3' or 'native'.
+    """
+
 def autocast_state() -> tuple[Any, ...]:
     """
     (mode, dtype) of this thread's autocast: mode 0 off, 1 op lists, 2 cast all.

@@ -36,6 +36,7 @@ __all__ += ["export", "onnx"]  # deployment
 import sys as _sys  # noqa: E402
 
 from .._device import device  # noqa: E402,F401
+from . import backends  # noqa: E402,F401  (backends.cpu.get_cpu_capability)
 from . import cuda  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
 from . import jit  # noqa: E402,F401  (mint.jit.script / trace on tandem.jit)
@@ -50,7 +51,7 @@ from ._compat import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noq
 _sys.modules.setdefault(__name__ + ".utils", utils)
 _sys.modules.setdefault(__name__ + ".utils.data", utils.data)
 _sys.modules.setdefault(__name__ + ".utils.data.distributed", utils.data.distributed)
-__all__ += ["device", "cuda", "distributions", "jit", "distributed", "utils", "set_num_threads", "get_num_threads",
+__all__ += ["device", "backends", "cuda", "distributions", "jit", "distributed", "utils", "set_num_threads", "get_num_threads",
             "inference_mode", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
             "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
             "Generator", "seed", "from_dlpack", "set_printoptions", "get_printoptions"]

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tandem/kernels/cpu/elementwise.h"
-#include "tandem/kernels/cpu/ew_loops.h"
+#include "tandem/kernels/cpu/ew_table.h"
 #include "tandem/ops/op_def.h"
 
 namespace tandem::graph {

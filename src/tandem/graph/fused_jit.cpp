@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "tandem/graph/passes.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/simd.h"
 
-#if TANDEM_SIMD_AVX512
+// The generator emits AVX-512 code whatever the compile flags (xbyak assembles at run
+// time), so a portable build still compiles fused kernels on a CPU that has AVX-512.
+#if defined(__x86_64__) && TANDEM_SIMD_VECTOR
+#define TANDEM_FUSED_JIT 1
 #include <xbyak/xbyak.h>
 #include <xbyak/xbyak_util.h>
 #endif
@@ -34,7 +38,7 @@ void set_fused_codegen(bool on) {
   codegen_flag().store(on);
 }
 
-#if !TANDEM_SIMD_AVX512
+#if !TANDEM_FUSED_JIT
 
 ArrayFn compile_fused(const FusedProgram&) {
   return nullptr;
@@ -408,8 +412,7 @@ std::vector<std::unique_ptr<Generator> >& generated() {
 ArrayFn compile_fused(const FusedProgram& p) {
   static const bool cpu_ok = [] {
     Xbyak::util::Cpu cpu;
-    return cpu.has(Xbyak::util::Cpu::tAVX512F) && cpu.has(Xbyak::util::Cpu::tAVX512DQ) &&
-           cpu.has(Xbyak::util::Cpu::tBMI2);
+    return cpu_use_avx512() && cpu.has(Xbyak::util::Cpu::tBMI2);
   }();
   if (!cpu_ok || p.dtype != DType::Float32 || p.instrs.empty()) return nullptr;
   try {

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/avx512_kernels.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -169,12 +170,28 @@ void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<T
   run_elementwise(call, outputs[0], inputs);
 }
 
+namespace {
+
+// The op's info with the AVX-512 float kernels (kernels/cpu/avx512_kernels.h) in place of
+// the baseline ones, where the CPU runs them; `info` itself otherwise.
+const EwInfo* with_avx512_kernels(const char* name, const EwInfo* info) {
+  const EwFnTable* fast = avx512_ew_table(name);
+  if (!fast) return info;
+  auto* patched = new EwInfo(*info);  // lives as long as the op: the whole process
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (fast->fn[d]) patched->table.fn[d] = fast->fn[d];
+  if (fast->vec32) patched->table.vec32 = fast->vec32;
+  return patched;
+}
+
+}  // namespace
+
 OpDef make_ew_op(const char* name, const EwInfo* info) {
   OpDef op;
   op.name = name;
   op.infer = ew_infer;
   op.kernel = ew_kernel;
-  op.data = info;
+  op.data = with_avx512_kernels(name, info);
   op.kernel_writes_any_out = true;
   return op;
 }

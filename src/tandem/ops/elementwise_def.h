@@ -1,7 +1,7 @@
 // Shared infer + kernel for every elementwise OpDef. An elementwise op is an OpDef whose
 // `data` points at an EwInfo: its promotion policy, parameter names and ArrayFn table.
 #pragma once
-#include "tandem/kernels/cpu/ew_loops.h"
+#include "tandem/kernels/cpu/ew_table.h"
 #include "tandem/ops/op_def.h"
 
 namespace tandem {

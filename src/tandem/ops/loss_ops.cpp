@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/ew_loops.h"
 #include "tandem/ops/autocast.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"

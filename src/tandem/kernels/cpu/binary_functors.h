@@ -7,6 +7,7 @@
 #include "tandem/kernels/cpu/ew_loops.h"
 
 namespace tandem::fn {
+inline namespace TANDEM_SIMD_NS {  // compiled per instruction set, as simd.h
 using namespace simd;
 
 #define TANDEM_BINARY_FN(NAME, EXPR, VEXPR) \
@@ -247,4 +248,5 @@ struct IsClose {
   }
 };
 
+}  // namespace TANDEM_SIMD_NS
 }  // namespace tandem::fn

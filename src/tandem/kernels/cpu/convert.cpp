@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/storage_io.h"
 
@@ -88,8 +89,7 @@ void convert_from(const char* src, int64_t ss, char* dst, int64_t ds, DType ddt,
 // widening), so results do not depend on the path. Compiled for AVX-512 + F16C and used
 // only where the CPU has them.
 bool has_f16c_avx512() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
+  static const bool yes = cpu_use_avx512() && __builtin_cpu_supports("f16c");
   return yes;
 }
 

@@ -9,6 +9,7 @@
 
 #include "tandem/core/error.h"
 #include "tandem/core/threads.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 
 namespace tandem {
 namespace {
@@ -295,11 +296,13 @@ inline void transpose8x8(const char* src, int64_t ss, char* dst, int64_t ds) {
 }
 #endif
 
-#if defined(__AVX512F__)
+#if defined(__x86_64__)
 // In-register 16x16 transpose of 32-bit lanes. Each destination row is one whole 64-byte
 // line: with 8x8 blocks every line of a tile was written in two halves, and rows a power of
 // two apart share cache sets, so half-written lines were evicted and fetched again.
-inline void transpose16x16(const char* src, int64_t ss, char* dst, int64_t ds) {
+// Compiled for AVX-512 whatever the build's baseline; called where the CPU has it.
+__attribute__((target("avx512f"))) void transpose16x16(const char* src, int64_t ss, char* dst,
+                                                       int64_t ds) {
   __m512 r[16], t[16];
   for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(reinterpret_cast<const float*>(src + i * ss));
   for (int i = 0; i < 16; i += 2) {  // 2x2 blocks of single lanes
@@ -332,8 +335,8 @@ void transpose_block(size_t size, const char* src, int64_t ss, char* dst, int64_
                      int64_t cols) {
   if (size == 8) return transpose_scalar<uint64_t>(src, ss, dst, ds, rows, cols);
   int64_t r8 = 0, c8 = 0;
-#if defined(__AVX512F__)
-  if (rows >= 16 && cols >= 16) {
+#if defined(__x86_64__)
+  if (rows >= 16 && cols >= 16 && cpu_use_avx512()) {
     const int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
     for (int64_t r = 0; r < r16; r += 16)
       for (int64_t c = 0; c < c16; c += 16)

@@ -8,13 +8,12 @@
 #include <type_traits>
 
 #include "tandem/kernels/cpu/elementwise.h"
+#include "tandem/kernels/cpu/ew_table.h"
 #include "tandem/kernels/cpu/simd.h"
 
 namespace tandem {
-
-struct EwP {
-  double a = 0, b = 0, c = 0;
-};
+// Everything below is compiled per instruction set (see simd.h's TANDEM_SIMD_NS).
+inline namespace TANDEM_SIMD_NS {
 
 template <typename F, typename T>
 concept HasVec1 = std::is_floating_point_v<T> && requires(typename simd::VecOf<T>::type x) {
@@ -73,25 +72,17 @@ void ternary_fn(int64_t n, void* out, const void* const* in, const double* param
   for (int64_t i = 0; i < n; ++i) o[i] = F::template s<T>(a[i], b[i], c[i], p);
 }
 
-// One 16-lane float32 vector through a functor's SIMD form, in memory: io[0..15] is the
-// first operand and receives the result, io[16..31] the second. Generated fused kernels
-// call it for ops they have no inline code for (same lanes, same math as the loops).
-using VecFn32 = void (*)(float* io, const double* params);
-
-// Per-compute-dtype tables of ArrayFns (index: DType). Null = dtype not supported.
-struct EwFnTable {
-  ArrayFn fn[kNumDTypes] = {};
-  VecFn32 vec32 = nullptr;  // the float32 SIMD form, when the functor has one (AVX-512)
-};
-
-#if TANDEM_SIMD_AVX512
+#if TANDEM_SIMD_VECTOR
 template <typename F>
 void unary_vec32(float* io, const double* params) {
-  F::v(simd::VF::load(io), load_params(params)).store(io);
+  const EwP p = load_params(params);
+  for (int k = 0; k < 16; k += simd::VF::W) F::v(simd::VF::load(io + k), p).store(io + k);
 }
 template <typename F>
 void binary_vec32(float* io, const double* params) {
-  F::v(simd::VF::load(io), simd::VF::load(io + 16), load_params(params)).store(io);
+  const EwP p = load_params(params);
+  for (int k = 0; k < 16; k += simd::VF::W)
+    F::v(simd::VF::load(io + k), simd::VF::load(io + 16 + k), p).store(io + k);
 }
 #endif
 
@@ -115,7 +106,7 @@ struct UnaryLoop {
     unary_fn<F, T, O>(n, o, i, p);
   }
   static VecFn32 vec32() {
-#if TANDEM_SIMD_AVX512
+#if TANDEM_SIMD_VECTOR
     if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> && HasVec1<F, T>)
       return &unary_vec32<F>;
 #endif
@@ -128,7 +119,7 @@ struct BinaryLoop {
     binary_fn<F, T, O>(n, o, i, p);
   }
   static VecFn32 vec32() {
-#if TANDEM_SIMD_AVX512
+#if TANDEM_SIMD_VECTOR
     if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> && HasVec2<F, T>)
       return &binary_vec32<F>;
 #endif
@@ -142,6 +133,8 @@ struct TernaryLoop {
   }
   static VecFn32 vec32() { return nullptr; }
 };
+
+}  // namespace TANDEM_SIMD_NS
 
 #define TANDEM_FLOAT_TYPES float, double
 #define TANDEM_INT_TYPES uint8_t, int8_t, int16_t, int32_t, int64_t

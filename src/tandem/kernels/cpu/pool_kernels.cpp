@@ -1,12 +1,16 @@
 #include "tandem/kernels/cpu/pool_kernels.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/simd.h"
 #include "tandem/kernels/cpu/storage_io.h"
@@ -27,24 +31,12 @@ int threads_for(const PoolParams& p) {
 // the general loop's row-major order and keep its rule (a strictly greater value or the
 // first NaN wins), so values and indices are identical; a padding cell can only win when
 // every real value of its window is -inf, and then the first real cell is taken, as there.
-// One tap over n outputs: the running max b and winning tap k (-1: none yet).
-template <typename T>
-void max_tap(int64_t n, const T* __restrict src, T* __restrict b, int32_t* __restrict k,
-             int32_t id) {
-  for (int64_t t = 0; t < n; ++t) {
-    const T v = src[t], cur = b[t];
-    const int32_t kt = k[t];
-    // Bitwise, not short-circuit: branches would keep the loop scalar.
-    const bool take = (v > cur) | (kt < 0) | ((v != v) & (cur == cur));
-    b[t] = take ? v : cur;
-    k[t] = take ? id : kt;
-  }
-}
-#if TANDEM_SIMD_AVX512
-// The float32 form with masks (GCC keeps the generic loop scalar behind an alias check).
-template <>
-void max_tap<float>(int64_t n, const float* __restrict src, float* __restrict b,
-                    int32_t* __restrict k, int32_t id) {
+#if defined(__x86_64__)
+// The float32 form with AVX-512 masks (GCC keeps the generic loop scalar behind an alias
+// check). Compiled for AVX-512 whatever the build's baseline; taken where the CPU has it.
+__attribute__((target("avx512f"))) void max_tap_avx512(int64_t n, const float* __restrict src,
+                                                       float* __restrict b, int32_t* __restrict k,
+                                                       int32_t id) {
   const __m512i vid = _mm512_set1_epi32(id), zero = _mm512_setzero_si512();
   for (int64_t t = 0; t < n; t += 16) {
     const __mmask16 m = n - t >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - t)) - 1);
@@ -59,6 +51,24 @@ void max_tap<float>(int64_t n, const float* __restrict src, float* __restrict b,
   }
 }
 #endif
+
+// One tap over n outputs: the running max b and winning tap k (-1: none yet).
+template <typename T>
+void max_tap(int64_t n, const T* __restrict src, T* __restrict b, int32_t* __restrict k,
+             int32_t id) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, float>)
+    if (cpu_use_avx512()) return max_tap_avx512(n, src, b, k, id);
+#endif
+  for (int64_t t = 0; t < n; ++t) {
+    const T v = src[t], cur = b[t];
+    const int32_t kt = k[t];
+    // Bitwise, not short-circuit: branches would keep the loop scalar.
+    const bool take = (v > cur) | (kt < 0) | ((v != v) & (cur == cur));
+    b[t] = take ? v : cur;
+    k[t] = take ? id : kt;
+  }
+}
 
 // X is the storage type (bfloat16 planes are widened as they are copied into the phases,
 // and the maxima, values of the input, narrowed back exactly).

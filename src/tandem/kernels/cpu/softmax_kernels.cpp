@@ -6,60 +6,28 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/kernels/cpu/avx512_kernels.h"
 #include "tandem/kernels/cpu/elementwise.h"
-#include "tandem/kernels/cpu/simd.h"
+#include "tandem/kernels/cpu/softmax_rows.h"
 
 namespace tandem {
 namespace {
 
-// One contiguous row: max, exp-sum, normalise, with SIMD exp.
+// The row kernels for T: the AVX-512 forms where the CPU runs them, else this file's.
 template <typename T>
-void row(bool log, const T* x, T* y, int64_t R) {
-  using V = typename simd::VecOf<T>::type;
-  constexpr int W = V::W;
-  // Row max with SIMD; a NaN anywhere makes the row NaN (tracked apart: vmax drops NaN).
-  V vmx = V::set1(-std::numeric_limits<T>::infinity());
-  unsigned nan = 0;
-  int64_t r = 0;
-  for (; r + W <= R; r += W) {
-    V v = V::load(x + r);
-    vmx = simd::vmax(vmx, v);
-    nan |= unsigned(simd::isnan_mask(v));
+struct RowKernels {
+  void (*forward)(bool, const T*, T*, int64_t);
+  void (*backward)(bool, const T*, const T*, T*, int64_t);
+};
+template <typename T>
+RowKernels<T> row_kernels() {
+  if (const SoftmaxRowKernels* k = avx512_softmax_rows()) {
+    if constexpr (sizeof(T) == 8)
+      return {k->forward_f64, k->backward_f64};
+    else
+      return {k->forward_f32, k->backward_f32};
   }
-  alignas(64) T lanes[W];
-  vmx.store(lanes);
-  T m = lanes[0];
-  for (int k = 1; k < W; ++k) m = lanes[k] > m ? lanes[k] : m;
-  for (; r < R; ++r) {
-    m = x[r] > m ? x[r] : m;
-    nan |= unsigned(std::isnan(x[r]));
-  }
-  if (nan) m = std::numeric_limits<T>::quiet_NaN();
-  if (std::isinf(m) && m < 0) m = 0;  // all -inf: exp gives 0s, result nan like PyTorch
-  V vm = V::set1(m), acc = V::set1(T(0));
-  r = 0;
-  for (; r + W <= R; r += W) {
-    V e = simd::vexp(V::load(x + r) - vm);
-    if (!log) e.store(y + r);
-    acc = acc + e;
-  }
-  acc.store(lanes);
-  T s = 0;
-  for (int k = 0; k < W; ++k) s += lanes[k];
-  for (; r < R; ++r) {
-    T e = std::exp(x[r] - m);
-    if (!log) y[r] = e;
-    s += e;
-  }
-  if (log) {
-    // (x - m) - log(s), not x - (m + log(s)): for large |m| the sum would round away
-    // log(s)'s low bits.
-    T ls = std::log(s);
-    for (int64_t k = 0; k < R; ++k) y[k] = (x[k] - m) - ls;
-  } else {
-    T inv = T(1) / s;
-    for (int64_t k = 0; k < R; ++k) y[k] *= inv;
-  }
+  return {&softmax_cpu::softmax_row<T>, &softmax_cpu::softmax_backward_row<T>};
 }
 
 // Columns: reduce over r for each of I contiguous lanes (vectorizes across i).
@@ -96,8 +64,9 @@ template <typename T>
 void run(bool log, const T* x, T* y, int64_t O, int64_t R, int64_t I) {
   int nt = parallel_threads(O * R * I, 1 << 14);
   if (I == 1) {
+    const auto fn = row_kernels<T>().forward;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < O; ++o) row<T>(log, x + o * R, y + o * R, R);
+    for (int64_t o = 0; o < O; ++o) fn(log, x + o * R, y + o * R, R);
     return;
   }
   constexpr int64_t IB = 256;  // lanes per block, keeps m / s in L1
@@ -135,33 +104,10 @@ namespace {
 
 template <typename T>
 void backward_rows(bool log, const T* y, const T* gy, T* gx, int64_t rows, int64_t R) {
-  using V = typename simd::VecOf<T>::type;
-  constexpr int W = V::W;
+  const auto fn = row_kernels<T>().backward;
   int nt = parallel_threads(rows * R, 1 << 14);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t o = 0; o < rows; ++o) {
-    const T* yr = y + o * R;
-    const T* gr = gy + o * R;
-    T* xr = gx + o * R;
-    V acc = V::set1(T(0));
-    int64_t r = 0;
-    for (; r + W <= R; r += W) {
-      V g = V::load(gr + r);
-      acc = acc + (log ? g : g * V::load(yr + r));
-    }
-    alignas(64) T lanes[W];
-    acc.store(lanes);
-    T s = 0;
-    for (int k = 0; k < W; ++k) s += lanes[k];
-    for (; r < R; ++r) s += log ? gr[r] : gr[r] * yr[r];
-    V vs = V::set1(s);
-    r = 0;
-    for (; r + W <= R; r += W) {
-      V yv = V::load(yr + r), g = V::load(gr + r);
-      (log ? g - simd::vexp(yv) * vs : yv * (g - vs)).store(xr + r);
-    }
-    for (; r < R; ++r) xr[r] = log ? gr[r] - std::exp(yr[r]) * s : yr[r] * (gr[r] - s);
-  }
+  for (int64_t o = 0; o < rows; ++o) fn(log, y + o * R, gy + o * R, gx + o * R, R);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "tandem/kernels/cpu/ew_loops.h"
 
 namespace tandem::fn {
+inline namespace TANDEM_SIMD_NS {  // compiled per instruction set, as simd.h
 using namespace simd;
 
 template <typename T>
@@ -223,4 +224,5 @@ TANDEM_PRED_FN(Signbit, std::signbit(x), x < T(0))
 TANDEM_UNARY_FN_S(LogicalNot, bool(!x))
 TANDEM_UNARY_FN_S(BitwiseNot, T(std::is_same_v<T, bool> ? !x : ~x))
 
+}  // namespace TANDEM_SIMD_NS
 }  // namespace tandem::fn
