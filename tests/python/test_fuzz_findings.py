@@ -734,3 +734,41 @@ def test_scan_dtype_converts_the_input_first(name, dt):
         got = getattr(mint, name)(mint.tensor(x), dim, dtype=getattr(mint, dt))
         assert got.dtype == getattr(mint, dt)
         np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+# A 0-d self scatters as a 1-element vector: a 1-d index of any length (every entry 0)
+# is accepted, the last write or the reduction of every src value lands in the one element
+# (was: ValueError on the index's dimensions). Gradients for the differentiable modes.
+@pytest.mark.parametrize("op", ["scatter", "scatter_add", "amax", "sum", "prod", "mean"])
+@pytest.mark.parametrize("k", [1, 3])
+def test_scatter_into_a_0d_self_matches_torch(op, k):
+    src = np.array([2.0, 5.0, -1.0][:k], dtype=np.float32)
+    grads = op in ("scatter_add",) or (op == "scatter" and k == 1)
+    results = []
+    for lib in (torch, mint):
+        x = lib.tensor(1.5, requires_grad=grads)
+        s = lib.tensor(src, requires_grad=grads)
+        idx = lib.tensor([0] * k)
+        if op == "scatter":
+            y = lib.scatter(x, 0, idx, s)
+        elif op == "scatter_add":
+            y = lib.scatter_add(x, 0, idx, s)
+        else:
+            y = lib.scatter_reduce(x, 0, idx, s, op)
+        if grads:
+            y.backward()
+            results.append((y.detach().numpy(), x.grad.numpy(), s.grad.numpy()))
+        else:
+            results.append((y.numpy(), None, None))
+    (yt, gxt, gst), (ym, gxm, gsm) = results
+    assert ym.shape == ()
+    np.testing.assert_allclose(ym, yt, rtol=1e-6)
+    if grads:
+        np.testing.assert_allclose(gxm, gxt)
+        np.testing.assert_allclose(gsm, gst)
+    # A longer src is read up to the index's length.
+    got, want = (lib.scatter_add(lib.tensor(1.0), 0, lib.tensor([0, 0]),
+                                 lib.tensor([2.0, 3.0, 9.0])) for lib in (mint, torch))
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+    with pytest.raises((ValueError, IndexError, RuntimeError), match="out of bounds|range"):
+        mint.scatter(mint.tensor(1.5), 0, mint.tensor([0, 1]), mint.tensor([1.0, 2.0]))

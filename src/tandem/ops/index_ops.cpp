@@ -221,11 +221,13 @@ std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& i
   TANDEM_CHECK(src.dim() == 0 || src.dtype() == x.dtype(), TypeError,
                "scatter: expected src to have self's dtype ", dtype_name(x.dtype()), ", got ",
                dtype_name(src.dtype()), "; convert it with .to(input.dtype)");
-  TANDEM_CHECK(index.dim() == x.dim(), ValueError,
+  // A 0-d self scatters as a 1-element vector, so a 1-d index (of any length, every entry
+  // 0) is accepted there, as PyTorch does.
+  TANDEM_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() == 1), ValueError,
                "scatter: index tensor must have the same number of dimensions as self (", x.dim(),
                "), got ", index.dim());
   for (int64_t d = 0; d < index.dim(); ++d) {
-    TANDEM_CHECK(d == dim || index.shape()[d] <= x.shape()[d], ValueError,
+    TANDEM_CHECK(d == dim || x.dim() == 0 || index.shape()[d] <= x.shape()[d], ValueError,
                  "scatter: size of index ", shape_str(index.shape()), " must not exceed self's ",
                  shape_str(x.shape()), " except at dim ", dim);
     TANDEM_CHECK(src.dim() == 0 || (src.dim() == index.dim() && index.shape()[d] <= src.shape()[d]),
@@ -248,7 +250,10 @@ void scatter_run(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   if (src.dim() == 0) src = expand(src, idx.shape());
   if (x.dim() == 0) {  // a 0-d tensor scatters as a 1-element vector (dim 0 or -1)
     Tensor d1 = reshape(dst, {1});
-    scatter_kernel(d1, 0, reshape(idx, {1}), reshape(src.contiguous(), {1}), int(a.get_int("mode")),
+    const int64_t k = idx.numel();
+    Tensor s1 = reshape(src.contiguous(), {src.numel()});
+    if (s1.numel() > k) s1 = narrow(s1, 0, 0, k);
+    scatter_kernel(d1, 0, reshape(idx, {k}), s1.contiguous(), int(a.get_int("mode")),
                    a.get_bool_or("wrap", true));
   } else {
     scatter_kernel(dst, dim, idx, src, int(a.get_int("mode")), a.get_bool_or("wrap", true));
