@@ -204,6 +204,31 @@ def test_conv2d_winograd_shapes_forward_and_gradients(shape):
     assert np.abs(N(relu(T(x), T(w))) - exp).max() <= 1e-5 * np.abs(exp).max()
 
 
+@pytest.mark.parametrize("case", [(16, 1, 28, 6, 5, 1, 2), (4, 1, 40, 64, 7, 2, 3),
+                                  (8, 3, 20, 16, 3, 1, 1), (8, 4, 17, 8, 3, 2, 0),
+                                  (8, 5, 12, 16, 5, 1, 2)], ids=str)
+def test_conv2d_few_input_channels_gradients(case):
+    """With 1-4 input channels the input gradient runs in plain NCHW (kernels/cpu/
+    conv_dnnl.cpp), the other passes in oneDNN's blocked layouts: every gradient stays
+    within 1e-5 of the float64 result's magnitude (5 channels: the blocked path)."""
+    n, c, h, o, k, s, p = case
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((n, c, h, h)).astype(np.float32)
+    w = (rng.standard_normal((o, c, k, k)) / np.sqrt(k * k * c)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    oh = (h + 2 * p - k) // s + 1
+    gy = rng.standard_normal((n, o, oh, oh)).astype(np.float32)
+
+    def run(dtype):
+        xt, wt, bt = (T(a.astype(dtype)).requires_grad_() for a in (x, w, b))
+        y = F.conv2d(xt, wt, bt, stride=s, padding=p)
+        y.backward(T(gy.astype(dtype)))
+        return [N(t).astype(np.float64) for t in (y.detach(), xt.grad, wt.grad, bt.grad)]
+    for got, ref in zip(run(np.float32), run(np.float64)):
+        assert got.shape == ref.shape
+        assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
+
+
 def test_conv2d_unbatched_strided_and_half():
     rng = np.random.default_rng(2)
     x, w, b = rng.standard_normal((3, 6, 5)), rng.standard_normal((4, 3, 3, 3)), \
