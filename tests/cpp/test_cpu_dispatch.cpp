@@ -36,7 +36,8 @@ TEST(CpuDispatch, CapabilityMatchesTheChoice) {
 }
 
 TEST(CpuDispatch, EveryOpWithASimdFormHasAnAvx512Form) {
-  if (!has_avx512_forms()) GTEST_SKIP() << "no AVX-512 forms here (CPU, TANDEM_ISA or -march=native)";
+  if (!has_avx512_forms())
+    GTEST_SKIP() << "no AVX-512 forms here (CPU, TANDEM_ISA or -march=native)";
   int checked = 0;
   for (const OpDef* op : elementwise_ops()) {
     const auto* info = static_cast<const EwInfo*>(op->data);
@@ -71,7 +72,7 @@ TEST(CpuDispatch, Avx512FormsComputeTheirOps) {
   std::vector<float> a32(n), b32(n);
   std::vector<double> a64(n), b64(n);
   for (int i = 0; i < n; ++i) {
-    a64[i] = 0.1 + 0.8 * i / (n - 1);         // (0, 1): asin, atanh, log, ... all defined
+    a64[i] = 0.1 + 0.8 * i / (n - 1);        // (0, 1): asin, atanh, log, ... all defined
     b64[i] = 0.5 + 1.5 * ((i * 7) % n) / n;  // [0.5, 2): divisors and exponents
     a32[i] = float(a64[i]), b32[i] = float(b64[i]);
   }
