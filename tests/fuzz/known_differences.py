@@ -155,10 +155,10 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      r"only supports floating-point|Low precision dtypes",
      "cross/cdist/inverse broadcast and promote their inputs (bfloat16 is computed in "
      "float32)"),
-    (".*", ".*", "tandem_accepts", r"must be Tensor, not list|expected Tensor as element \d+ in "
-     r"argument \d+, but got list",
-     "OPEN: a nested list is converted to a tensor for TensorLike operands (the op table "
-     "declares Tensor or a number)"),
+    ("index_put_?", ".*", "tandem_accepts", r"expected Tensor as element \d+ in argument \d+, "
+     r"but got list",
+     "index_put reads a list among its indices as an int64 index (the helper also serves "
+     "x[idx] = v, where lists are indices); torch's index_put wants tensors there"),
     ("(new_)?full(_like)?|fill_?|masked_fill_?|index_fill_?", ".*", "tandem_rejects",
      r"cannot be converted to type [Ff]loat16 without overflow",
      "a finite fill value beyond float16's range always raises; torch's check depends on the "

@@ -772,3 +772,24 @@ def test_scatter_into_a_0d_self_matches_torch(op, k):
     np.testing.assert_allclose(got.numpy(), want.numpy())
     with pytest.raises((ValueError, IndexError, RuntimeError), match="out of bounds|range"):
         mint.scatter(mint.tensor(1.5), 0, mint.tensor([0, 1]), mint.tensor([1.0, 2.0]))
+
+
+# A list where the PyTorch face takes a tensor or a number is a TypeError, as in torch (it
+# was converted to a tensor silently); numbers and tensors still pass.
+@pytest.mark.parametrize("call", [
+    lambda m, t: m.add(t, [1.0, 2.0]),
+    lambda m, t: m.mul([1.0, 2.0], t),
+    lambda m, t: t.sub([[1.0, 2.0]]),
+    lambda m, t: m.where(t > 0, [1.0, 2.0], t),
+    lambda m, t: m.clamp(t, min=(0.0,)),
+    lambda m, t: m.masked_fill(t, t > 1, [0.0]),
+    lambda m, t: m.lerp(t, [1.0, 1.0], 0.5),
+    lambda m, t: m.float_power(t, [2.0, 2.0]),
+])
+def test_list_for_a_tensor_or_number_raises_like_torch(call):
+    for lib in (torch, mint):
+        with pytest.raises(TypeError):
+            call(lib, lib.tensor([1.0, 2.0]))
+    t = mint.tensor([1.0, 2.0])
+    np.testing.assert_allclose(mint.add(t, 1.5).numpy(), [2.5, 3.5])
+    np.testing.assert_allclose(mint.where(t > 1, 0.0, t).numpy(), [1.0, 0.0])

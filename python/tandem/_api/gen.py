@@ -193,6 +193,13 @@ def _tensor_checks(row: Op, sig: str, skip_first: bool = False, body: str = "") 
             cond = f"not isinstance({name}, Tensor)"
         elif ann == "Optional[Tensor]":
             cond = f"{name} is not None and not isinstance({name}, Tensor)"
+        elif ann in ("TensorLike", "Optional[TensorLike]") and row.ns != "ms":
+            # A tensor or a Python number: PyTorch refuses a (nested) list there, which
+            # would otherwise be converted silently (tandem.ops keeps MindSpore's reading)
+            checks.append(f"    if isinstance({name}, (list, tuple)):\n"
+                          f"        _impl.args.not_a_tensor_or_number({row.name!r}, {name!r}, "
+                          f"{name})\n")
+            continue
         elif ann == "bool":
             # PyTorch accepts only a bool here; a list or a number is a mistake, not a flag
             checks.append(f"    if not isinstance({name}, bool):\n"

@@ -347,6 +347,8 @@ def floor_divide_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('floor_divide', 'other', other)
     return self._inplace_binary('floor_divide', other)
 
 
@@ -361,6 +363,8 @@ def remainder_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('remainder', 'other', other)
     return self._inplace_binary('remainder', other)
 
 
@@ -375,6 +379,8 @@ def fmod_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmod', 'other', other)
     return self._inplace_binary('fmod', other)
 
 
@@ -388,6 +394,8 @@ def pow_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('pow', 'other', other)
     return self._inplace_binary('pow', other)
 
 
@@ -402,6 +410,8 @@ def atan2_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('atan2', 'other', other)
     return self._inplace_binary('atan2', other)
 
 
@@ -416,6 +426,8 @@ def maximum_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('maximum', 'other', other)
     return self._inplace_binary('maximum', other)
 
 
@@ -430,6 +442,8 @@ def minimum_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('minimum', 'other', other)
     return self._inplace_binary('minimum', other)
 
 
@@ -443,6 +457,8 @@ def hypot_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('hypot', 'other', other)
     return self._inplace_binary('hypot', other)
 
 
@@ -456,6 +472,8 @@ def copysign_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('copysign', 'other', other)
     return self._inplace_binary('copysign', other)
 
 
@@ -469,6 +487,8 @@ def eq_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('eq', 'other', other)
     return self._inplace_binary('eq', other)
 
 
@@ -482,6 +502,8 @@ def ne_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ne', 'other', other)
     return self._inplace_binary('ne', other)
 
 
@@ -495,6 +517,8 @@ def lt_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('lt', 'other', other)
     return self._inplace_binary('lt', other)
 
 
@@ -508,6 +532,8 @@ def le_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('le', 'other', other)
     return self._inplace_binary('le', other)
 
 
@@ -521,6 +547,8 @@ def gt_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('gt', 'other', other)
     return self._inplace_binary('gt', other)
 
 
@@ -534,6 +562,8 @@ def ge_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ge', 'other', other)
     return self._inplace_binary('ge', other)
 
 
@@ -548,6 +578,8 @@ def logical_and_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_and', 'other', other)
     return self._inplace_binary('logical_and', other)
 
 
@@ -561,6 +593,8 @@ def logical_or_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_or', 'other', other)
     return self._inplace_binary('logical_or', other)
 
 
@@ -575,6 +609,8 @@ def logical_xor_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_xor', 'other', other)
     return self._inplace_binary('logical_xor', other)
 
 
@@ -588,6 +624,8 @@ def bitwise_and_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_and', 'other', other)
     return self._inplace_binary('bitwise_and', other)
 
 
@@ -601,6 +639,8 @@ def bitwise_or_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_or', 'other', other)
     return self._inplace_binary('bitwise_or', other)
 
 
@@ -614,6 +654,8 @@ def bitwise_xor_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_xor', 'other', other)
     return self._inplace_binary('bitwise_xor', other)
 
 
@@ -627,6 +669,8 @@ def bitwise_left_shift_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'other', other)
     return self._inplace_binary('bitwise_left_shift', other)
 
 
@@ -641,6 +685,8 @@ def bitwise_right_shift_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'other', other)
     return self._inplace_binary('bitwise_right_shift', other)
 
 
@@ -658,6 +704,8 @@ def add_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('add', 'other', other)
     if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
         _impl.args.number_arg('add', 'alpha', alpha)
     return self._inplace_binary('add', other, alpha)
@@ -676,6 +724,8 @@ def sub_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('sub', 'other', other)
     if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
         _impl.args.number_arg('sub', 'alpha', alpha)
     return self._inplace_binary('sub', other, alpha)
@@ -691,6 +741,8 @@ def mul_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('mul', 'other', other)
     return self._inplace_binary('mul', other)
 
 
@@ -709,6 +761,8 @@ def div_(self, other: TensorLike, *, rounding_mode: Optional[str] = None) -> Ten
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('div', 'other', other)
     return self._inplace_binary('div', other) if rounding_mode is None else self.copy_(_C.div(self, other, rounding_mode))
 
 
@@ -725,6 +779,10 @@ def clamp_(self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = N
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(min, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('clamp', 'min', min)
+    if isinstance(max, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('clamp', 'max', max)
     return _impl.args.write_back('clamp', self, _C.clamp(self, min, max))
 
 
@@ -741,6 +799,8 @@ def where(self, condition: Tensor, other: TensorLike) -> Tensor:
     """
     if not isinstance(condition, Tensor):
         _impl.args.not_a_tensor('where', 'condition', condition)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('where', 'other', other)
     return _C.where(condition, self, other)
 
 
@@ -883,6 +943,8 @@ def masked_fill_(self, mask: Tensor, value: TensorLike) -> Tensor:
     """
     if not isinstance(mask, Tensor):
         _impl.args.not_a_tensor('masked_fill', 'mask', mask)
+    if isinstance(value, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('masked_fill', 'value', value)
     return _C.masked_fill_(self, mask, value)
 
 
@@ -904,6 +966,8 @@ def index_put_(
     Returns:
         Tensor: self, holding the result.
     """
+    if isinstance(values, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('index_put', 'values', values)
     if not isinstance(accumulate, bool):
         _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return self.copy_(_impl.index.index_put(self, indices, values, accumulate))

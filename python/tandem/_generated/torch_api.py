@@ -724,6 +724,10 @@ def floor_divide(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('floor_divide', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('floor_divide', 'other', other)
     return _C.floor_divide(input, other)
 
 
@@ -738,6 +742,10 @@ def remainder(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('remainder', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('remainder', 'other', other)
     return _C.remainder(input, other)
 
 
@@ -752,6 +760,10 @@ def fmod(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmod', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmod', 'other', other)
     return _C.fmod(input, other)
 
 
@@ -766,6 +778,10 @@ def pow(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('pow', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('pow', 'other', other)
     return _C.pow(input, other)
 
 
@@ -780,6 +796,10 @@ def atan2(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('atan2', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('atan2', 'other', other)
     return _C.atan2(input, other)
 
 
@@ -794,6 +814,10 @@ def maximum(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('maximum', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('maximum', 'other', other)
     return _C.maximum(input, other)
 
 
@@ -808,6 +832,10 @@ def minimum(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('minimum', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('minimum', 'other', other)
     return _C.minimum(input, other)
 
 
@@ -822,6 +850,10 @@ def fmax(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmax', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmax', 'other', other)
     return _C.fmax(input, other)
 
 
@@ -836,6 +868,10 @@ def fmin(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmin', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('fmin', 'other', other)
     return _C.fmin(input, other)
 
 
@@ -850,6 +886,10 @@ def hypot(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('hypot', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('hypot', 'other', other)
     return _C.hypot(input, other)
 
 
@@ -864,6 +904,10 @@ def copysign(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('copysign', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('copysign', 'other', other)
     return _C.copysign(input, other)
 
 
@@ -878,6 +922,10 @@ def logaddexp(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logaddexp', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logaddexp', 'other', other)
     return _C.logaddexp(input, other)
 
 
@@ -892,6 +940,10 @@ def eq(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('eq', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('eq', 'other', other)
     return _C.eq(input, other)
 
 
@@ -906,6 +958,10 @@ def ne(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ne', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ne', 'other', other)
     return _C.ne(input, other)
 
 
@@ -920,6 +976,10 @@ def lt(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('lt', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('lt', 'other', other)
     return _C.lt(input, other)
 
 
@@ -934,6 +994,10 @@ def le(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('le', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('le', 'other', other)
     return _C.le(input, other)
 
 
@@ -948,6 +1012,10 @@ def gt(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('gt', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('gt', 'other', other)
     return _C.gt(input, other)
 
 
@@ -962,6 +1030,10 @@ def ge(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ge', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('ge', 'other', other)
     return _C.ge(input, other)
 
 
@@ -976,6 +1048,10 @@ def logical_and(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_and', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_and', 'other', other)
     return _C.logical_and(input, other)
 
 
@@ -990,6 +1066,10 @@ def logical_or(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_or', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_or', 'other', other)
     return _C.logical_or(input, other)
 
 
@@ -1004,6 +1084,10 @@ def logical_xor(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_xor', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('logical_xor', 'other', other)
     return _C.logical_xor(input, other)
 
 
@@ -1018,6 +1102,10 @@ def bitwise_and(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_and', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_and', 'other', other)
     return _C.bitwise_and(input, other)
 
 
@@ -1032,6 +1120,10 @@ def bitwise_or(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_or', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_or', 'other', other)
     return _C.bitwise_or(input, other)
 
 
@@ -1046,6 +1138,10 @@ def bitwise_xor(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_xor', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_xor', 'other', other)
     return _C.bitwise_xor(input, other)
 
 
@@ -1060,6 +1156,10 @@ def bitwise_left_shift(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'other', other)
     return _C.bitwise_left_shift(input, other)
 
 
@@ -1074,6 +1174,10 @@ def bitwise_right_shift(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'other', other)
     return _C.bitwise_right_shift(input, other)
 
 
@@ -1092,6 +1196,10 @@ def add(input: TensorLike, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('add', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('add', 'other', other)
     return _C.add(input, other, alpha)
 
 
@@ -1109,6 +1217,10 @@ def sub(input: TensorLike, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('sub', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('sub', 'other', other)
     return _C.sub(input, other, alpha)
 
 
@@ -1123,6 +1235,10 @@ def mul(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('mul', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('mul', 'other', other)
     return _C.mul(input, other)
 
 
@@ -1142,6 +1258,10 @@ def div(input: TensorLike, other: TensorLike, *, rounding_mode: Optional[str] = 
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('div', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('div', 'other', other)
     return _C.div(input, other, rounding_mode)
 
 
@@ -1183,6 +1303,10 @@ def clamp(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('clamp', 'input', input)
+    if isinstance(min, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('clamp', 'min', min)
+    if isinstance(max, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('clamp', 'max', max)
     return _C.clamp(input, min, max)
 
 
@@ -1323,6 +1447,10 @@ def where(
     """
     if not isinstance(condition, Tensor):
         _impl.args.not_a_tensor('where', 'condition', condition)
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('where', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('where', 'other', other)
     return _impl.elementwise.where(condition, input, other)
 
 
@@ -1339,6 +1467,10 @@ def lerp(input: Tensor, end: TensorLike, weight: TensorLike) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('lerp', 'input', input)
+    if isinstance(end, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('lerp', 'end', end)
+    if isinstance(weight, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('lerp', 'weight', weight)
     return _C.lerp(input, end, weight)
 
 
@@ -1410,6 +1542,8 @@ def isclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('isclose', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('isclose', 'other', other)
     if not isinstance(equal_nan, bool):
         _impl.args.not_a_bool('isclose', 'equal_nan', equal_nan)
     return _C.isclose(input, other, rtol, atol, equal_nan)
@@ -1437,6 +1571,8 @@ def allclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('allclose', 'input', input)
+    if isinstance(other, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('allclose', 'other', other)
     if not isinstance(equal_nan, bool):
         _impl.args.not_a_bool('allclose', 'equal_nan', equal_nan)
     return _C.allclose(input, other, rtol, atol, equal_nan)
@@ -1469,6 +1605,10 @@ def float_power(input: TensorLike, exponent: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('float_power', 'input', input)
+    if isinstance(exponent, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('float_power', 'exponent', exponent)
     return _impl.elementwise.float_power(input, exponent)
 
 
@@ -3930,6 +4070,8 @@ def scatter(
         dim = _impl.args.int_arg('scatter', 'dim', dim)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('scatter', 'index', index)
+    if isinstance(src, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('scatter', 'src', src)
     if type(value) is int and not -0x8000000000000000 <= value < 0x10000000000000000:
         _impl.args.number_arg('scatter', 'value', value)
     return _impl.index.scatter(input, dim, index, src, value, reduce)
@@ -4042,6 +4184,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: TensorLike) -> Tensor:
         _impl.args.not_a_tensor('masked_fill', 'input', input)
     if not isinstance(mask, Tensor):
         _impl.args.not_a_tensor('masked_fill', 'mask', mask)
+    if isinstance(value, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('masked_fill', 'value', value)
     return _C.masked_fill(input, mask, value)
 
 
@@ -4149,6 +4293,8 @@ def index_put(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('index_put', 'input', input)
+    if isinstance(values, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('index_put', 'values', values)
     if not isinstance(accumulate, bool):
         _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
     return _impl.index.index_put(input, indices, values, accumulate)
@@ -4993,6 +5139,8 @@ def searchsorted(
     """
     if not isinstance(sorted_sequence, Tensor):
         _impl.args.not_a_tensor('searchsorted', 'sorted_sequence', sorted_sequence)
+    if isinstance(input, (list, tuple)):
+        _impl.args.not_a_tensor_or_number('searchsorted', 'input', input)
     if not isinstance(out_int32, bool):
         _impl.args.not_a_bool('searchsorted', 'out_int32', out_int32)
     if not isinstance(right, bool):

@@ -108,6 +108,13 @@ def not_a_tensor(op: str, name: str, value: Any) -> None:
     raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(value).__name__}")
 
 
+def not_a_tensor_or_number(op: str, name: str, value: Any) -> None:
+    """Raises the TypeError for a list or tuple passed where the op table declares a tensor
+    or a number (PyTorch converts neither; build the tensor with tensor(...))."""
+    raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, not "
+                    f"{type(value).__name__}; convert it with tensor(...)")
+
+
 def not_a_bool(op: str, name: str, value: Any) -> None:
     """Raises the TypeError for a non-bool passed where the op table declares a bool (numpy's
     bool_ is accepted and passed on as a bool by the caller's own check)."""
