@@ -180,9 +180,8 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     (".*", ".*", "tandem_accepts",
      r"mat2 must be a matrix|"
      r"0 sized dimensions|zero sized dimensions is more than one|"
-     r"ignore_index is not supported for floating point target|"
      r"out of bounds for \w+ int|"
-     r"reduce argument must be either add or multiply|non-zero size for non-batch|"
+     r"non-zero size for non-batch|"
      r"Expected 3D or 4D|Expected weight to be a vector|"
      r"expanded size of the tensor|the number of sizes provided|"
      r"takes \d positional arguments but \d were given|unsigned type with negative limits|"
@@ -192,12 +191,11 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      r"Integers to negative integer powers|index out of range in self|"
      r"output with shape \[.*\] doesn't match the broadcast shape|"
      r"output_size(\.size\(\))? must be 2",
-     "OPEN: argument checks torch has and tandem lacks: an integer 1-D linear weight (torch's "
-     "integer path wants a matrix), ignore_index with float targets, scatter's extra reduce "
-     "modes, broadcasting in addmm/cross, in-place results "
+     "OPEN: argument checks torch has and tandem lacks: broadcasting in addmm, in-place results "
      "of some composite ops (losses, floor division) that cannot be cast back (unique over "
      "0-sized dims, empty non-batch pooling dims and linear's bias shape are checked now; "
-     "their patterns stay for ops that share the messages)"),
+     "their patterns stay for ops that share the messages; float targets with ignore_index, "
+     "scatter's reduce names and cross's operand ranks are checked now)"),
     # --- tandem rejects what torch accepts, on purpose ---
     (".*", ".*", "tandem_rejects", r"is out of the int64 range",
      "a Python int in [2**63, 2**64) is a ValueError; torch reads it as a uint64 scalar, "

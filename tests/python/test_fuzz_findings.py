@@ -793,3 +793,39 @@ def test_list_for_a_tensor_or_number_raises_like_torch(call):
     t = mint.tensor([1.0, 2.0])
     np.testing.assert_allclose(mint.add(t, 1.5).numpy(), [2.5, 3.5])
     np.testing.assert_allclose(mint.where(t > 1, 0.0, t).numpy(), [1.0, 0.0])
+
+
+# Argument checks torch makes and tandem lacked: ignore_index with class-probability
+# targets, scatter's reduce names (scatter_reduce has the others), cross of operands with
+# different numbers of dims (it broadcasts only within the same rank).
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.functional.cross_entropy(m.ones(3, 4), m.full((3, 4), 0.25), ignore_index=1),
+    lambda m: m.nn.CrossEntropyLoss(ignore_index=0)(m.ones(3, 4), m.full((3, 4), 0.25)),
+    lambda m: m.scatter(m.zeros(3), 0, m.tensor([0, 1]), m.ones(2), reduce="sum"),
+    lambda m: m.zeros(3).scatter(0, m.tensor([0, 1]), 2.0, reduce="amax"),
+    lambda m: m.cross(m.ones(4, 1, 3), m.ones(2, 3), dim=-1),
+    lambda m: m.linalg.cross(m.ones(4, 1, 3), m.ones(2, 3)),
+])
+def test_argument_checks_torch_makes(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(ValueError, match="ignore_index|reduce must be|same number of dim"):
+        call(mint)
+
+
+def test_argument_checks_leave_valid_calls_alone():
+    probs = np.full((3, 4), 0.25, dtype=np.float32)
+    got = mint.nn.functional.cross_entropy(mint.ones(3, 4), mint.tensor(probs))
+    want = torch.nn.functional.cross_entropy(torch.ones(3, 4), torch.tensor(probs))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for reduce in ("add", "multiply"):
+        args = (0, [0, 1], [2.0, 3.0])
+        t = torch.ones(3).scatter(args[0], torch.tensor(args[1]), torch.tensor(args[2]),
+                                  reduce=reduce)
+        m = mint.ones(3).scatter(args[0], mint.tensor(args[1]), mint.tensor(args[2]),
+                                 reduce=reduce)
+        np.testing.assert_allclose(m.numpy(), t.numpy())
+    np.testing.assert_allclose(mint.cross(mint.ones(2, 3), mint.tensor([[1.0, 2.0, 3.0]]),
+                                          dim=1).numpy(),
+                               torch.cross(torch.ones(2, 3), torch.tensor([[1.0, 2.0, 3.0]]),
+                                           dim=1).numpy())

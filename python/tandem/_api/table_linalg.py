@@ -56,7 +56,7 @@ ROWS = [
     Op("trace", "(input: Tensor) -> Tensor", "_C.trace(input)",
        "The sum of the main diagonal of a 2-D tensor.", method=True),
     Op("cross", "(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor",
-       "_C.cross(input, other, -1 if dim is None else dim)",
+       "_C.cross(*_impl.args.same_ndim('cross', input, other), -1 if dim is None else dim)",
        "The cross product of 3-vectors along dim.", method=True, also=("linalg",),
        args={"other": "the second operand.", "dim": "the dim of size 3."}),
     Op("cdist", "(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor", "_C.cdist(x1, x2, p)",

@@ -196,7 +196,8 @@ ROWS = [
           f", weight: {_T} = None, size_average: Optional[bool] = None, "
           "ignore_index: int = -100, reduce: Optional[bool] = None, reduction: str = 'mean', "
           "label_smoothing: float = 0.0",
-          f"_C.cross_entropy(input, target, weight, ignore_index, {_RED}, "
+          "_C.cross_entropy(input, target, weight, "
+          f"_impl.nn.class_index_only('cross_entropy', target, ignore_index), {_RED}, "
           "float(label_smoothing))",
           args={"input": "the logits.", "weight": "a weight per class.",
                 "ignore_index": "a target class index that contributes nothing.",

@@ -867,7 +867,9 @@ def cross_entropy(
         _impl.args.not_a_tensor('cross_entropy', 'target', target)
     if weight is not None and not isinstance(weight, Tensor):
         _impl.args.not_a_tensor('cross_entropy', 'weight', weight)
-    return _C.cross_entropy(input, target, weight, ignore_index, _impl.nn.reduction(size_average, reduce, reduction), float(label_smoothing))
+    if type(ignore_index) is not int:
+        ignore_index = _impl.args.int_arg('cross_entropy', 'ignore_index', ignore_index)
+    return _C.cross_entropy(input, target, weight, _impl.nn.class_index_only('cross_entropy', target, ignore_index), _impl.nn.reduction(size_average, reduce, reduction), float(label_smoothing))
 
 
 def nll_loss(

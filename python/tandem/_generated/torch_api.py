@@ -4546,7 +4546,7 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor:
         _impl.args.not_a_tensor('cross', 'other', other)
     if dim is not None and type(dim) is not int:
         dim = _impl.args.int_arg('cross', 'dim', dim)
-    return _C.cross(input, other, -1 if dim is None else dim)
+    return _C.cross(*_impl.args.same_ndim('cross', input, other), -1 if dim is None else dim)
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:

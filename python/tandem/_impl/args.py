@@ -108,6 +108,15 @@ def not_a_tensor(op: str, name: str, value: Any) -> None:
     raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(value).__name__}")
 
 
+def same_ndim(op: str, a: Any, b: Any) -> tuple:
+    """(a, b), when both have the same number of dims (PyTorch broadcasts cross's operands
+    only then); a ValueError naming both shapes otherwise."""
+    if a.ndim != b.ndim:
+        raise ValueError(f"{op}: inputs must have the same number of dimensions, got "
+                         f"{list(a.shape)} and {list(b.shape)}; unsqueeze the smaller one")
+    return a, b
+
+
 def not_a_tensor_or_number(op: str, name: str, value: Any) -> None:
     """Raises the TypeError for a list or tuple passed where the op table declares a tensor
     or a number (PyTorch converts neither; build the tensor with tensor(...))."""

@@ -52,6 +52,9 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any, value: Any,
         src = value
     if src is None:
         raise TypeError("scatter: pass src or value")
+    if reduce not in (None, "add", "multiply"):
+        raise ValueError(f"scatter: reduce must be None, 'add' or 'multiply', got {reduce!r} "
+                         "(scatter_reduce takes 'sum', 'prod', 'mean', 'amax' and 'amin')")
     index, src = _vector_index(input, index, src)
     check_src("scatter", index, src)
     return _C.scatter(input, dim, as_long(index), src, reduce, False)

@@ -170,6 +170,16 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int], max_nor
     return _C.embedding(input, weight, -1 if padding_idx is None else padding_idx)
 
 
+def class_index_only(op: str, target: Any, ignore_index: int) -> int:
+    """ignore_index names a class index, so PyTorch refuses it (anything but the default
+    -100) with class-probability (floating point) targets; returns ignore_index."""
+    if ignore_index != -100 and target.dtype.is_floating_point:
+        raise ValueError(f"{op}: ignore_index ({ignore_index}) is not supported for floating "
+                         "point (class-probability) targets; leave it at -100 or pass class "
+                         "indices")
+    return ignore_index
+
+
 def reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str) -> str:
     """PyTorch's legacy size_average / reduce flags folded into `reduction`."""
     if size_average is None and reduce is None:
