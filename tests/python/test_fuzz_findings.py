@@ -785,6 +785,8 @@ def test_scatter_into_a_0d_self_matches_torch(op, k):
     lambda m, t: m.masked_fill(t, t > 1, [0.0]),
     lambda m, t: m.lerp(t, [1.0, 1.0], 0.5),
     lambda m, t: m.float_power(t, [2.0, 2.0]),
+    lambda m, t: m.index_select(t, 0, [0]),
+    lambda m, t: t.index_select(0, ()),
 ])
 def test_list_for_a_tensor_or_number_raises_like_torch(call):
     for lib in (torch, mint):
@@ -829,3 +831,38 @@ def test_argument_checks_leave_valid_calls_alone():
                                           dim=1).numpy(),
                                torch.cross(torch.ones(2, 3), torch.tensor([[1.0, 2.0, 3.0]]),
                                            dim=1).numpy())
+
+
+# @jit refuses an in-place write into an expanded argument as eager mode does, before any
+# node runs (it wrote through the stride-0 dim into the base).
+def test_jit_in_place_write_into_an_expanded_argument_raises_like_eager():
+    @tandem.jit
+    def f(x):
+        x.add_(1)
+        return x * 2
+
+    np.testing.assert_allclose(f(mint.zeros(2, 3)).numpy(), np.full((2, 3), 2.0))
+    base = mint.zeros(3)
+    with pytest.raises(RuntimeError, match="argument 0, which the function writes in place.*"
+                                           "more than one element of the written-to"):
+        f(base.expand(2, 3))
+    np.testing.assert_array_equal(base.numpy(), np.zeros(3))
+    with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+        base.expand(2, 3).add_(1)
+    g = tandem.jit(lambda x: x * 2)  # read-only use of an expanded argument stays fine
+    np.testing.assert_allclose(g(base.expand(2, 3)).numpy(), np.zeros((2, 3)))
+
+
+# The graph simplifier dropped x + alpha * 0 / x - alpha * 0 whatever alpha: an infinite or
+# NaN alpha makes the product NaN (eager's answer), and a negative alpha flips the zero's
+# sign (so -0.0 + +0.0 is not -0.0). jit now matches eager bit for bit.
+@pytest.mark.parametrize("alpha", [1.0, -1.0, 2.0, float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("zero", [0.0, -0.0, False])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_jit_keeps_add_of_zero_times_alpha_like_eager(name, zero, alpha):
+    op = getattr(mint, name)
+    x = mint.tensor([-0.0, 1.0, -2.0, 3.5])
+    eager = op(x, zero, alpha=alpha).numpy()
+    compiled = tandem.jit(lambda t: op(t, zero, alpha=alpha))(x).numpy()
+    np.testing.assert_array_equal(compiled, eager)
+    np.testing.assert_array_equal(np.signbit(compiled), np.signbit(eager))

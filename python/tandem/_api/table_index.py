@@ -7,7 +7,7 @@ _IDX = {"dim": "the dim to index along.",
         "index": "the indices (an int64 tensor, or a list of ints)."}
 
 ROWS = [
-    Op("index_select", "(input: Tensor, dim: int, index: Union[Tensor, Sequence[int]]) -> Tensor",
+    Op("index_select", "(input: Tensor, dim: int, index: Tensor) -> Tensor",
        "_C.index_select(input, dim, _impl.index.as_long(index))",
        "The entries of input at index (1-D) along dim.", method=True, args=_IDX),
     Op("gather", "(input: Tensor, dim: int, index: Tensor) -> Tensor",

@@ -4004,19 +4004,21 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False) -> T
     return _C.multinomial(input, num_samples, replacement)
 
 
-def index_select(input: Tensor, dim: int, index: Union[Tensor, Sequence[int]]) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     r"""The entries of input at index (1-D) along dim.
 
     Args:
         input (Tensor): the input tensor.
         dim (int): the dim to index along.
-        index (Tensor or sequence of int): the indices (an int64 tensor, or a list of ints).
+        index (Tensor): the indices (an int64 tensor, or a list of ints).
 
     Returns:
         Tensor: the result.
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('index_select', 'input', input)
+    if not isinstance(index, Tensor):
+        _impl.args.not_a_tensor('index_select', 'index', index)
     return _C.index_select(input, dim, _impl.index.as_long(index))
 
 

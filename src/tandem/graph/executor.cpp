@@ -154,6 +154,13 @@ std::vector<Tensor> Executable::run_timed(const std::vector<Tensor>& inputs, dou
                  dtype_name(want.dtype), shape_str(want.shape));
     env[size_t(g_.inputs[i])] = inputs[i];
   }
+  // An argument the function writes in place must be writable element by element, as the
+  // eager in-place op checks; before any node runs, so nothing is written when it is not.
+  for (const Graph::InputWrite& w : g_.input_writes)
+    if (has_internal_overlap(inputs[size_t(w.input)]))
+      check_no_internal_overlap(
+          inputs[size_t(w.input)],
+          "jit: argument " + std::to_string(w.input) + ", which the function writes in place,");
   TANDEM_CHECK(captures_unchanged(), ValueError,
                "jit: a tensor the compiled function captured changed shape or dtype since it "
                "was traced; call the jit function again (it retraces) instead of the graph");

@@ -226,6 +226,12 @@ std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& i
   TANDEM_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() == 1), ValueError,
                "scatter: index tensor must have the same number of dimensions as self (", x.dim(),
                "), got ", index.dim());
+  // As in PyTorch, a 0-d index counts as 1-d here; a 0-d src is a number (the Python face
+  // checks 0-d src tensors against the index itself).
+  TANDEM_CHECK(src.dim() == 0 || std::max<int64_t>(index.dim(), 1) == src.dim(), ValueError,
+               "scatter: index tensor must have the same number of dimensions as src tensor "
+               "(index has ",
+               index.dim(), ", src has ", src.dim(), ")");
   for (int64_t d = 0; d < index.dim(); ++d) {
     TANDEM_CHECK(d == dim || x.dim() == 0 || index.shape()[d] <= x.shape()[d], ValueError,
                  "scatter: size of index ", shape_str(index.shape()), " must not exceed self's ",

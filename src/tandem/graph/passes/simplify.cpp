@@ -180,11 +180,13 @@ bool simplify(Rewriter& r, Node& n) {
   if (r.is(n, "mul") && n.inputs.size() == 2 && r.scalar(n.inputs[0]) == 1.0 &&
       r.dtype(n.inputs[1]) == r.dtype(out) && r.shape(n.inputs[1]) == r.shape(out))
     return forward(n.inputs[1]);
-  // x + 0 and x - 0 are x, except that -0.0 + +0.0 is +0.0: for floats only x + (-0.0)
-  // and x - (+0.0) are exact (bit for bit, as eager mode computes them).
+  // x + alpha * 0 and x - alpha * 0 are x, except that -0.0 + +0.0 is +0.0: for floats only
+  // adding -0.0 or subtracting +0.0 is exact (bit for bit, as eager mode computes them), the
+  // sign being alpha's times the zero's; an infinite or NaN alpha makes the product NaN.
   if ((r.is(n, "add") || r.is(n, "sub")) && r.scalar(n.inputs[1]) == 0.0 && same_type &&
-      r.shape(n.inputs[0]) == r.shape(out) &&
-      (!is_floating(r.dtype(out)) || std::signbit(*r.scalar(n.inputs[1])) == r.is(n, "add")))
+      r.shape(n.inputs[0]) == r.shape(out) && std::isfinite(r.alpha(n)) &&
+      (!is_floating(r.dtype(out)) ||
+       std::signbit(r.alpha(n) * *r.scalar(n.inputs[1])) == r.is(n, "add")))
     return forward(n.inputs[0]);
   if (r.is(n, "neg") && r.producer[size_t(n.inputs[0])] >= 0) {
     const Node& p = r.g.nodes[size_t(r.producer[size_t(n.inputs[0])])];
