@@ -13,16 +13,14 @@ shows it as a ratio, not as an error. Ratios from the same run only: the machine
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import run_all  # noqa: E402
 from workloads import FRESH_PROCESS, RUN_ORDER, WORKLOADS  # noqa: E402
 
 ROOT = HERE.parent
@@ -40,28 +38,20 @@ def parse_contender(spec: str) -> tuple[str, str, str | None]:
 
 
 def run_once(build: str, isa: str | None, mode: str, keys: list, quick: bool) -> dict:
-    """One process: the workloads `keys` of tandem:<mode> on that build."""
-    env = dict(os.environ, TANDEM_BUILD_DIR=build, PYTHONPATH=str(ROOT / "python"),
-               OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
-    env.setdefault("GOMP_SPINCOUNT", "20000")
+    """One process (run_all's worker, its thread and spin settings): the workloads `keys` of
+    tandem:<mode> on that build."""
+    py, env = run_all.worker_python("tandem")
+    env = dict(env, TANDEM_BUILD_DIR=build, PYTHONPATH=str(ROOT / "python"))
     env.pop("TANDEM_ISA", None)
     if isa:
         env["TANDEM_ISA"] = isa
-    argv = [sys.executable, str(HERE / "run_all.py"), "--worker", "workloads_torchlike",
-            f"tandem:{mode}"] + (["--quick"] if quick else [])
-    for k in keys:
-        argv += ["--only", k]
-    r = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
-    out = {}
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            d = json.loads(line)
-            if "workload" in d and isinstance(d["value"], float):
-                out[d["workload"]] = d["value"]
-    if r.returncode != 0:
-        print(f"[cpu_dispatch] {build} {mode}: exit {r.returncode}: "
-              f"{(r.stderr.strip().splitlines() or ['?'])[-1][:200]}", file=sys.stderr)
-    return out
+    argv = [HERE / "run_all.py", "--worker", "workloads_torchlike", f"tandem:{mode}"] + (
+        ["--quick"] if quick else [])
+    res = run_all.run_resuming(py, argv, env, 1800, f"{build} {mode}", keys)
+    for k, v in res.items():
+        if isinstance(v, dict) and "error" in v:
+            print(f"[cpu_dispatch] {build} {mode} {k}: {v['error']}", file=sys.stderr)
+    return {k: v for k, v in res.items() if isinstance(v, float)}
 
 
 def main() -> int:

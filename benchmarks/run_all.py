@@ -118,10 +118,12 @@ def setup_peers() -> dict:
     return missing
 
 
-def run_resuming(py, argv: list, env: dict, timeout: int, col: str) -> dict:
-    """Runs a column's worker; when it dies (a segfault, an abort, the time limit) the
-    workload it was running gets the reason and a new worker runs the remaining ones."""
-    keys = [k for k in RUN_ORDER if k not in FRESH_PROCESS]
+def run_resuming(py, argv: list, env: dict, timeout: int, col: str,
+                 keys: list | None = None) -> dict:
+    """Runs a column's worker on `keys` (default: every row but the fresh-process ones); when
+    it dies (a segfault, an abort, the time limit) the workload it was running gets the
+    reason and a new worker runs the remaining ones."""
+    keys = list(keys) if keys is not None else [k for k in RUN_ORDER if k not in FRESH_PROCESS]
     res, deadline = {}, time.monotonic() + timeout
     while keys:
         left = int(deadline - time.monotonic())

@@ -21,6 +21,17 @@ if _build:
     __path__.append(_os.path.join(_os.path.abspath(_build), "python", "tandem"))  # noqa: F821
 
 
+def _cpu_flags() -> set:
+    """The CPU's feature flags as Linux names them (/proc/cpuinfo); empty where unknown."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
 
 def _check_cpu() -> None:
     """Refuses, with a message, a CPU below the x86-64-v3 baseline the library is compiled
@@ -28,15 +39,8 @@ def _check_cpu() -> None:
     import sys
     if not sys.platform.startswith("linux") or _os.uname().machine != "x86_64":
         return
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    break
-            else:
-                return
-    except OSError:
+    flags = _cpu_flags()
+    if not flags:
         return
     # x86-64-v3's features as Linux names them (abm: LZCNT).
     missing = sorted({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe"} - flags)

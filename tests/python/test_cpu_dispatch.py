@@ -104,16 +104,8 @@ EXACT = ("sqrt", "abs", "round", "clamp", "clamp_min", "clamp_max", "add", "mul"
          "from_half")
 
 
-def _cpu_flags() -> set:
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
-
-
 def _avx512_cpu() -> bool:
-    return {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= _cpu_flags()
+    return {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= tandem._cpu_flags()
 
 
 def _run(tmp_path, isa: str | None) -> dict:

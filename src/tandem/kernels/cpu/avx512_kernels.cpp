@@ -131,6 +131,7 @@ int avx512_ew_table_count() {
 }
 
 const char* avx512_ew_table_name(int i) {
+  if (!cpu_use_avx512()) return nullptr;  // entries() itself runs AVX-512 code
   int n = 0;
   const auto* e = entries(&n);
   return i >= 0 && i < n ? e[i].name : nullptr;
