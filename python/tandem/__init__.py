@@ -21,7 +21,7 @@ if _build:
     __path__.append(_os.path.join(_os.path.abspath(_build), "python", "tandem"))  # noqa: F821
 
 
-def _cpu_flags() -> set:
+def _cpu_flags() -> set[str]:
     """The CPU's feature flags as Linux names them (/proc/cpuinfo); empty where unknown."""
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
