@@ -355,6 +355,10 @@ def run_forward(case, T: Lib, D: Lib):
     diff = compare(dout, tout, values=values, floor=floor)
     if diff and values and case["op"] in known.TIES:
         diff = compare(dout, tout, values=False) or _ties_ok(dout, tout, floor)
+    if diff:
+        args = [decode(a, D) for a in list(case["args"]) + list(case["kwargs"].values())
+                if isinstance(a, dict) and "T" in a]
+        diff += _extremes(case, [a for a in args if a.dtype.is_floating_point], D)
     return ("wrong", diff) if diff else ("ok", "")
 
 
@@ -401,6 +405,23 @@ def _input_at(leaves: list, lib: Lib, diff: str) -> str:
     return f"; input there: {leaf[i]!r}" if i < leaf.size else ""
 
 
+def _extremes(case, leaves: list, lib: Lib) -> str:
+    """Marks a gradient mismatch whose inputs hold +-inf / NaN, or values whose products
+    overflow float32 (|x| >= 1e30), or whose Python-number parameters are not finite: the
+    known_differences rules for non-finite arithmetic match on these marks."""
+    marks = []
+    vals = [leaf.detach().to(lib.dtypes["float64"]).numpy() for leaf in leaves]
+    if any(not np.isfinite(v).all() for v in vals):
+        marks.append("non-finite inputs")
+    with np.errstate(invalid="ignore"):
+        if any((np.abs(v[np.isfinite(v)]) >= 1e30).any() for v in vals):
+            marks.append("huge inputs")
+    params = list(case["args"]) + list(case["kwargs"].values())
+    if any(isinstance(p, dict) and p.get("F") in ("inf", "-inf", "nan") for p in params):
+        marks.append("non-finite parameter")
+    return "".join(f"; {m}" for m in marks)
+
+
 def run_backward(case, T: Lib, D: Lib):
     kept = {}
 
@@ -423,7 +444,7 @@ def run_backward(case, T: Lib, D: Lib):
     diff = compare(dout, tout, "grad", tol=_GRAD_TOL, values=case["op"] not in known.SHAPE_ONLY,
                    floor=_lowest_float(case))
     if diff:
-        diff += _input_at(kept.get(D.name, []), D, diff)
+        diff += _input_at(kept.get(D.name, []), D, diff) + _extremes(case, kept.get(D.name, []), D)
     return ("wrong", diff) if diff else ("ok", "")
 
 

@@ -140,6 +140,11 @@ CASES = {
         lambda: (lambda g: _C.adaptive_avg_pool2d_backward(g, [2, 3, 6, 7]), [rand(2, 3, 4, 3)]),
     ],
     # inputs away from 0 and 1, where the gradient is PyTorch's (x - y) / (x (1 - x))
+    # the pass-through node that checks bce's [0, 1] range when a compiled graph runs
+    "check_between": [
+        lambda: (tandem.jit(lambda x, y: F.binary_cross_entropy(x, y, reduction="none")),
+                 [rand(3, 4, low=0.1, high=0.9, seed=11), rand(3, 4, low=0.0, high=1.0, seed=12)]),
+    ],
     "binary_cross_entropy": [
         lambda: (lambda x, y: F.binary_cross_entropy(x, y, reduction="none"),
                  [rand(3, 4, low=0.1, high=0.9, seed=7), rand(3, 4, low=0.0, high=1.0, seed=8)]),

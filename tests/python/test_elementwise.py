@@ -726,6 +726,13 @@ def test_function_forms_with_python_scalars(name, dt):
     for s in ([2, 3.5] if dt != T.bool else [True, 2, 0.5]):
         r = result_type(dims=[dt], numbers=[s])
         res = binary_result(kind, r)
+        if name == "pow" and r == T.bool:
+            # torch's exponent-0 / exponent-1 shortcuts: bool ** True is the tensor itself,
+            # but a bool base tensor under a number base has no kernel
+            check(fn(t, s), a.astype(bool), T.bool)
+            with pytest.raises(TypeError):
+                fn(s, t)
+            continue
         if res is None or (name in NO_BOOL and r == T.bool) or \
                 (name == "sub" and r == T.bool):
             with pytest.raises(TypeError):

@@ -478,8 +478,11 @@ def test_index_select(dt):
     x = T(A, dt)
     a = x.numpy()
     for dim in [0, 1, 2, -2]:
-        idx = np.array([0, -1, 1, 1])
+        idx = np.array([0, 2, 1, 1])
         check(x.index_select(dim, L(idx)), np.take(a, idx, axis=dim))
+        # Indices are in [0, size), as in torch: a negative one is an error, not wrapped.
+        with pytest.raises(IndexError, match="index_select: index -1 is out of bounds"):
+            x.index_select(dim, L([0, -1]))
         check(mint.index_select(x, dim, L(idx[:0])), np.take(a, idx[:0], axis=dim))
     check(x.transpose(0, 2).index_select(0, L([4, 0])), np.take(a.swapaxes(0, 2), [4, 0], axis=0))
     check(x.index_select(1, L(2)), np.take(a, [2], axis=1))

@@ -681,7 +681,16 @@ def test_pool_errors():
     with pytest.raises(TypeError, match="floating"):
         F.avg_pool2d(T(np.ones((1, 1, 4, 4), np.int64)), 2)
     with pytest.raises(ValueError, match="output_size"):
-        F.adaptive_avg_pool2d(x, (0, 2))
+        F.adaptive_avg_pool2d(x, (-1, 2))
+    with pytest.raises(ValueError, match="output_size"):  # exactly two sizes, as torch
+        F.adaptive_avg_pool2d(x, [3])
+    # An output size of 0 is an empty result (torch), and its gradient is zero.
+    xg = T(np.ones((1, 2, 3, 4))).requires_grad_(True)
+    y = F.adaptive_avg_pool2d(xg, (0, 2))
+    assert tuple(y.shape) == (1, 2, 0, 2)
+    y.sum().backward()
+    assert not xg.grad.numpy().any()
+    assert tuple(F.adaptive_max_pool2d(x, 0).shape[-2:]) == (0, 0)
 
 
 # --- softmax -------------------------------------------------------------------------------------
@@ -787,7 +796,7 @@ def test_dropout_eval_edges_and_determinism():
     check(F.dropout(T(x), 0.5, training=False), x)
     check(F.dropout(T(x), 0.0), x)
     check(F.dropout(T(x), 1.0), np.zeros_like(x))
-    check(mint.dropout(T(x), 0.0), x)
+    check(mint.nn.functional.dropout(T(x), 0.0), x)
     tandem.manual_seed(7)
     a = F.dropout(T(x), 0.5).numpy()
     tandem.manual_seed(7)

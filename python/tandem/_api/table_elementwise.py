@@ -145,7 +145,7 @@ ROWS = [
        args={"rounding_mode": "None (true division), 'trunc' (round towards zero) or 'floor' "
                               "(round down)."},
        inplace="self._inplace_binary('div', other) if rounding_mode is None else "
-               "self.copy_(_C.div(self, other, rounding_mode))"),
+               "_impl.args.write_back('div', self, _C.div(self, other, rounding_mode))"),
     Op("round", "(input: Tensor, *, decimals: int = 0) -> Tensor", "_C.round(input, decimals)",
        "Rounds each element to the nearest integer, halves to even; with decimals, to that "
        "many decimal places.", method=True,

@@ -174,7 +174,14 @@ ROWS = [
        "_impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), "
        "inplace and training and p > 0)",
        "Zeroes each element with probability p and scales the rest by 1 / (1 - p), when "
-       "training.", also=("F",), args={"p": "the probability of zeroing an element."}),
+       "training.", ns="F", args={"p": "the probability of zeroing an element."}),
+    # torch.dropout is the ATen function: three arguments, all required, `train` not
+    # `training`, and no inplace (torch.dropout_ is the in-place form).
+    Op("dropout", "(input: Tensor, p: float, train: bool) -> Tensor",
+       "_C.dropout(input, float(p), bool(train))",
+       "Zeroes each element with probability p and scales the rest by 1 / (1 - p), when "
+       "train is true.", args={"p": "the probability of zeroing an element.",
+                               "train": "apply dropout (else return input)."}),
     Op("dropout2d", "(input: Tensor, p: float = 0.5, training: bool = True, "
        "inplace: bool = False) -> Tensor",
        "_impl.nn.maybe_inplace(input, _C.dropout2d(input, float(p), bool(training)), "

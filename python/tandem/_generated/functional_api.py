@@ -20,7 +20,6 @@ from .torch_api import pad
 from .torch_api import one_hot
 from .torch_api import softmax
 from .torch_api import log_softmax
-from .torch_api import dropout
 
 
 def conv2d(
@@ -767,6 +766,28 @@ def adaptive_max_pool2d(
     if not isinstance(return_indices, bool):
         _impl.args.not_a_bool('adaptive_max_pool2d', 'return_indices', return_indices)
     return _impl.nn.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    r"""Zeroes each element with probability p and scales the rest by 1 / (1 - p), when training.
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the probability of zeroing an element. Default: ``0.5``.
+        training (bool): apply the training-time behaviour (batch statistics, dropout).
+            Default: ``True``.
+        inplace (bool): write the result into input and return input. Default: ``False``.
+
+    Returns:
+        Tensor: the result.
+    """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('dropout', 'input', input)
+    if not isinstance(training, bool):
+        _impl.args.not_a_bool('dropout', 'training', training)
+    if not isinstance(inplace, bool):
+        _impl.args.not_a_bool('dropout', 'inplace', inplace)
+    return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training and p > 0)
 
 
 def dropout2d(

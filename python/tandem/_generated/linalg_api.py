@@ -12,7 +12,26 @@ from .. import _C, _impl
 from .._C import Tensor
 from .._typing import DType, Dim, IntOrTuple, Number, Size, TensorLike
 from .torch_api import matmul
-from .torch_api import cross
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    r"""The cross product of 3-vectors along dim (the last by default).
+
+    Args:
+        input (Tensor): the input tensor.
+        other (Tensor): the second operand.
+
+    Keyword args:
+        dim (int): the dim of size 3. Default: ``-1``.
+
+    Returns:
+        Tensor: the result.
+    """
+    if not isinstance(input, Tensor):
+        _impl.args.not_a_tensor('cross', 'input', input)
+    if not isinstance(other, Tensor):
+        _impl.args.not_a_tensor('cross', 'other', other)
+    return _C.cross(*_impl.args.same_ndim('cross', input, other), dim)
 
 
 def inv(A: Tensor) -> Tensor:

@@ -763,7 +763,7 @@ def div_(self, other: TensorLike, *, rounding_mode: Optional[str] = None) -> Ten
     """
     if isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('div', 'other', other)
-    return self._inplace_binary('div', other) if rounding_mode is None else self.copy_(_C.div(self, other, rounding_mode))
+    return self._inplace_binary('div', other) if rounding_mode is None else _impl.args.write_back('div', self, _C.div(self, other, rounding_mode))
 
 
 def clamp_(self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None) -> Tensor:

@@ -4531,13 +4531,15 @@ def trace(input: Tensor) -> Tensor:
     return _C.trace(input)
 
 
-def cross(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor:
-    r"""The cross product of 3-vectors along dim.
+def cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
+    r"""The cross product of 3-vectors along dim (the first dim of size 3 when dim is None, as
+    torch.cross and mindspore.mint.cross choose it).
 
     Args:
         input (Tensor): the input tensor.
         other (Tensor): the second operand.
-        dim (int, optional): the dim of size 3. Default: ``-1``.
+        dim (int, optional): the dim of size 3 (None: the first dim of input that has size
+            3). Default: ``None``.
 
     Returns:
         Tensor: the result.
@@ -4548,7 +4550,7 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = -1) -> Tensor:
         _impl.args.not_a_tensor('cross', 'other', other)
     if dim is not None and type(dim) is not int:
         dim = _impl.args.int_arg('cross', 'dim', dim)
-    return _C.cross(*_impl.args.same_ndim('cross', input, other), -1 if dim is None else dim)
+    return _C.cross(*_impl.args.same_ndim('cross', input, other), _impl.linalg.cross_dim(input, dim))
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
@@ -5218,26 +5220,23 @@ def log_softmax(
     return _C.log_softmax(input, _impl.nn.softmax_dim(_impl.args.one_dim(dim, axis, None), input.ndim), dtype)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    r"""Zeroes each element with probability p and scales the rest by 1 / (1 - p), when training.
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    r"""Zeroes each element with probability p and scales the rest by 1 / (1 - p), when train is
+    true.
 
     Args:
         input (Tensor): the input tensor.
-        p (float): the probability of zeroing an element. Default: ``0.5``.
-        training (bool): apply the training-time behaviour (batch statistics, dropout).
-            Default: ``True``.
-        inplace (bool): write the result into input and return input. Default: ``False``.
+        p (float): the probability of zeroing an element.
+        train (bool): apply dropout (else return input).
 
     Returns:
         Tensor: the result.
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('dropout', 'input', input)
-    if not isinstance(training, bool):
-        _impl.args.not_a_bool('dropout', 'training', training)
-    if not isinstance(inplace, bool):
-        _impl.args.not_a_bool('dropout', 'inplace', inplace)
-    return _impl.nn.maybe_inplace(input, _C.dropout(input, float(p), bool(training)), inplace and training and p > 0)
+    if not isinstance(train, bool):
+        _impl.args.not_a_bool('dropout', 'train', train)
+    return _C.dropout(input, float(p), bool(train))
 
 
 negative = neg

@@ -148,7 +148,10 @@ def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
         if m is not None and s is not None:
             shape = _C.broadcast_to(m, _C.add(m, s).shape).shape
         z = _C.randn(shape, ref.dtype)
-        return _C.add(_C.mul(z, std), mean)
+        y = _C.add(_C.mul(z, std), mean)
+        # The result has mean's dtype (std's when mean is a number), as in torch: a float64
+        # std does not widen float32 samples.
+        return y if y.dtype == ref.dtype else _C.to_dtype(y, ref.dtype)
     return _C.normal(float(mean), float(std), _args.size_or_scalar(size), float_dtype(dtype))
 
 

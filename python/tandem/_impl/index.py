@@ -84,6 +84,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Any, src: Tensor, reduce: str
                    include_self: bool) -> Tensor:
     """include_self=False leaves input's values out of the reduction at the positions that
     receive src."""
+    # torch also takes 'max' / 'min' for 'amax' / 'amin' (undocumented, but accepted).
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     if reduce not in _REDUCE_NAMES:
         raise ValueError(f"scatter_reduce: reduce must be one of {_REDUCE_NAMES}, got {reduce!r}")
     index, src = _vector_index(input, index, src)

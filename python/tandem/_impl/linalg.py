@@ -18,6 +18,18 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return _C.tensordot(input, other, [-1], [-1])
 
 
+def cross_dim(input: Tensor, dim: Any) -> int:
+    """cross's dim: the given one, or (dim=None) the first dim of input with size 3, the rule
+    of torch.cross and mindspore.mint.cross (linalg.cross defaults to -1 instead)."""
+    if dim is not None:
+        return int(dim)
+    for d, n in enumerate(input.shape):
+        if n == 3:
+            return d
+    raise ValueError(f"cross: no dimension of size 3 in input of shape {list(input.shape)}; "
+                     "pass dim= naming the dim that holds the 3-vectors")
+
+
 def tensordot(a: Tensor, b: Tensor, dims: Any) -> Tensor:
     if isinstance(dims, int):
         if dims < 0:

@@ -20,12 +20,12 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     passes its gradient); the result keeps input's dtype, into which threshold and value are
     converted (with torch's overflow check)."""
     dt = input.dtype
-    # Both are converted to the type torch computes in, with its overflow check: the input's
-    # own dtype, float32 for 16-bit floats. For an integer input -3.25 is -3, so -3 is at
-    # the threshold.
+    # threshold is converted to the type torch compares in (the input's own dtype, float32
+    # for 16-bit floats), value to the result's dtype, each with torch's overflow check. For
+    # an integer input -3.25 is -3, so -3 is at the threshold.
     ct = _C.dtype.float32 if dt in (_C.dtype.float16, _C.dtype.bfloat16) else dt
     _C._check_scalar_fits(threshold, ct, "threshold")
-    _C._check_scalar_fits(value, ct, "threshold")
+    _C._check_scalar_fits(value, dt, "threshold")
     th = int(threshold) if not ct.is_floating_point and ct != _C.dtype.bool else threshold
     y = _C.where(_C.le(input, _C.full((), th, ct)), _C.full((), value, ct), input)
     return y if y.dtype == dt else _C.to_dtype(y, dt, False)  # a 0-d 16-bit input
@@ -134,7 +134,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any, paddi
 
 
 def adaptive_size(output_size: Any, input: Tensor, n: int) -> List[int]:
-    size = pair(output_size, n, "output_size")
+    # torch wants exactly n sizes here ([3] is an error for a 2-d pool), or one int.
+    size = pair(output_size, n, "output_size", one=False)
     spatial = input.shape[-n:]
     return [spatial[i] if s is None else s for i, s in enumerate(size)]
 
@@ -171,9 +172,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int], max_nor
 
 
 def class_index_only(op: str, target: Any, ignore_index: int) -> int:
-    """ignore_index names a class index, so PyTorch refuses it (anything but the default
-    -100) with class-probability (floating point) targets; returns ignore_index."""
-    if ignore_index != -100 and target.dtype.is_floating_point:
+    """ignore_index names a class index, so PyTorch refuses a non-negative one (a class that
+    exists) with class-probability (floating point) targets; returns ignore_index."""
+    if ignore_index >= 0 and target.dtype.is_floating_point:
         raise ValueError(f"{op}: ignore_index ({ignore_index}) is not supported for floating "
                          "point (class-probability) targets; leave it at -100 or pass class "
                          "indices")
@@ -225,6 +226,9 @@ def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_co
         raise ValueError("interpolate: pass exactly one of size or scale_factor")
     scales: List[float] = []
     if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("interpolate: recompute_scale_factor is not meaningful with an "
+                             "explicit size; pass scale_factor instead")
         out = pair(size, n, "size", one=False)  # as in PyTorch: one value per spatial dim
     else:
         sf = ([float(v) for v in pair(scale_factor, n, "scale_factor", one=False)]

@@ -50,9 +50,8 @@ class Scalar {
 // finite range. Arithmetic operands are not checked: they wrap (int8 + 300), as in PyTorch.
 void check_scalar_fits(Scalar s, DType t, const char* op);
 
-// The fill variant (full, fill_): PyTorch stores any number into bfloat16 there (beyond its
-// range it becomes inf) but raises for a finite float16 overflow; everything else as
-// check_scalar_fits.
+// The fill variant (full, fill_): as check_scalar_fits, a finite float16 or bfloat16
+// overflow raises (torch stores inf only on its one-element path, not copied here).
 void check_fill_fits(Scalar s, DType t, const char* op);
 
 // The stored-data variant (tensor(data, dtype=)): PyTorch rounds any number into float16 and

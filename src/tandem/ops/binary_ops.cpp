@@ -1,4 +1,7 @@
 // Binary and ternary elementwise OpDefs: arithmetic, comparisons, logical, bitwise.
+#include <limits>
+#include <string>
+
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
 #include "tandem/kernels/cpu/binary_functors.h"
@@ -97,7 +100,19 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
                ": for integral input tensors, argument alpha must not be a floating point "
                "number (got ",
                alpha.to_double(), " with ", dtype_name(t), ")");
-  check_scalar_fits(alpha, t, op);  // as torch: alpha=1000 on int8 would wrap
+  // As torch: alpha=1000 on int8 would wrap. sub is add with -alpha there, so it is -alpha
+  // that must fit (sub(int32, int32, alpha=2**31) is accepted, alpha=-2**31 is not).
+  if (std::string(op).rfind("sub", 0) == 0 && alpha.kind() != Scalar::Kind::Bool) {
+    TANDEM_CHECK(alpha.is_float() || alpha.to_int() != std::numeric_limits<int64_t>::min(),
+                 ValueError, op,
+                 ": value 9223372036854775808 (-alpha) cannot be converted to "
+                 "type ",
+                 dtype_name(t), " without overflow");
+    check_scalar_fits(alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()), t,
+                      op);
+    return;
+  }
+  check_scalar_fits(alpha, t, op);
 }
 
 // addcmul / addcdiv's value must fit the type they compute in (float32 for 16-bit floats,
@@ -183,7 +198,11 @@ std::vector<Tensor> pow_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 }
 std::vector<Tensor> atan2_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
-  Tensor gd = div(g[0], add(mul(a, a), mul(b, b)));
+  // atan2 has no derivative at the origin; torch's gradient there is 0, not 0 / 0.
+  Tensor d = add(mul(a, a), mul(b, b));
+  Tensor origin = eq(d, scalar_tensor(Scalar(0.0)));
+  Tensor gd = where(origin, scalar_tensor(Scalar(0.0)),
+                    div(g[0], where(origin, scalar_tensor(Scalar(1.0)), d)));
   return grads2(
       c, [&] { return mul(gd, b); }, [&] { return neg(mul(gd, a)); });
 }
@@ -381,14 +400,31 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
   Tensor name(const Tensor& a, const Tensor& b) { \
     return dispatch1(name##_op, {a, b});          \
   }
-Tensor pow(const Tensor& a, const Tensor& b) {
-  // A Python number exponent of an integer tensor is converted to its dtype with torch's
-  // check (pow(int16, 2**40) raises; it would wrap). A number base, and float results, are
-  // not checked, as in torch.
+namespace {
+// A Python number exponent of an integer or 16-bit float tensor is converted to its dtype
+// with torch's check (pow(int16, 2**40) raises, it would wrap; pow(float16, 7e4) raises, it
+// would be inf). A number base, and float32 / float64 results, are not checked, as in torch.
+void check_pow_exponent(const Tensor& a, const Tensor& b) {
   if (a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number()) {
     const DType t = result_type({a, b});
-    if (!is_floating(t)) check_scalar_fits(b.item(), t, "pow");
+    const Scalar e = b.item();
+    // Checked before the exponent is converted: -1 into uint8 would be 255.
+    TANDEM_CHECK(is_floating(t) || t == DType::Bool || e.is_float() || e.to_int() >= 0, Error,
+                 "pow: Integers to negative integer powers are not allowed (", dtype_name(t),
+                 " ** ", e.to_int(), "); use a floating point base");
+    if (!is_floating(t) || t == DType::Float16 || t == DType::BFloat16)
+      check_scalar_fits(e, t, "pow");
   }
+}
+}  // namespace
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  check_pow_exponent(a, b);
+  // A bool tensor ** a Python bool stays bool, as in torch (its exponent-0 / exponent-1
+  // shortcuts: x ** True = x, x ** False = 1); bool ** bool tensors have no kernel.
+  if (a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number() &&
+      result_type({a, b}) == DType::Bool)
+    return logical_or(a, logical_not(b));
   return dispatch1(pow_op, {a, b});
 }
 TANDEM_DEFINE_BINARY_FN(relu_backward)
@@ -474,6 +510,7 @@ const Tensor& apply_inplace(const char* op_name, const Tensor& self, const Tenso
     check_alpha(op_name, self, other, alpha);
     attrs.set("alpha", alpha.to_double());
   }
+  if (name == "pow") check_pow_exponent(self, other);
   dispatch_out(binary_op(name), {self, other}, attrs, self);
   return self;
 }

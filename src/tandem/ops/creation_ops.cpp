@@ -106,6 +106,9 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   DType dt = dtype.value_or(ints ? DType::Int64 : DType::Float32);
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   TANDEM_CHECK(st != 0, ValueError, "arange: step must be nonzero");
+  // An integer result counts in int64, as in torch: start, end and step must convert.
+  if (!is_floating(dt))
+    for (const Scalar& v : {start, end, step}) check_scalar_fits(v, DType::Int64, "arange");
   TANDEM_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: ", s,
                " -> ", e);
   TANDEM_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
@@ -125,7 +128,17 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
           {"dtype", int64_t(dt)},
           {"start", s},
           {"step", st}};
-  if (ints) a.set("istart", start.to_int()).set("istep", step.to_int());
+  if (ints) {
+    a.set("istart", start.to_int()).set("istep", step.to_int());
+  } else if (!is_floating(dt)) {
+    // Float bounds into an integer dtype: the values are trunc(start) + i * trunc(step), as in
+    // torch and numpy (start + i * step truncated would repeat values: -3.25 + 3 and + 4 both
+    // give 0); the count stays that of the float range.
+    const int64_t istep = int64_t(std::trunc(st));
+    TANDEM_CHECK(istep != 0, ValueError, "arange: step must be nonzero (", st,
+                 " truncates to 0 for the integer dtype ", dtype_name(dt), ")");
+    a.set("istart", int64_t(std::trunc(s))).set("istep", istep);
+  }
   return dispatch1(arange_op, {}, a);
 }
 

@@ -1,6 +1,7 @@
 // Indexing OpDefs (index, index_put, gather, scatter, nonzero) and the composites built on
 // them (index_select, take, masked_*, one_hot).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "tandem/core/error.h"
@@ -65,8 +66,12 @@ IndexPlan plan_index(const Tensor& x, const std::vector<int64_t>& dims,
 
 // Element offsets (in xf's strides) for every broadcast index position, bounds-checked.
 // xf is x permuted by dims_first, so index j applies to xf's dim j (x's dim p.dims[j]).
+// Negative indices count from the end unless the attrs say "wrap": false (index_select and
+// index_add, which torch bounds to [0, size)); "name" is then the op to report.
 std::vector<int64_t> index_offsets(const Tensor& xf, const IndexPlan& p,
-                                   const std::vector<Tensor>& idx, const char* op) {
+                                   const std::vector<Tensor>& idx, const char* op, const Attrs& a) {
+  const bool wrap = a.get_bool_or("wrap", true);
+  if (!wrap) op = a.get_str("name").c_str();
   int64_t n = numel_of(p.bshape);
   std::vector<int64_t> off(size_t(n), 0);
   for (size_t j = 0; j < idx.size(); ++j) {
@@ -75,9 +80,9 @@ std::vector<int64_t> index_offsets(const Tensor& xf, const IndexPlan& p,
     int64_t d = p.dims[j], size = xf.shape()[j], stride = xf.strides()[j];
     for (int64_t b = 0; b < n; ++b) {
       int64_t k = ip[b];
-      if (k < -size || k >= size) [[unlikely]]
+      if (k < (wrap ? -size : 0) || k >= size) [[unlikely]]
         throw_error<IndexError>(op, ": index ", k, " is out of bounds for dimension ", d,
-                                " with size ", size);
+                                " with size ", size, wrap ? "" : " (indices must be in [0, size))");
       off[b] += (k < 0 ? k + size : k) * stride;
     }
   }
@@ -122,7 +127,7 @@ void index_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tenso
   std::vector<Tensor> idx = tail(in, 1);
   IndexPlan p = plan_index(in[0], a.get_ints("dims"), idx, "index");
   Tensor xc = dims_first(in[0], p).contiguous();
-  std::vector<int64_t> off = index_offsets(xc, p, idx, "index");
+  std::vector<int64_t> off = index_offsets(xc, p, idx, "index", a);
   int64_t inner = 1;
   Shape tmp_shape = p.bshape;
   for (int64_t d : p.rest) {
@@ -156,7 +161,7 @@ void index_put_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<T
   IndexPlan p = plan_index(x, a.get_ints("dims"), idx, "index_put");
   bool acc = a.get_bool("accumulate");
   Tensor dv = dims_first(dst, p);  // a view of the destination
-  std::vector<int64_t> off = index_offsets(dv, p, idx, "index_put");
+  std::vector<int64_t> off = index_offsets(dv, p, idx, "index_put", a);
   // Values laid out as (bshape..., rest...), dense, in the destination's dtype.
   Tensor v = permute(expand(to_dtype(in[1], dst.dtype()), p.result), inverse(result_perm(p)));
   v = v.contiguous();
@@ -216,9 +221,9 @@ std::vector<TensorMeta> scatter_infer(const OpDef&, const std::vector<Tensor>& i
   int64_t dim = wrap_dim_scalar(a.get_int("dim"), x.dim(), "scatter");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, TypeError,
                "scatter: index must be an int64 tensor, got ", dtype_name(index.dtype()));
-  // A dimensioned src must have self's dtype, as in PyTorch (a 0-d src is a wrapped Python
-  // number, converted like one).
-  TANDEM_CHECK(src.dim() == 0 || src.dtype() == x.dtype(), TypeError,
+  // A src tensor must have self's dtype, as in PyTorch, 0-d ones too; a wrapped Python
+  // number is converted like one.
+  TANDEM_CHECK(src.is_wrapped_number() || src.dtype() == x.dtype(), TypeError,
                "scatter: expected src to have self's dtype ", dtype_name(x.dtype()), ", got ",
                dtype_name(src.dtype()), "; convert it with .to(input.dtype)");
   // A 0-d self scatters as a 1-element vector, so a 1-d index (of any length, every entry
@@ -354,6 +359,12 @@ std::vector<Tensor> with_front(std::vector<Tensor> front, const std::vector<Tens
 Tensor index(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx) {
   return dispatch1(index_op, with_front({x}, idx), {{"dims", dims}});
 }
+// index / index_put with indices bounded to [0, size), reported as `op`.
+Attrs unwrapped(Attrs a, const char* op) {
+  a.set("wrap", false);
+  a.set("name", std::string(op));
+  return a;
+}
 Tensor index_put(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& idx,
                  const Tensor& values, bool accumulate) {
   return dispatch1(index_put_op, with_front({x, values}, idx),
@@ -405,7 +416,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   Shape b = broadcast_shapes(x.shape(), mask.shape(), "masked_fill");
   if (!value.is_wrapped_number()) {
     // A tensor value stays in the graph: its gradient flows (reading it with item() cut the
-    // gradient, and failed on a traced value under @jit).
+    // gradient, and failed on a traced value under @jit). Its value must fit x's dtype, as
+    // torch checks, where it can be read.
+    if (auto r = value_range(value)) check_scalar_fits(r->first, x.dtype(), "masked_fill");
     Tensor v = value.dtype() == x.dtype() ? value : to_dtype(value, x.dtype());
     return to_dtype(where(mask, v, x), x.dtype());
   }
@@ -446,12 +459,18 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
     TANDEM_CHECK(idx.numel() == 1, IndexError,
                  "index_select: the index into a 0-d tensor must hold one value, got ",
                  idx.numel());
-    return reshape(index(reshape(x, {1}), {0}, {reshape(idx, {-1})}), {});
+    return reshape(dispatch1(index_op, {reshape(x, {1}), reshape(idx, {-1})},
+                             unwrapped({{"dims", std::vector<int64_t>{0}}}, "index_select")),
+                   {});
   }
-  return index(x, {d}, {reshape(idx, {-1})});
+  return dispatch1(index_op, {x, reshape(idx, {-1})},
+                   unwrapped({{"dims", std::vector<int64_t>{d}}}, "index_select"));
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx, bool wrap) {
+  // A 0-d index into a 1-D input picks one element (a 0-d result), as in torch.
+  if (idx.defined() && x.defined() && idx.dim() == 0 && x.dim() == 1)
+    return reshape(gather(x, dim, reshape(idx, {1}), wrap), {});
   Attrs a{{"dim", dim}};
   if (!wrap) a.set("wrap", false);  // absent means wrap: graphs and models from before agree
   return dispatch1(gather_op, {x, idx}, a);
@@ -507,12 +526,23 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& 
                ") must equal source.size(", d, ") (", ns, ")");
   Shape want = x.shape();
   if (x.dim() > 0) want[size_t(d)] = idx.numel();
-  TANDEM_CHECK(source.shape() == want || (x.dim() == 0 && source.numel() == 1), ValueError,
-               "index_add: source of shape ", shape_str(source.shape()), " must have shape ",
-               shape_str(want), " (the input's shape with dim ", d, " of size len(index))");
+  TANDEM_CHECK(source.shape() == want, ValueError, "index_add: source of shape ",
+               shape_str(source.shape()), " must have shape ", shape_str(want),
+               " (the input's shape with dim ", d, " of size len(index))");
   if (x.defined()) check_scalar_fits(alpha, x.dtype(), "index_add");  // torch: alpha fits x
+  // torch converts alpha to x's dtype: a float alpha for an integer input is truncated
+  // (-3.25 -> -3) before it multiplies source, so no product is computed in float.
+  if (x.defined() && alpha.is_float() && !is_floating(x.dtype()))
+    alpha = x.dtype() == DType::Bool ? Scalar(alpha.to_double() != 0.0)
+                                     : Scalar(int64_t(std::trunc(alpha.to_double())));
   Tensor s = alpha.to_double() == 1.0 ? source : mul(source, scalar_tensor(alpha));
-  return index_put(x, {d}, {reshape(idx, {-1})}, s, true);
+  // A 0-d input adds into its one element (as a 1-element vector), as in torch.
+  const bool scalar = x.dim() == 0;
+  Tensor y =
+      dispatch1(index_put_op,
+                {scalar ? reshape(x, {1}) : x, scalar ? reshape(s, {1}) : s, reshape(idx, {-1})},
+                unwrapped({{"dims", std::vector<int64_t>{d}}, {"accumulate", true}}, "index_add"));
+  return scalar ? reshape(y, {}) : y;
 }
 
 Tensor take(const Tensor& x, const Tensor& idx) {

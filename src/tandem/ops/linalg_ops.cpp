@@ -175,6 +175,11 @@ Tensor add_scaled_product(const Tensor& input, Tensor p, Scalar beta, Scalar alp
   // checks: alpha=1e300 on float32 raises rather than giving inf.
   check_scalar_fits(alpha, opmath_dtype(rt), "addmm");
   check_scalar_fits(beta, opmath_dtype(rt), "addmm");
+  // input broadcasts to the product's shape, never the product to input's (torch's rule: the
+  // result has the product's shape).
+  TANDEM_CHECK(broadcast_shapes(input.shape(), p.shape(), "addmm") == p.shape(), ValueError,
+               "addmm: input of shape ", shape_str(input.shape()),
+               " cannot be broadcast to the product's shape ", shape_str(p.shape()));
   if (alpha.to_double() != 1.0) p = mul(p, scalar_tensor(alpha));
   if (beta.to_double() == 0.0) return add(p, zeros(input.shape(), input.dtype()));
   return add(p, input, beta);
@@ -286,6 +291,10 @@ Tensor linear(const Tensor& x_, const Tensor& weight_, const Tensor& bias_) {
   TANDEM_CHECK(x.dtype() == weight.dtype(), TypeError, "linear: input (", dtype_name(x.dtype()),
                ") and weight (", dtype_name(weight.dtype()),
                ") must have the same dtype; convert the input first (e.g. x.float())");
+  // torch adds a bias to a 2-D input with addmm, which needs a matrix weight.
+  TANDEM_CHECK(!(bias.defined() && weight.dim() == 1 && x.dim() == 2), ValueError,
+               "linear: a 1-D weight takes no bias with a 2-D input (pass a (1, in_features) "
+               "weight)");
   Tensor y = matmul(x, weight.dim() == 2 ? t(weight) : weight);
   if (!bias.defined()) return y;
   // The bias is added into the product (torch's addmm): it broadcasts to the output's shape
@@ -361,6 +370,11 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
   Tensor x = expand(a, s), y = expand(b, s);
   int64_t d = wrap_dim(dim, int64_t(s.size()), "cross");
   TANDEM_CHECK(s[d] == 3, ValueError, "cross: dimension ", d, " must have size 3, got ", s[d]);
+  // Only the batch dims broadcast, as in torch: both operands hold 3-vectors along d.
+  if (a.dim() == b.dim())
+    TANDEM_CHECK(a.shape()[size_t(d)] == 3 && b.shape()[size_t(d)] == 3, ValueError,
+                 "cross: inputs dimension ", d, " must have length 3, got ", a.shape()[size_t(d)],
+                 " and ", b.shape()[size_t(d)]);
   auto c = [&](const Tensor& t, int64_t i) { return select(t, d, i); };
   Tensor r0 = sub(mul(c(x, 1), c(y, 2)), mul(c(x, 2), c(y, 1)));
   Tensor r1 = sub(mul(c(x, 2), c(y, 0)), mul(c(x, 0), c(y, 2)));

@@ -283,6 +283,10 @@ Tensor huber_loss(const Tensor& input_, const Tensor& target_, const std::string
   check_reduction(reduction, "huber_loss");
   warn_if_broadcast(input, target, "huber_loss");
   TANDEM_CHECK(delta > 0, ValueError, "huber_loss: delta must be positive, got ", delta);
+  // torch writes the loss into a tensor of input's dtype: an integer input cannot hold it.
+  TANDEM_CHECK(!input.defined() || is_floating(input.dtype()), TypeError,
+               "huber_loss: expected a floating point input, got ", dtype_name(input.dtype()),
+               "; convert it with .float()");
   Tensor d = abs(sub(input, target));  // no broadcast first: torch's huber_loss has none
   Tensor dq = clamp(d, std::nullopt, quadratic_bound(delta, d.dtype()));  // see smooth_l1_loss
   Tensor quad = mul(mul(dq, dq), num(0.5));
@@ -297,23 +301,15 @@ Tensor binary_cross_entropy(const Tensor& input_, const Tensor& target_, const T
                weight = autocast_fp32(weight_);
   check_reduction(reduction, "binary_cross_entropy");
   check_same_shape(input, target, "binary_cross_entropy");
-  if (auto r = value_range(input)) {
-    double lo = r->first.to_double(), hi = r->second.to_double();
-    TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
-                 "binary_cross_entropy: all elements of input should be between 0 and 1, got ", lo,
-                 "..", hi, "; use binary_cross_entropy_with_logits for logits");
-  }
-  if (auto r = value_range(target)) {
-    double lo = r->first.to_double(), hi = r->second.to_double();
-    TANDEM_CHECK(lo >= 0 && hi <= 1, ValueError,
-                 "binary_cross_entropy: all elements of target should be between 0 and 1, got ", lo,
-                 "..", hi);
-  }
+  // Checked when the values exist: now, or when a compiled graph runs.
+  const Tensor x = check_between(input, 0, 1, "binary_cross_entropy: all elements of input",
+                                 "; use binary_cross_entropy_with_logits for logits");
+  const Tensor tc = check_between(target, 0, 1, "binary_cross_entropy: all elements of target");
   TANDEM_CHECK(is_floating(input.dtype()), TypeError,
                "binary_cross_entropy: expected a floating point input, got ",
                dtype_name(input.dtype()));
-  Tensor t = as_float(target, input);
-  Tensor loss = dispatch1(bce_op, {input, t});
+  Tensor t = as_float(tc, x);
+  Tensor loss = dispatch1(bce_op, {x, t});
   if (weight.defined()) loss = mul(loss, weight);
   return reduce(loss, reduction);
 }
@@ -326,9 +322,22 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input_, const Tensor& targ
                weight = autocast_fp32(weight_), pos_weight = autocast_fp32(pos_weight_);
   check_reduction(reduction, "binary_cross_entropy_with_logits");
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
+  // The targets are probabilities: an integer or bool target is an error, as in torch and
+  // MindSpore (torch's "result type Float can't be cast to ... Int").
+  TANDEM_CHECK(!target.defined() || is_floating(target.dtype()), TypeError,
+               "binary_cross_entropy_with_logits: expected a floating point target, got ",
+               dtype_name(target.dtype()), "; convert it with .float()");
+  const Tensor& t = target;
+  // The loss has input's shape: weights broadcast to it, never it to theirs (torch's rule).
+  for (const Tensor* w : {&weight, &pos_weight})
+    TANDEM_CHECK(
+        !w->defined() || broadcast_shapes(input.shape(), w->shape(),
+                                          "binary_cross_entropy_with_logits") == input.shape(),
+        ValueError, "binary_cross_entropy_with_logits: ", w == &weight ? "weight" : "pos_weight",
+        " of shape ", shape_str(w->shape()), " cannot be broadcast to input's shape ",
+        shape_str(input.shape()));
   // The loss has the promoted type of input and target (float32 logits against float64
   // targets give a float64 loss), as in PyTorch.
-  Tensor t = is_floating(target.dtype()) ? target : as_float(target, input);
   if (is_floating(input.dtype()) && t.dtype() != input.dtype()) {
     DType common = promote_types(input.dtype(), t.dtype());
     return binary_cross_entropy_with_logits(to_dtype(input, common), to_dtype(t, common), weight,

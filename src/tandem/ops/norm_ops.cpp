@@ -673,6 +673,19 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   const int64_t C = check_nc_input(input, "batch_norm");
   check_per_channel(running_mean, C, input.shape(), "batch_norm", "running_mean");
   check_per_channel(running_var, C, input.shape(), "batch_norm", "running_var");
+  // Parameters and statistics have input's dtype, or float32 beside a 16-bit input (mixed
+  // precision), as torch's CPU batch norm requires; anything else is an error, not a cast.
+  for (const Tensor* p : {&running_mean, &running_var, &weight, &bias}) {
+    if (!p->defined() || p->dtype() == input.dtype()) continue;
+    const bool mixed = (input.dtype() == DType::Float16 || input.dtype() == DType::BFloat16) &&
+                       p->dtype() == DType::Float32;
+    TANDEM_CHECK(mixed, TypeError,
+                 "batch_norm: parameters and running statistics must have "
+                 "input's dtype ",
+                 dtype_name(input.dtype()),
+                 is_floating(input.dtype()) && input.itemsize() == 2 ? " (or float32)" : "",
+                 ", got ", dtype_name(p->dtype()), "; convert them with .to(input.dtype)");
+  }
   const int64_t count = per_channel_count(input.shape());
   std::vector<Tensor> r =
       batch_norm_forward(input, weight, bias, running_mean, running_var, training, eps);

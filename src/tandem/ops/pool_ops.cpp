@@ -156,8 +156,9 @@ void avgp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Te
 PoolParams adaptive_params(const Shape& x, const std::vector<int64_t>& os, const char* op) {
   TANDEM_CHECK(x.size() == 4, ValueError, op, ": expected a 4-D input (N, C, H, W), got shape ",
                shape_str(x));
-  TANDEM_CHECK(os.size() == 2 && os[0] > 0 && os[1] > 0, ValueError, op,
-               ": output_size must be two positive ints, got ", shape_str(os));
+  // An output size of 0 is an empty result, as in torch.
+  TANDEM_CHECK(os.size() == 2 && os[0] >= 0 && os[1] >= 0, ValueError, op,
+               ": output_size must be two non-negative ints, got ", shape_str(os));
   TANDEM_CHECK(x[2] > 0 && x[3] > 0, ValueError, op, ": input spatial size must be positive, got ",
                shape_str(x));
   PoolParams p{};

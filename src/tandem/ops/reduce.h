@@ -2,6 +2,7 @@
 // negative dims count from the end.
 #pragma once
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,12 @@ Tensor amin(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 // nullopt when there is nothing to read: t is empty or symbolic, or a graph is being traced
 // (even a captured constant's reductions are traced then).
 std::optional<std::pair<Scalar, Scalar>> value_range(const Tensor& t);
+// x, after checking that every element lies in [lo, hi] (a ValueError, or RuntimeError where
+// torch raises that, "<what> should be between lo and hi, got a..b<hint>" otherwise): at once
+// for concrete tensors, and when the compiled graph runs for symbolic ones (a pass-through
+// node there).
+Tensor check_between(const Tensor& x, double lo, double hi, const std::string& what,
+                     const std::string& hint = "", bool runtime_error = false);
 Tensor all(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 Tensor any(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 // (values, indices) along one dim.

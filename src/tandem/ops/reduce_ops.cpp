@@ -422,7 +422,12 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& x, DimList dims, double correct
     return {to_dtype(s, x.dtype()), to_dtype(m, x.dtype())};
   }
   auto [v, m] = var_mean(x, dims, correction, keepdim);
-  return {sqrt(v), m};
+  // sqrt's slope is infinite at 0: a constant slice (zero variance) would get 0 * inf = NaN.
+  // Its gradient there is 0, as torch's std_backward masks it: the wheres route no gradient
+  // into sqrt where v == 0, and the safe operand keeps sqrt's own slope finite.
+  const Tensor zero = eq(v, scalar_tensor(Scalar(0.0)));
+  const Tensor safe = where(zero, scalar_tensor(Scalar(1.0)), v);
+  return {where(zero, scalar_tensor(Scalar(0.0)), sqrt(safe)), m};
 }
 Tensor std(const Tensor& x, DimList dims, double correction, bool keepdim) {
   return std_mean(x, dims, correction, keepdim).first;
@@ -485,8 +490,11 @@ Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
       Tensor s = p > 0 ? amax(a, d, true) : amin(a, d, true);
       Tensor zero = eq(s, scalar_tensor(Scalar(0.0)));
       Tensor safe = add(s, to_dtype(zero, s.dtype()));
+      // For p < 0 a slice holding a 0 has norm 0 and gradient 0 (torch's); its terms are
+      // replaced by 1s so that no 0^p = inf meets a zero gradient (NaN) on the way back.
+      Tensor terms = p < 0 ? where(zero, scalar_tensor(Scalar(1.0)), a) : a;
       Tensor r =
-          root_or_zero(sum(pow(div(a, safe), scalar_tensor(Scalar(p))), d, keepdim), 1.0 / p);
+          root_or_zero(sum(pow(div(terms, safe), scalar_tensor(Scalar(p))), d, keepdim), 1.0 / p);
       if (!keepdim) {
         safe = reshape(safe, r.shape());
         zero = reshape(zero, r.shape());

@@ -96,6 +96,11 @@ std::vector<TensorMeta> unfold_infer(const OpDef&, const std::vector<Tensor>& in
   TANDEM_CHECK(in[0].dim() == 4, ValueError,
                "unfold: expected a 4-D input (N, C, H, W), got shape ", shape_str(in[0].shape()));
   TANDEM_CHECK(is_floating(in[0].dtype()), TypeError, "unfold: expected a floating input");
+  // Only the batch may be empty, as in torch.
+  const Shape& xs = in[0].shape();
+  TANDEM_CHECK(xs[1] > 0 && xs[2] > 0 && xs[3] > 0, ValueError,
+               "unfold: expected non-zero sizes for the non-batch dimensions, got shape ",
+               shape_str(xs));
   ConvParams p = im2col_params(in[0].shape(), at, "unfold");
   return {{{p.N, p.C * p.KH * p.KW, p.OH * p.OW}, in[0].dtype()}};
 }

@@ -523,16 +523,15 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
     TANDEM_CHECK(seq.dim() >= 1, ValueError,
                  "searchsorted: sorted_sequence must have at least 1 dimension");
     // gather wraps negative indices (MindSpore's rule): a sorter index outside [0, n) would
-    // silently pick another element.
-    if (auto r = value_range(*sorter)) {
-      const int64_t n = seq.shape().back(), lo = r->first.to_int(), hi = r->second.to_int();
-      TANDEM_CHECK(lo >= 0 && hi < n, Error,
-                   "searchsorted: sorter index out of range: ", lo < 0 ? lo : hi, " is not in [0, ",
-                   n,
-                   ") (sorter holds positions in the last dim of sorted_sequence, as argsort "
-                   "gives)");
-    }
-    seq = gather(seq, -1, *sorter);
+    // silently pick another element. Checked now, or when a compiled graph runs.
+    const int64_t n = seq.shape().back();
+    const Tensor s = check_between(*sorter, 0, double(n - 1),
+                                   "searchsorted: sorter index out of "
+                                   "range: sorter indices",
+                                   " (sorter holds positions in the last dim of "
+                                   "sorted_sequence, as argsort gives)",
+                                   true);
+    seq = gather(seq, -1, s);
   }
   return dispatch1(searchsorted_op, {seq, values}, {{"right", right}, {"out_int32", out_int32}});
 }

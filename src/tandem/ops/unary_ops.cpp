@@ -302,13 +302,15 @@ std::vector<Tensor> elu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   double alpha = c.attrs.get_float("alpha"), scale = c.attrs.get_float("scale");
   double in_scale = c.attrs.get_float("input_scale");
   // where, not a 0/1 mask: exp overflows for large positive x in the unused branch.
+  // x <= 0 picks the exponential side, as torch's elu_backward does: a NaN input takes the
+  // linear side's slope.
   Tensor neg_side = mul(exp(mul(x, num(in_scale))), num(scale * alpha * in_scale));
-  return {mul(g[0], where(gt(x, num(0.0)), num(scale), neg_side))};
+  return {mul(g[0], where(le(x, num(0.0)), neg_side, num(scale)))};
 }
 std::vector<Tensor> leaky_relu_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  // where, not a 0/1 mask: an infinite slope times a 0 mask would be NaN on the positive side.
   double slope = c.attrs.get_float("negative_slope");
-  Tensor pos = mask(gt(c.inputs[0], num(0.0)), g[0]);
-  return {mul(g[0], add(pos, mul(sub(num(1.0), pos), num(slope))))};
+  return {where(gt(c.inputs[0], num(0.0)), g[0], mul(g[0], num(slope)))};
 }
 std::vector<Tensor> softplus_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
@@ -322,12 +324,14 @@ std::vector<Tensor> hardsigmoid_vjp(const VjpCtx& c, const std::vector<Tensor>& 
   Tensor in = logical_and(gt(x, num(-3.0)), lt(x, num(3.0)));
   return {mul(g[0], mul(mask(in, g[0]), num(1.0 / 6)))};
 }
-// hardswish: 0 up to -3, x/3 + 1/2 inside (-3, 3), 1 from 3 (PyTorch's boundary choices).
+// hardswish: 0 up to -3, x/3 + 1/2 inside (-3, 3), 1 from 3 (PyTorch's boundary choices);
+// nested wheres, not masks, so x = +inf has slope 1 (not 0 * inf) and NaN takes the last
+// branch, as in torch.
 std::vector<Tensor> hardswish_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   const Tensor& x = c.inputs[0];
-  Tensor mid = mask(logical_and(gt(x, num(-3.0)), lt(x, num(3.0))), g[0]);
-  Tensor hi = mask(ge(x, num(3.0)), g[0]);
-  return {mul(g[0], add(mul(mid, add(div(x, num(3.0)), num(0.5))), hi))};
+  Tensor slope = where(le(x, num(-3.0)), num(0.0),
+                       where(lt(x, num(3.0)), add(div(x, num(3.0)), num(0.5)), num(1.0)));
+  return {mul(g[0], slope)};
 }
 std::vector<Tensor> nan_to_num_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   return {mul(g[0], mask(isfinite(c.inputs[0]), g[0]))};
@@ -484,10 +488,11 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   TANDEM_CHECK(min_val <= max_val, ValueError, "hardtanh: min_val (", min_val,
                ") must not exceed max_val (", max_val, ")");
   DType t = x.defined() ? x.dtype() : DType::Float32;  // dispatch reports an undefined x
-  // The bounds must fit the type hardtanh computes in (float32 for 16-bit floats), as torch
-  // checks: -1e30 on an int64 tensor raises rather than saturating.
-  check_scalar_fits(Scalar(min_val), opmath_dtype(t), "hardtanh");
-  check_scalar_fits(Scalar(max_val), opmath_dtype(t), "hardtanh");
+  // The bounds must fit the tensor's type (an integer's compute type), as torch checks:
+  // -1e30 on an int64 tensor raises rather than saturating, 7e4 on a float16 one too.
+  const DType bt = is_floating(t) ? t : opmath_dtype(t);
+  check_scalar_fits(Scalar(min_val), bt, "hardtanh");
+  check_scalar_fits(Scalar(max_val), bt, "hardtanh");
   return dispatch1(
       clamp_op, {x},
       {{"min", saturate_bound(min_val, t)}, {"max", saturate_bound(max_val, t)}, {"open", true}});
@@ -541,6 +546,13 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
   };
   const Tensor lo = min.defined() ? min : extreme(max, false);
   const Tensor hi = max.defined() ? max : extreme(min, true);
+  // A Python-number bound beside a tensor one must fit the type clamp computes in, as in
+  // torch (clamp(int16, 2**40, t) raises rather than wrapping the bound).
+  if ((min.defined() && min.is_wrapped_number()) || (max.defined() && max.is_wrapped_number())) {
+    const DType t = result_type({x, lo, hi});
+    for (const Tensor* b : {&min, &max})
+      if (b->defined() && b->is_wrapped_number()) check_scalar_fits(b->item(), t, "clamp");
+  }
   return clamp_tensor(x, lo, hi, min.defined(), max.defined());
 }
 
