@@ -406,9 +406,10 @@ def _input_at(leaves: list, lib: Lib, diff: str) -> str:
 
 
 def _extremes(case, leaves: list, lib: Lib) -> str:
-    """Marks a gradient mismatch whose inputs hold +-inf / NaN, or values whose products
-    overflow float32 (|x| >= 1e30), or whose Python-number parameters are not finite: the
-    known_differences rules for non-finite arithmetic match on these marks."""
+    """Marks a mismatch whose inputs hold +-inf / NaN, values whose products overflow float32
+    (|x| >= 1e30) or float32 subnormals (whose reciprocals do), or whose Python-number
+    parameters are not finite: the known_differences rules for non-finite arithmetic match
+    on these marks."""
     marks = []
     vals = [leaf.detach().to(lib.dtypes["float64"]).numpy() for leaf in leaves]
     if any(not np.isfinite(v).all() for v in vals):
@@ -416,6 +417,9 @@ def _extremes(case, leaves: list, lib: Lib) -> str:
     with np.errstate(invalid="ignore"):
         if any((np.abs(v[np.isfinite(v)]) >= 1e30).any() for v in vals):
             marks.append("huge inputs")
+        # float32 subnormals: dividing by one overflows, and association decides where
+        if any(((np.abs(v) > 0) & (np.abs(v) < 1.1754944e-38)).any() for v in vals):
+            marks.append("subnormal inputs")
     params = list(case["args"]) + list(case["kwargs"].values())
     if any(isinstance(p, dict) and p.get("F") in ("inf", "-inf", "nan") for p in params):
         marks.append("non-finite parameter")

@@ -55,6 +55,10 @@ def both(call):
     lambda m: m.sub(m.ones(2, dtype=m.int32), m.ones(2, dtype=m.int32), alpha=-2 ** 31),
     lambda m: m.nn.functional.interpolate(m.ones(1, 2, 3), size=[6],
                                           recompute_scale_factor=True),
+    lambda m: m.nn.functional.binary_cross_entropy(m.tensor(0.5), m.tensor(1.0),
+                                                   m.ones(1, 3)),   # weight past input
+    lambda m: m.nn.functional.batch_norm(m.ones(3, 3), None, m.ones(3), training=True),
+    lambda m: m.normal(m.ones(5, dtype=m.float64), -5),
     lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)),                # no dim of size 3
     lambda m: m.cross(m.ones(5, 3, 2), m.ones(1, 1, 2), 1),       # 3 vs 1 along dim
 ])
@@ -196,3 +200,16 @@ def test_cross_entropy_probability_targets_take_a_negative_ignore_index():
 def test_normal_keeps_mean_dtype():
     assert mint.normal(mint.ones(2), mint.ones(2, dtype=mint.float64)).dtype == mint.float32
     assert mint.normal(mint.ones(2, dtype=mint.float64), mint.ones(2)).dtype == mint.float64
+
+
+def test_masked_fill_tensor_value_is_checked_under_jit():
+    f = tandem.jit(lambda x, mk, v: mint.masked_fill(x, mk, v))
+    x, mk = mint.ones(3, dtype=mint.int8), mint.tensor([True, False, True])
+    assert f(x, mk, mint.tensor(5.0)).tolist() == [5, 1, 5]
+    for call in (lambda v: f(x, mk, v), lambda v: mint.masked_fill(x, mk, v)):
+        with pytest.raises(ValueError, match="cannot be converted to type int8"):
+            call(mint.tensor(1e30))
+    # a float destination takes inf (it fits), as in torch
+    half = mint.masked_fill(mint.ones(2, dtype=mint.float16), mint.tensor([True, False]),
+                            mint.tensor(float("inf")))
+    assert half.tolist()[0] == float("inf")

@@ -144,6 +144,8 @@ def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
             lowest = _C.amin(s, None, False).item()
             if not lowest >= 0:  # NaN fails too, as in PyTorch
                 raise ValueError(f"normal: expects all elements of std >= 0.0, got {lowest}")
+        if s is None and not float(std) >= 0:  # a number std beside a tensor mean too
+            raise ValueError(f"normal: expects std >= 0.0, got {std}")
         shape = ref.shape
         if m is not None and s is not None:
             shape = _C.broadcast_to(m, _C.add(m, s).shape).shape

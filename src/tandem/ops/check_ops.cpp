@@ -1,7 +1,8 @@
-// check_between as an op: an argument check that reads tensor values (probabilities in
-// [0, 1]) and must also run inside a compiled graph, where the values exist only when the
-// graph executes. Eagerly the check runs at once and records nothing; on a symbolic tensor
-// (or while tracing) it becomes a pass-through node whose kernel checks before copying.
+// check_between / check_fits as an op: an argument check that reads tensor values
+// (probabilities in [0, 1], a fill value's range) and must also run inside a compiled graph, where
+// the values exist only when the graph executes. Eagerly the check runs at once and records
+// nothing; on a symbolic tensor (or while tracing) it becomes a pass-through node whose kernel
+// checks before copying.
 #include <cmath>
 
 #include "tandem/core/error.h"
@@ -14,6 +15,12 @@ namespace tandem {
 namespace {
 
 void check_values(const std::pair<Scalar, Scalar>& r, const Attrs& a) {
+  if (a.has("fits")) {  // the values must convert to this dtype (check_scalar_fits' rule)
+    const DType t = DType(a.get_int("fits"));
+    check_scalar_fits(r.first, t, a.get_str("what").c_str());
+    check_scalar_fits(r.second, t, a.get_str("what").c_str());
+    return;
+  }
   const double lo = r.first.to_double(), hi = r.second.to_double();
   const double want_lo = a.get_float("lo"), want_hi = a.get_float("hi");
   // NaN compares false and so fails the check, as torch's does.
@@ -50,6 +57,20 @@ Tensor check_between(const Tensor& x, double lo, double hi, const std::string& w
   Attrs a{{"lo", lo}, {"hi", hi}, {"what", what}, {"hint", hint}};
   if (runtime_error) a.set("runtime_error", true);
   if (!x.defined() || x.numel() == 0) return x;
+  if (auto r = value_range(x)) {
+    check_values(*r, a);
+    return x;
+  }
+  return dispatch1(check_between_op, {x}, a);
+}
+
+Tensor check_fits(const Tensor& x, DType t, const char* op) {
+  if (!x.defined() || x.numel() == 0) return x;
+  Attrs a{{"fits", int64_t(t)},
+          {"what", std::string(op)},
+          {"lo", 0.0},
+          {"hi", 0.0},
+          {"hint", std::string()}};
   if (auto r = value_range(x)) {
     check_values(*r, a);
     return x;

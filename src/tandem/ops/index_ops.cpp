@@ -417,9 +417,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   if (!value.is_wrapped_number()) {
     // A tensor value stays in the graph: its gradient flows (reading it with item() cut the
     // gradient, and failed on a traced value under @jit). Its value must fit x's dtype, as
-    // torch checks, where it can be read.
-    if (auto r = value_range(value)) check_scalar_fits(r->first, x.dtype(), "masked_fill");
-    Tensor v = value.dtype() == x.dtype() ? value : to_dtype(value, x.dtype());
+    // torch checks: now, or when a compiled graph runs.
+    const Tensor checked = check_fits(value, x.dtype(), "masked_fill");
+    Tensor v = checked.dtype() == x.dtype() ? checked : to_dtype(checked, x.dtype());
     return to_dtype(where(mask, v, x), x.dtype());
   }
   Scalar s = value.item();

@@ -308,6 +308,11 @@ Tensor binary_cross_entropy(const Tensor& input_, const Tensor& target_, const T
   TANDEM_CHECK(is_floating(input.dtype()), TypeError,
                "binary_cross_entropy: expected a floating point input, got ",
                dtype_name(input.dtype()));
+  // The loss has input's shape: a weight broadcasts to it, never it to the weight's.
+  TANDEM_CHECK(!weight.defined() || broadcast_shapes(input.shape(), weight.shape(),
+                                                     "binary_cross_entropy") == input.shape(),
+               ValueError, "binary_cross_entropy: weight of shape ", shape_str(weight.shape()),
+               " cannot be broadcast to input's shape ", shape_str(input.shape()));
   Tensor t = as_float(tc, x);
   Tensor loss = dispatch1(bce_op, {x, t});
   if (weight.defined()) loss = mul(loss, weight);

@@ -671,6 +671,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   TANDEM_CHECK(input.defined(), ValueError, "batch_norm: input is None");
   // Validate the running stats up front: in training they are not op inputs.
   const int64_t C = check_nc_input(input, "batch_norm");
+  TANDEM_CHECK(running_mean.defined() == running_var.defined(), ValueError,
+               "batch_norm: running_mean and running_var must either both be None or neither "
+               "be None");
   check_per_channel(running_mean, C, input.shape(), "batch_norm", "running_mean");
   check_per_channel(running_var, C, input.shape(), "batch_norm", "running_var");
   // Parameters and statistics have input's dtype, or float32 beside a 16-bit input (mixed

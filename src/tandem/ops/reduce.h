@@ -31,6 +31,9 @@ std::optional<std::pair<Scalar, Scalar>> value_range(const Tensor& t);
 // node there).
 Tensor check_between(const Tensor& x, double lo, double hi, const std::string& what,
                      const std::string& hint = "", bool runtime_error = false);
+// x, after checking (as check_between does, now or when the graph runs) that its values
+// convert to dtype t: check_scalar_fits' ValueError naming op otherwise.
+Tensor check_fits(const Tensor& x, DType t, const char* op);
 Tensor all(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 Tensor any(const Tensor& x, DimList dims = std::nullopt, bool keepdim = false);
 // (values, indices) along one dim.
