@@ -13,13 +13,14 @@ try:
                                    _int_beyond_sequence, _integer_operands, _max_finite_abs,
                                    _mixed_bounds, _no_degrees_of_freedom, _nonfinite_gradient,
                                    _nonfinite_value, _norm_order, _pool_window_in_padding,
-                                   _torch_overflowed)
+                                   _torch_overflowed, _value_beyond_an_operand)
 except ImportError:  # imported from the worker script's directory
     from known_predicates import (_CONTRACTIONS, _NORMS, _has_empty,  # type: ignore
                                   _has_view, _int_beyond_sequence, _integer_operands,
                                   _max_finite_abs, _mixed_bounds, _no_degrees_of_freedom,
                                   _nonfinite_gradient, _nonfinite_value, _norm_order,
-                                  _pool_window_in_padding, _torch_overflowed)
+                                  _pool_window_in_padding, _torch_overflowed,
+                                  _value_beyond_an_operand)
 
 #: Ops the fuzzer does not run: stateful or without a value to compare.
 SKIP = {
@@ -237,6 +238,10 @@ RULES: List[Tuple[str, str, str, str, str]] = [
      r"out\[1\].*non-finite inputs",
      "the index of a max-pool window holding several NaNs: both return NaN, torch the index of "
      "the last NaN, tandem of the first (in every kernel, the vectorised float32 ones too)"),
+    ("avg_pool2d|avg_pool1d", "forward|backward", "crash", r"SIGFPE",
+     "torch averages integer tensors and dies with SIGFPE dividing the type's minimum by a "
+     "divisor_override of -1; run alone torch crashes the same way, tandem's pools take "
+     "floating inputs only (TypeError)"),
     ("repeat_interleave", "forward", "crash", r"SIGSEGV",
      "torch's repeat_interleave segfaults for a negative repeat when output_size is given (it "
      "skips its check then); run alone torch crashes the same way, tandem raises ValueError "
@@ -278,9 +283,10 @@ RULES: List[Tuple[str, str, str, str, str]] = [
     ("multinomial", "forward", "tandem_rejects", r"invalid distribution",
      "drawing without replacement past the categories of positive probability: tandem raises, "
      "torch returns a category of probability 0"),
-    ("logsumexp", "backward", "tandem_accepts", r"doesn't match the broadcast shape",
-     "torch's logsumexp backward fails for dim=() (every dim reduced, then an in-place write "
-     "into the 0-d result's shape: a torch bug); tandem's gradient is softmax"),
+    ("logsumexp", ".*", "tandem_accepts", r"doesn't match the broadcast shape",
+     "torch's logsumexp fails for dim=() (every dim reduced, then an in-place write into the "
+     "0-d result's shape: a torch bug, in the backward, and in the forward for 16-bit "
+     "floats); tandem reduces every dim and its gradient is softmax"),
     ("adaptive_avg_pool1d|adaptive_avg_pool2d|adaptive_max_pool2d", "backward", "tandem_accepts",
      r"Expected grad_output to have non-zero size",
      "torch's adaptive pooling backward refuses an empty channel or output dim that its forward "
@@ -526,20 +532,28 @@ CASE_RULES: List[Tuple[Callable[[dict, str], bool], str, str]] = [
      "pow's gradient with an exponent beyond 2**24: torch computes exponent - 1 in float32, "
      "where 2**32 - 1 rounds to 2**32, so x ** (e - 1) of a negative x changes sign; tandem "
      "computes the exponent in float64"),
-    (lambda c, d: c["op"] in ("addcdiv", "addcmul") and c["mode"] == "backward" and any(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > 65504
-        for v in [c["kwargs"].get("value")] + list(c["args"][3:4])) and any(
-        isinstance(a, dict) and a.get("T") in ("float16", "bfloat16") for a in c["args"][:3]),
-     "wrong",
-     "addcdiv / addcmul backward with a value beyond a 16-bit operand's range: torch converts "
-     "value to that operand's dtype there (2**31 becomes inf in float16), tandem keeps it in "
-     "the gradient's compute type"),
+    (lambda c, d: c["op"] in ("addcdiv", "addcmul") and c["mode"] == "backward"
+     and _value_beyond_an_operand(c), "wrong",
+     "addcdiv / addcmul backward with a value beyond an operand's range: torch converts value "
+     "to that operand's dtype there (2**31 becomes inf in float16, 1e300 in float32), tandem "
+     "keeps it in the gradient's compute type"),
+    (lambda c, d: c["op"] in ("std_mean", "var_mean", "std", "var") and c["mode"] == "backward"
+     and (c["args"][1:2] == [[]] or c["kwargs"].get("dim", 0) == []), "wrong",
+     "var / std with dim=(): both reduce every dim forward, but torch's backward treats () as "
+     "no dims (one element per slice, so it divides by n - correction = 0 and returns inf); "
+     "tandem's gradient is that of the all-dims reduction"),
     (lambda c, d: c["op"] == "layer_norm" and c["mode"] == "backward"
      and c["args"][1:2] in ([[2]], [2]) and isinstance(c["args"][0], dict)
      and c["args"][0].get("T") in ("float16", "bfloat16"), "wrong",
      "layer_norm over 2 elements: each normalised value is -1 or 1 whatever the input, so the "
      "input's gradient is 0 in exact arithmetic; in 16-bit floats both return rounding noise "
      "(torch's up to 0.2, tandem's smaller, as it computes in float32)"),
+    (lambda c, d: c["op"] in ("conv1d", "conv2d") and isinstance(c["args"][0], dict)
+     and len(c["args"][0].get("shape", [])) >= 2 and c["args"][0]["shape"][1] == 0
+     and "shape" in d, "wrong",
+     "a convolution of an input with 0 channels: each output is the bias (0 without one) in "
+     "tandem, with weight's out_channels; torch's empty-input shortcut returns 0 output "
+     "channels whatever the weight"),
     (lambda c, d: c["op"] in ("isclose", "allclose") and _integer_operands(c), "wrong",
      "integer isclose: torch subtracts in the integer dtype, which wraps near the type's "
      "limits (-4 - 2**31 + 1 looks close to 2**31 - 1); tandem subtracts in float64"),

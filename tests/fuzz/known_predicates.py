@@ -184,3 +184,19 @@ def _has_empty(v) -> bool:
     if isinstance(v, list):
         return any(_has_empty(x) for x in v)
     return False
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38}
+
+
+def _value_beyond_an_operand(case: dict) -> bool:
+    """addcdiv / addcmul: value (keyword or fourth positional) does not fit one of the three
+    operands' float dtypes."""
+    vals = [case["kwargs"].get("value")] + list(case["args"][3:4])
+    v = next((x for x in vals if isinstance(x, (int, float)) and not isinstance(x, bool)), None)
+    if v is None:
+        return False
+    limits = [_FLOAT_MAX[a["T"]] for a in case["args"][:3]
+              if isinstance(a, dict) and a.get("T") in _FLOAT_MAX]
+    return bool(limits) and abs(v) > min(limits)

@@ -59,6 +59,7 @@ def both(call):
                                                    m.ones(1, 3)),   # weight past input
     lambda m: m.nn.functional.batch_norm(m.ones(3, 3), None, m.ones(3), training=True),
     lambda m: m.normal(m.ones(5, dtype=m.float64), -5),
+    lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), 4, align_corners=False),
     lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)),                # no dim of size 3
     lambda m: m.cross(m.ones(5, 3, 2), m.ones(1, 1, 2), 1),       # 3 vs 1 along dim
 ])
@@ -213,3 +214,28 @@ def test_masked_fill_tensor_value_is_checked_under_jit():
     half = mint.masked_fill(mint.ones(2, dtype=mint.float16), mint.tensor([True, False]),
                             mint.tensor(float("inf")))
     assert half.tolist()[0] == float("inf")
+
+
+def test_convolution_without_input_channels_is_its_bias():
+    # (torch's empty-input shortcut returns 0 output channels here; each output is the bias)
+    x = mint.zeros(2, 0, 4, 3, requires_grad=True)
+    w = mint.ones(5, 0, 2, 2, requires_grad=True)
+    b = mint.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    y = F.conv2d(x, w, b)
+    assert tuple(y.shape) == (2, 5, 3, 2)
+    np.testing.assert_array_equal(y.detach().numpy(),
+                                  np.broadcast_to(b.detach().numpy()[None, :, None, None],
+                                                  (2, 5, 3, 2)))
+    y.sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), np.full(5, 2 * 3 * 2.0))
+    assert tuple(w.grad.shape) == (5, 0, 2, 2) and tuple(x.grad.shape) == (2, 0, 4, 3)
+
+
+def test_fractional_p_norm_gradient_at_zero_entries_matches_torch():
+    g = []
+    for m in (torch, mint):
+        x = m.tensor([[0.0, 2.0, 1.0], [0.0, 0.0, 0.0]], requires_grad=True)
+        m.linalg.vector_norm(x, 0.5, dim=1).sum().backward()
+        g.append(x.grad.numpy())
+    assert np.isfinite(g[1]).all()
+    np.testing.assert_allclose(g[1], g[0], rtol=1e-5)

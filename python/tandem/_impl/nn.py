@@ -206,6 +206,10 @@ def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_co
                 recompute_scale_factor: Any, antialias: bool) -> Tensor:
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
+    if align_corners is not None and mode not in ("linear", "bilinear", "bicubic", "trilinear"):
+        raise ValueError("interpolate: align_corners option can only be set with the "
+                         f"interpolating modes linear | bilinear | bicubic, not {mode!r}; "
+                         "leave it None")
     one_d = input.ndim == 3
     if input.ndim >= 3 and 0 in tuple(input.shape[1:]):  # as in PyTorch: only N may be 0
         raise ValueError(f"interpolate: expected non-zero channel and spatial sizes, got shape "

@@ -121,9 +121,15 @@ void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     p.weight_serial = w.storage()->serial();
     p.weight_offset = w.offset();
   }
-  if (y.numel() > 0)
+  if (y.numel() > 0 && x.numel() == 0) {
+    // No input channels: every output is the bias (0 without one), as in torch; oneDNN has
+    // no primitive for an empty reduction. The activation then runs eagerly below.
+    copy_into(y, b.defined() ? reshape(b, {1, p.O, 1, 1}) : Tensor::wrap_scalar(Scalar(0.0), kt));
+    p.act = ConvParams::Act::None;
+  } else if (y.numel() > 0) {
     conv2d_forward(p, kt, x.data_ptr(), w.data_ptr(), b.defined() ? b.data_ptr() : nullptr,
                    y.data_ptr());
+  }
   if (!y.same(out[0])) copy_into(out[0], y);
   if (act != ConvParams::Act::None && p.act == ConvParams::Act::None && out[0].numel() > 0) {
     const OpDef& f = *find_op(at.get_str("activation").c_str());
@@ -179,7 +185,9 @@ void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<
   Tensor gb = out[1].dtype() == kt ? out[1] : Tensor::empty(out[1].shape(), kt);
   if (gy.numel() == 0 || x.numel() == 0) {
     copy_into(gw, Tensor::wrap_scalar(Scalar(0.0), kt));
-    copy_into(gb, Tensor::wrap_scalar(Scalar(0.0), kt));
+    // Without input channels the output is the bias, so its gradient is still gy's sum.
+    copy_into(gb, gy.numel() == 0 ? Tensor::wrap_scalar(Scalar(0.0), kt)
+                                  : sum(gy, std::vector<int64_t>{0, 2, 3}));
   } else {
     conv2d_backward_weights(p, kt, x.data_ptr(), gy.data_ptr(), gw.data_ptr(), gb.data_ptr());
   }

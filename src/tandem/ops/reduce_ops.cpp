@@ -503,6 +503,14 @@ Tensor norm(const Tensor& x, double p, DimList dims, bool keepdim) {
       return p < 0 ? where(zero, mul(safe, scalar_tensor(Scalar(0.0))), y) : y;
     }
   }
+  if (p < 1) {
+    // |x|^p has an infinite slope at 0 for p < 1; torch's gradient there is 0. The zeros
+    // contribute 0 to the sum through a where, so no infinite slope is ever multiplied.
+    Tensor zero = eq(a, scalar_tensor(Scalar(0.0)));
+    Tensor terms = where(zero, scalar_tensor(Scalar(0.0)),
+                         pow(where(zero, scalar_tensor(Scalar(1.0)), a), scalar_tensor(Scalar(p))));
+    return root_or_zero(sum(terms, dims, keepdim), 1.0 / p);
+  }
   return root_or_zero(sum(pow(a, scalar_tensor(Scalar(p))), dims, keepdim), 1.0 / p);
 }
 
