@@ -43,9 +43,9 @@ TEST(TorchRules, CheckBetweenAndCheckFitsRaiseWhereValuesExist) {
   EXPECT_THROW(check_between(from_vec<int64_t>({3}, {1}), 0, 2, "idx", "", true), Error);
   EXPECT_THROW(check_fits(from_vec<double>({1e30}, {}), DType::Int8, "fill"), ValueError);
   EXPECT_NO_THROW(check_fits(from_vec<double>({INFINITY}, {}), DType::Float16, "fill"));
-  EXPECT_THROW(masked_fill(zeros({2}, DType::Int8), from_bools({1, 0}, {2}),
-                           from_vec<double>({300.0}, {})),
-               ValueError);
+  EXPECT_THROW(
+      masked_fill(zeros({2}, DType::Int8), from_bools({1, 0}, {2}), from_vec<double>({300.0}, {})),
+      ValueError);
 }
 
 TEST(TorchRules, GatherWithAZeroDIndexPicksOneElement) {

@@ -200,3 +200,13 @@ def _value_beyond_an_operand(case: dict) -> bool:
     limits = [_FLOAT_MAX[a["T"]] for a in case["args"][:3]
               if isinstance(a, dict) and a.get("T") in _FLOAT_MAX]
     return bool(limits) and abs(v) > min(limits)
+
+
+def _elements(shape) -> int:
+    """The number of elements a shape argument (an int or a list of ints) names; -1 for
+    anything else."""
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        return shape
+    if isinstance(shape, (list, tuple)) and all(isinstance(v, int) for v in shape):
+        return math.prod(shape)
+    return -1

@@ -60,6 +60,7 @@ def both(call):
     lambda m: m.nn.functional.batch_norm(m.ones(3, 3), None, m.ones(3), training=True),
     lambda m: m.normal(m.ones(5, dtype=m.float64), -5),
     lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), 4, align_corners=False),
+    lambda m: m.arange(0, 1e30, 1e300, dtype=m.bfloat16),      # 16-bit counts in float32
     lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)),                # no dim of size 3
     lambda m: m.cross(m.ones(5, 3, 2), m.ones(1, 1, 2), 1),       # 3 vs 1 along dim
 ])
@@ -85,6 +86,10 @@ def test_torch_raises_so_does_mint(call):
     lambda m: m.sub(m.ones(2, dtype=m.int32), m.ones(2, dtype=m.int32), alpha=2 ** 31),
     lambda m: m.pow(m.tensor([True, False]), False),
     lambda m: m.pow(m.tensor([True, False]), True),
+    lambda m: m.nn.functional.interpolate(m.arange(4).to(m.uint8).reshape(1, 1, 2, 2), 4),
+    lambda m: m.nn.functional.conv2d(m.ones(3, 0, 3, 1, dtype=m.bfloat16),
+                                     m.ones(3, 0, 3, 1, dtype=m.bfloat16)).sum(),
+    lambda m: m.normal(m.zeros(2, dtype=m.float16), 0) * 0,     # number std: a float
     lambda m: m.arange(2.9, -3.1, -1.2, dtype=m.int32),
     lambda m: m.cross(m.arange(9.0).reshape(3, 3, 1).expand(3, 3, 2),
                       m.ones(3, 3, 2)),                               # first dim of size 3

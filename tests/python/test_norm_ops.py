@@ -111,10 +111,13 @@ def test_batch_norm_running_stats_optional_and_momentum_default():
     rng = np.random.default_rng(1)
     x = rand(rng, (6, 4, 3))
     ey, erm, _, _, _ = bn_ref(x, np.zeros(4), np.ones(4), None, None, True, 0.1, 1e-5)
-    rm = T(np.zeros(4))
-    close(F.batch_norm(T(x), rm, None, training=True), ey, rtol=1e-12, atol=1e-12)
+    rm, rv = T(np.zeros(4)), T(np.ones(4))
+    close(F.batch_norm(T(x), rm, rv, training=True), ey, rtol=1e-12, atol=1e-12)
     close(rm, erm, rtol=1e-12, atol=1e-14)
     close(F.batch_norm(T(x), None, None, training=True), ey, rtol=1e-12, atol=1e-12)
+    # both statistics or neither, as torch requires
+    with pytest.raises(ValueError, match="both be None or neither"):
+        F.batch_norm(T(x), rm, None, training=True)
 
 
 @pytest.mark.parametrize("dt", [tandem.float32, tandem.float64])

@@ -150,7 +150,9 @@ def normal(mean: Any, std: Any, size: Any, dtype: Any) -> Tensor:
         if m is not None and s is not None:
             shape = _C.broadcast_to(m, _C.add(m, s).shape).shape
         z = _C.randn(shape, ref.dtype)
-        y = _C.add(_C.mul(z, std), mean)
+        # a number mean or std is a float (torch's double), however large an int it is
+        y = _C.add(_C.mul(z, std if s is not None else float(std)),
+                   mean if m is not None else float(mean))
         # The result has mean's dtype (std's when mean is a number), as in torch: a float64
         # std does not widen float32 samples.
         return y if y.dtype == ref.dtype else _C.to_dtype(y, ref.dtype)

@@ -243,5 +243,11 @@ def interpolate(input: Tensor, size: Any, scale_factor: Any, mode: str, align_co
     if one_d:
         out = [1] + out
         scales = [1.0] + scales if scales else []
-    y = _C.interpolate(x, out, mode, bool(align_corners), scales)
+    if mode in ("nearest", "nearest-exact") and x.dtype == _C.dtype.uint8:
+        # nearest only copies elements, so uint8 images resize exactly through float32, as
+        # torch resizes them directly (its other integer types are errors, as here)
+        y = _C.to_dtype(_C.interpolate(_C.to_dtype(x, _C.dtype.float32), out, mode,
+                                       bool(align_corners), scales), x.dtype)
+    else:
+        y = _C.interpolate(x, out, mode, bool(align_corners), scales)
     return y.squeeze(2) if one_d else y

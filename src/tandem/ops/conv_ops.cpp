@@ -78,7 +78,8 @@ DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
 // The dtype a pass of the convolution runs in for tensors of dtype t: bfloat16 natively
 // where oneDNN can, else float32 (float16 always), float64 as is.
 DType conv_kernel_dtype(DType t, const ConvParams& p, ConvPass pass) {
-  if (t == DType::BFloat16 && conv2d_native_bf16(p, pass)) return t;
+  // (an empty reduction never reaches oneDNN, which has no primitive to ask about for it)
+  if (t == DType::BFloat16 && p.C > 0 && p.N > 0 && conv2d_native_bf16(p, pass)) return t;
   return float_kernel_dtype(t);
 }
 

@@ -109,6 +109,9 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
   // An integer result counts in int64, as in torch: start, end and step must convert.
   if (!is_floating(dt))
     for (const Scalar& v : {start, end, step}) check_scalar_fits(v, DType::Int64, "arange");
+  // 16-bit float results count in float32, as in torch: the bounds must fit it.
+  if (dt == DType::Float16 || dt == DType::BFloat16)
+    for (const Scalar& v : {start, end, step}) check_scalar_fits(v, DType::Float32, "arange");
   TANDEM_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: ", s,
                " -> ", e);
   TANDEM_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,

@@ -486,8 +486,12 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   TANDEM_CHECK(is_floating(x.dtype()), TypeError, "histc: expected a floating point tensor, got ",
                dtype_name(x.dtype()), "; convert with .float()");
   TANDEM_CHECK(bins > 0, ValueError, "histc: bins must be > 0, got ", bins);
-  check_scalar_fits(Scalar(min), x.dtype(), "histc");  // torch converts the range to x's
-  check_scalar_fits(Scalar(max), x.dtype(), "histc");  // dtype with a check
+  // torch converts the range to x's dtype with a check, unless min == max: then the data's
+  // own range is used and the bounds are never converted.
+  if (min != max) {
+    check_scalar_fits(Scalar(min), x.dtype(), "histc");
+    check_scalar_fits(Scalar(max), x.dtype(), "histc");
+  }
   TANDEM_CHECK(std::isfinite(min) && std::isfinite(max), ValueError, "histc: range [", min, ", ",
                max, "] is not finite");
   TANDEM_CHECK(min <= max, ValueError, "histc: max (", max, ") must be >= min (", min, ")");
