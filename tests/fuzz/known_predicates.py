@@ -139,14 +139,17 @@ _CONTRACTIONS = {"inner", "dot", "vdot", "mv", "mm", "matmul", "bmm", "addmm", "
                  "bilinear", "conv1d", "conv2d", "conv_transpose2d", "cdist", "trace"}
 
 
-def _nonfinite_value(detail: str) -> bool:
-    """A mismatch in a case with non-finite or huge inputs whose worst element is not finite
-    (or beyond 1e30) on either side."""
-    if not _NONFINITE_MARK.search(detail):
-        return False
+def _worst_extreme(detail: str) -> bool:
+    """The mismatch's worst element is not finite (or beyond 1e30) on either side."""
     m = _WORST.search(detail)
     return bool(m) and any(not math.isfinite(float(v)) or abs(float(v)) >= 1e30
                            for v in m.groups()[:2])
+
+
+def _nonfinite_value(detail: str) -> bool:
+    """A mismatch in a case with non-finite, huge or subnormal inputs whose worst element is
+    extreme (not finite, or beyond 1e30) on either side."""
+    return bool(_NONFINITE_MARK.search(detail)) and _worst_extreme(detail)
 
 
 def _no_degrees_of_freedom(case: dict) -> bool:
@@ -210,3 +213,12 @@ def _elements(shape) -> int:
     if isinstance(shape, (list, tuple)) and all(isinstance(v, int) for v in shape):
         return math.prod(shape)
     return -1
+
+
+def _worst_below(detail: str, limit: float) -> bool:
+    """Both values at the mismatch's worst element are finite and below limit in size."""
+    m = _WORST.search(detail)
+    if not m:
+        return False
+    a, b = float(m.group(1)), float(m.group(2))
+    return math.isfinite(a) and math.isfinite(b) and max(abs(a), abs(b)) < limit

@@ -244,3 +244,13 @@ def test_fractional_p_norm_gradient_at_zero_entries_matches_torch():
         g.append(x.grad.numpy())
     assert np.isfinite(g[1]).all()
     np.testing.assert_allclose(g[1], g[0], rtol=1e-5)
+
+
+def test_scatter_add_gradient_with_a_0d_index_and_a_longer_src():
+    # was SIGSEGV in the src gradient (torch returns a wrongly shaped gradient and raises)
+    x = mint.tensor(0.5, requires_grad=True)
+    src = mint.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = mint.scatter_add(x, -1, mint.tensor(0), src)
+    assert y.item() == 1.5
+    y.sum().backward()
+    assert x.grad.item() == 1.0 and src.grad.tolist() == [1.0, 0.0, 0.0]

@@ -322,10 +322,19 @@ std::vector<Tensor> gather_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 Tensor src_grad(const Tensor& g, int64_t dim, const Tensor& idx, const Tensor& src) {
   Tensor r = gather(g, dim, idx);
   if (src.dim() == 0 || src.shape() == idx.shape()) return r;
+  // A 0-d index counts as one element of a 1-d src (scatter's own rule): its gradient is
+  // src-shaped, with the gathered value in front.
+  Shape ishape = idx.shape();
+  if (idx.dim() == 0) {
+    r = reshape(r, {1});
+    ishape = {1};
+  }
+  TANDEM_CHECK(int64_t(ishape.size()) == src.dim(), Error, "internal: scatter's src gradient ",
+               "for index ", shape_str(idx.shape()), " and src ", shape_str(src.shape()));
   std::vector<int64_t> pads;
   for (int64_t d = src.dim() - 1; d >= 0; --d) {
     pads.push_back(0);
-    pads.push_back(src.shape()[d] - idx.shape()[d]);
+    pads.push_back(src.shape()[size_t(d)] - ishape[size_t(d)]);
   }
   return pad(r, pads);
 }
