@@ -1,6 +1,7 @@
 // Binary and ternary elementwise OpDefs: arithmetic, comparisons, logical, bitwise.
+#include <cstring>
 #include <limits>
-#include <string>
+#include <optional>
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
@@ -102,17 +103,12 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
                alpha.to_double(), " with ", dtype_name(t), ")");
   // As torch: alpha=1000 on int8 would wrap. sub is add with -alpha there, so it is -alpha
   // that must fit (sub(int32, int32, alpha=2**31) is accepted, alpha=-2**31 is not).
-  if (std::string(op).rfind("sub", 0) == 0 && alpha.kind() != Scalar::Kind::Bool) {
-    TANDEM_CHECK(alpha.is_float() || alpha.to_int() != std::numeric_limits<int64_t>::min(),
-                 ValueError, op,
-                 ": value 9223372036854775808 (-alpha) cannot be converted to "
-                 "type ",
-                 dtype_name(t), " without overflow");
-    check_scalar_fits(alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()), t,
-                      op);
-    return;
-  }
-  check_scalar_fits(alpha, t, op);
+  Scalar fit = alpha;
+  if (std::strcmp(op, "sub") == 0 && alpha.kind() != Scalar::Kind::Bool)
+    fit = alpha.is_float() || alpha.to_int() == std::numeric_limits<int64_t>::min()
+              ? Scalar(-alpha.to_double())
+              : Scalar(-alpha.to_int());
+  check_scalar_fits(fit, t, op);
 }
 
 // addcmul / addcdiv's value must fit the type they compute in (float32 for 16-bit floats,
@@ -404,27 +400,26 @@ namespace {
 // A Python number exponent of an integer or 16-bit float tensor is converted to its dtype
 // with torch's check (pow(int16, 2**40) raises, it would wrap; pow(float16, 7e4) raises, it
 // would be inf). A number base, and float32 / float64 results, are not checked, as in torch.
-void check_pow_exponent(const Tensor& a, const Tensor& b) {
-  if (a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number()) {
-    const DType t = result_type({a, b});
-    const Scalar e = b.item();
-    // Checked before the exponent is converted: -1 into uint8 would be 255.
-    TANDEM_CHECK(is_floating(t) || t == DType::Bool || e.is_float() || e.to_int() >= 0, Error,
-                 "pow: Integers to negative integer powers are not allowed (", dtype_name(t),
-                 " ** ", e.to_int(), "); use a floating point base");
-    if (!is_floating(t) || t == DType::Float16 || t == DType::BFloat16)
-      check_scalar_fits(e, t, "pow");
-  }
+// Returns the result dtype when b is such an exponent (nullopt otherwise).
+std::optional<DType> check_pow_exponent(const Tensor& a, const Tensor& b) {
+  if (!(a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number()))
+    return std::nullopt;
+  const DType t = result_type({a, b});
+  const Scalar e = b.item();
+  // Checked before the exponent is converted: -1 into uint8 would be 255.
+  TANDEM_CHECK(is_floating(t) || t == DType::Bool || e.is_float() || e.to_int() >= 0, Error,
+               "pow: Integers to negative integer powers are not allowed (", dtype_name(t), " ** ",
+               e.to_int(), "); use a floating point base");
+  if (!is_floating(t) || t == DType::Float16 || t == DType::BFloat16)
+    check_scalar_fits(e, t, "pow");
+  return t;
 }
 }  // namespace
 
 Tensor pow(const Tensor& a, const Tensor& b) {
-  check_pow_exponent(a, b);
   // A bool tensor ** a Python bool stays bool, as in torch (its exponent-0 / exponent-1
   // shortcuts: x ** True = x, x ** False = 1); bool ** bool tensors have no kernel.
-  if (a.defined() && b.defined() && b.is_wrapped_number() && !a.is_wrapped_number() &&
-      result_type({a, b}) == DType::Bool)
-    return logical_or(a, logical_not(b));
+  if (check_pow_exponent(a, b) == DType::Bool) return logical_or(a, logical_not(b));
   return dispatch1(pow_op, {a, b});
 }
 TANDEM_DEFINE_BINARY_FN(relu_backward)

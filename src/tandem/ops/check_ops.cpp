@@ -52,10 +52,9 @@ TANDEM_DEFINE_VJP(check_between_op, check_vjp)
 
 }  // namespace
 
-Tensor check_between(const Tensor& x, double lo, double hi, const std::string& what,
-                     const std::string& hint, bool runtime_error) {
-  Attrs a{{"lo", lo}, {"hi", hi}, {"what", what}, {"hint", hint}};
-  if (runtime_error) a.set("runtime_error", true);
+namespace {
+// x itself once its values pass (eagerly), or x through the check node (symbolic or traced).
+Tensor checked(const Tensor& x, const Attrs& a) {
   if (!x.defined() || x.numel() == 0) return x;
   if (auto r = value_range(x)) {
     check_values(*r, a);
@@ -63,19 +62,17 @@ Tensor check_between(const Tensor& x, double lo, double hi, const std::string& w
   }
   return dispatch1(check_between_op, {x}, a);
 }
+}  // namespace
+
+Tensor check_between(const Tensor& x, double lo, double hi, const std::string& what,
+                     const std::string& hint, bool runtime_error) {
+  Attrs a{{"lo", lo}, {"hi", hi}, {"what", what}, {"hint", hint}};
+  if (runtime_error) a.set("runtime_error", true);
+  return checked(x, a);
+}
 
 Tensor check_fits(const Tensor& x, DType t, const char* op) {
-  if (!x.defined() || x.numel() == 0) return x;
-  Attrs a{{"fits", int64_t(t)},
-          {"what", std::string(op)},
-          {"lo", 0.0},
-          {"hi", 0.0},
-          {"hint", std::string()}};
-  if (auto r = value_range(x)) {
-    check_values(*r, a);
-    return x;
-  }
-  return dispatch1(check_between_op, {x}, a);
+  return checked(x, {{"fits", int64_t(t)}, {"what", std::string(op)}});
 }
 
 }  // namespace tandem

@@ -464,16 +464,13 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
   TANDEM_CHECK(idx.dim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got ",
                idx.dim(), "-d");
   int64_t d = wrap_dim_scalar(dim, x.dim(), "index_select");
-  if (x.dim() == 0) {  // a 0-d input gives a 0-d result, as in PyTorch
-    TANDEM_CHECK(idx.numel() == 1, IndexError,
-                 "index_select: the index into a 0-d tensor must hold one value, got ",
-                 idx.numel());
-    return reshape(dispatch1(index_op, {reshape(x, {1}), reshape(idx, {-1})},
-                             unwrapped({{"dims", std::vector<int64_t>{0}}}, "index_select")),
-                   {});
-  }
-  return dispatch1(index_op, {x, reshape(idx, {-1})},
-                   unwrapped({{"dims", std::vector<int64_t>{d}}}, "index_select"));
+  // A 0-d input gives a 0-d result, as in PyTorch (indexed as a 1-element vector).
+  const bool scalar = x.dim() == 0;
+  TANDEM_CHECK(!scalar || idx.numel() == 1, IndexError,
+               "index_select: the index into a 0-d tensor must hold one value, got ", idx.numel());
+  Tensor y = dispatch1(index_op, {scalar ? reshape(x, {1}) : x, reshape(idx, {-1})},
+                       unwrapped({{"dims", std::vector<int64_t>{d}}}, "index_select"));
+  return scalar ? reshape(y, {}) : y;
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& idx, bool wrap) {
