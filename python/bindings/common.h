@@ -37,6 +37,16 @@ std::optional<std::vector<int64_t>> as_dims(nb::handle h);
 Shape as_shape(nb::handle h, const char* op);
 // The Python class object of tandem Tensor.
 nb::handle tensor_type();
+// Tensor's number protocol (operators) as CPython type slots, for nb::type_slots; call
+// init_tensor_number with the class once it exists.
+const PyType_Slot* tensor_number_slots();
+void init_tensor_number(nb::handle tensor_class);
+// Sets the Python error for a C++ exception of the core (the module's exception
+// translator); rethrows other exceptions.
+void translate_exception(const std::exception_ptr& p);
+// Sets the Python error for any C++ exception, for code without nanobind's call wrapper
+// (type slots).
+void set_python_error(const std::exception_ptr& p);
 
 void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);

@@ -9,6 +9,49 @@
 #include "common.h"
 
 namespace tandem::py {
+
+// The Python error for a C++ exception of the core; other exceptions are rethrown (to the
+// next translator).
+void translate_exception(const std::exception_ptr& p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const tandem::IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const tandem::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const tandem::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const tandem::NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const tandem::Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const std::bad_cast&) {
+    // nb::cast of a Python object to a C++ type it isn't (a binding that casts by hand)
+    PyErr_SetString(PyExc_TypeError,
+                    "an argument has the wrong type or is out of range for the op");
+  }
+}
+
+void set_python_error(const std::exception_ptr& p) {
+  try {
+    translate_exception(p);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
+                     : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                     : e.type() == nb::exception_type::index_error ? PyExc_IndexError
+                                                                   : PyExc_RuntimeError;
+    PyErr_SetString(type, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
 namespace {
 
 void bind_dtype(nb::module_& m) {
@@ -34,25 +77,8 @@ void bind_dtype(nb::module_& m) {
 
 NB_MODULE(_C, m) {
   using namespace tandem::py;
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const tandem::IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const tandem::TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const tandem::ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const tandem::NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const tandem::Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    } catch (const std::bad_cast&) {
-      // nb::cast of a Python object to a C++ type it isn't (a binding that casts by hand)
-      PyErr_SetString(PyExc_TypeError,
-                      "an argument has the wrong type or is out of range for the op");
-    }
-  });
+  nb::register_exception_translator(
+      [](const std::exception_ptr& p, void*) { translate_exception(p); });
   // C++ warnings become Python UserWarnings (an error under warnings.simplefilter("error")).
   tandem::set_warning_handler([](const std::string& msg) {
     nb::gil_scoped_acquire gil;

@@ -71,74 +71,6 @@ nb::object tolist(const Tensor& t) {
   return std::move(out);
 }
 
-// The other operand of a Python operator, or nothing when `b` can't be one (None, a string,
-// an object tandem can't convert): the operator then returns NotImplemented, so Python tries
-// b's reflected method and `x == None` is False instead of an error, as in PyTorch.
-std::optional<Tensor> operator_operand(nb::handle b, const char* op) {
-  if (b.is_none() || PyUnicode_Check(b.ptr()) || PyBytes_Check(b.ptr())) return std::nullopt;
-  if (nb::isinstance<Tensor>(b) || is_number(b)) return as_operand(b, op);
-  try {
-    return as_operand(b, op);
-  } catch (const TypeError&) {
-    return std::nullopt;
-  } catch (nb::python_error& e) {
-    if (e.matches(PyExc_TypeError)) return std::nullopt;
-    throw;
-  }
-}
-
-nb::object not_implemented() {
-  return nb::borrow(Py_NotImplemented);
-}
-
-// Binary operator with a Tensor or number on either side.
-#define TANDEM_BINOP(PYNAME, RPYNAME, FN)                   \
-  cls.def(                                                  \
-      PYNAME,                                               \
-      [](const Tensor& a, nb::handle b) -> nb::object {     \
-        auto o = operator_operand(b, PYNAME);               \
-        return o ? nb::cast(FN(a, *o)) : not_implemented(); \
-      },                                                    \
-      nb::arg("other").none(), nb::is_operator());          \
-  cls.def(                                                  \
-      RPYNAME,                                              \
-      [](const Tensor& a, nb::handle b) -> nb::object {     \
-        auto o = operator_operand(b, RPYNAME);              \
-        return o ? nb::cast(FN(*o, a)) : not_implemented(); \
-      },                                                    \
-      nb::arg("other").none(), nb::is_operator());
-// Comparison: Python itself swaps the operands for the reflected form (2 < x is x > 2).
-#define TANDEM_CMPOP(PYNAME, FN)                            \
-  cls.def(                                                  \
-      PYNAME,                                               \
-      [](const Tensor& a, nb::handle b) -> nb::object {     \
-        auto o = operator_operand(b, PYNAME);               \
-        return o ? nb::cast(FN(a, *o)) : not_implemented(); \
-      },                                                    \
-      nb::arg("other").none(), nb::is_operator());
-
-Tensor add1(const Tensor& a, const Tensor& b) {
-  return add(a, b);
-}
-Tensor sub1(const Tensor& a, const Tensor& b) {
-  return sub(a, b);
-}
-Tensor div1(const Tensor& a, const Tensor& b) {
-  return div(a, b);
-}
-
-// In-place operator: writes into self and returns the same Python object.
-#define TANDEM_IOP(PYNAME, OPNAME)                          \
-  cls.def(                                                  \
-      PYNAME,                                               \
-      [](nb::handle self, nb::handle b) -> nb::object {     \
-        auto o = operator_operand(b, PYNAME);               \
-        if (!o) return not_implemented();                   \
-        apply_inplace(OPNAME, nb::cast<Tensor&>(self), *o); \
-        return nb::borrow(self);                            \
-      },                                                    \
-      nb::arg("other").none(), nb::is_operator());
-
 }  // namespace
 
 void bind_tensor(nb::module_& m) {
@@ -162,7 +94,9 @@ void bind_tensor(nb::module_& m) {
       nb::arg("value"), nb::arg("dtype"), nb::arg("op"),
       "Raises ValueError when the Python number does not fit `dtype` (PyTorch's checked "
       "conversion of scalar arguments).");
-  nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr());
+  // Operators (+, +=, <, -x, hash) are type slots: tensor_number.cpp.
+  nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr(), nb::type_slots(tensor_number_slots()));
+  init_tensor_number(cls);
   cls.def(
       "__init__",
       [](Tensor* self, nb::handle data, nb::handle dtype, nb::kwargs kwargs) {
@@ -256,42 +190,6 @@ void bind_tensor(nb::module_& m) {
                  "only integer tensors of a single element can be converted to an index");
     return host_read(t, "use as a Python index").item().to_int();
   });
-  cls.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
-
-  TANDEM_BINOP("__add__", "__radd__", add1)
-  TANDEM_BINOP("__sub__", "__rsub__", sub1)
-  TANDEM_BINOP("__mul__", "__rmul__", mul)
-  TANDEM_BINOP("__truediv__", "__rtruediv__", div1)
-  TANDEM_BINOP("__floordiv__", "__rfloordiv__", floor_divide)
-  TANDEM_BINOP("__mod__", "__rmod__", remainder)
-  TANDEM_BINOP("__pow__", "__rpow__", pow)
-  TANDEM_BINOP("__and__", "__rand__", bitwise_and)
-  TANDEM_BINOP("__or__", "__ror__", bitwise_or)
-  TANDEM_BINOP("__xor__", "__rxor__", bitwise_xor)
-  TANDEM_BINOP("__lshift__", "__rlshift__", bitwise_left_shift)
-  TANDEM_BINOP("__rshift__", "__rrshift__", bitwise_right_shift)
-  TANDEM_IOP("__iadd__", "add")
-  TANDEM_IOP("__isub__", "sub")
-  TANDEM_IOP("__imul__", "mul")
-  TANDEM_IOP("__itruediv__", "div")
-  TANDEM_IOP("__ifloordiv__", "floor_divide")
-  TANDEM_IOP("__imod__", "remainder")
-  TANDEM_IOP("__ipow__", "pow")
-  TANDEM_IOP("__iand__", "bitwise_and")
-  TANDEM_IOP("__ior__", "bitwise_or")
-  TANDEM_IOP("__ixor__", "bitwise_xor")
-  TANDEM_IOP("__ilshift__", "bitwise_left_shift")
-  TANDEM_IOP("__irshift__", "bitwise_right_shift")
-  TANDEM_CMPOP("__eq__", eq)
-  TANDEM_CMPOP("__ne__", ne)
-  TANDEM_CMPOP("__lt__", lt)
-  TANDEM_CMPOP("__le__", le)
-  TANDEM_CMPOP("__gt__", gt)
-  TANDEM_CMPOP("__ge__", ge)
-  cls.def("__neg__", [](const Tensor& a) { return neg(a); });
-  cls.def("__pos__", [](const Tensor& a) { return a; });
-  cls.def("__abs__", [](const Tensor& a) { return abs(a); });
-  cls.def("__invert__", [](const Tensor& a) { return bitwise_not(a); });
 
   cls.def("_copy_from", [](nb::handle self, nb::handle src) {
     copy_(nb::cast<Tensor&>(self), as_operand(src, "copy_"));

@@ -98,6 +98,7 @@ std::function<std::vector<Tensor>(const std::vector<Tensor>&)> grad(
 namespace autograd {
 // Whether dispatch must record this call.
 bool should_record(const OpDef& op, const std::vector<Tensor>& inputs);
+bool should_record_ptrs(const OpDef& op, const Tensor* const* inputs, int n);
 // Records the call: outputs get a grad_fn (and requires_grad) for their floating outputs.
 void record(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
             const std::vector<Tensor>& outputs);

@@ -61,14 +61,19 @@ void set_read_probe(ReadProbe* probe) {
   read_probe = probe;
 }
 
-void note_reads(const std::vector<Tensor>& inputs) {
+namespace {
+void note_read(const Tensor& t) {
   if (!read_probe || read_probe->hit) return;
-  for (const Tensor& t : inputs)
-    for (const Storage* s : read_probe->watched)
-      if (t.storage().get() == s) {
-        read_probe->hit = s;
-        return;
-      }
+  for (const Storage* s : read_probe->watched)
+    if (t.storage().get() == s) {
+      read_probe->hit = s;
+      return;
+    }
+}
+}  // namespace
+
+void note_reads(const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs) note_read(t);
 }
 
 bool should_record(const OpDef& op, const std::vector<Tensor>& inputs) {
@@ -77,6 +82,15 @@ bool should_record(const OpDef& op, const std::vector<Tensor>& inputs) {
   if (!is_grad_enabled() || op.non_differentiable) return false;
   for (const Tensor& t : inputs)
     if (requires_grad(t)) return true;
+  return false;
+}
+
+bool should_record_ptrs(const OpDef& op, const Tensor* const* inputs, int n) {
+  if (read_probe)
+    for (int i = 0; i < n; ++i) note_read(*inputs[i]);
+  if (!is_grad_enabled() || op.non_differentiable) return false;
+  for (int i = 0; i < n; ++i)
+    if (requires_grad(*inputs[i])) return true;
   return false;
 }
 
@@ -202,9 +216,9 @@ void record_inplace(const OpDef& op, std::vector<Tensor> inputs, const Attrs& at
 
 namespace {
 // dispatch (in the runtime layer) reaches the tape through these.
-const AutogradHooks tape_hooks{&autograd::should_record, &autograd::record,
-                               &autograd::prepare_inplace, &autograd::record_inplace,
-                               &autograd::composite_vjp};
+const AutogradHooks tape_hooks{&autograd::should_record,  &autograd::should_record_ptrs,
+                               &autograd::record,         &autograd::prepare_inplace,
+                               &autograd::record_inplace, &autograd::composite_vjp};
 const int tape_hooks_installed = [] {
   install_autograd_hooks(&tape_hooks);
   return 0;

@@ -11,6 +11,24 @@
 // TANDEM_ADAPTIVE_THREADS=0 turns this off.
 #include <cstdint>
 
+namespace tandem {
+
+// Runs body() as one OpenMP parallel region on nt threads (body shares its loops with
+// orphaned `#pragma omp for` constructs), or directly on this thread when nt <= 1, where an
+// orphaned `omp for` runs every iteration. A region whose if() clause is false is not free:
+// libgomp still builds a team of one, ~330 ns, as much as a whole eager op on a small tensor.
+template <class F>
+void parallel_region(int nt, F&& body) {
+  if (nt <= 1) {
+    body();
+    return;
+  }
+#pragma omp parallel num_threads(nt)
+  body();
+}
+
+}  // namespace tandem
+
 namespace tandem::threads {
 
 // What the user asked for (set_num_threads); 0 before any call means OpenMP's default.

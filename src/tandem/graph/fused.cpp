@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/graph/fused_jit.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/dispatch.h"
@@ -161,8 +162,7 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
     // Per-chunk sums added in chunk order: the result does not depend on the thread count
     // (which threads.h may lower under load between an eager and a compiled run).
     std::vector<double> partial(size_t(chunks), 0.0);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    parallel_region(nt, [&] {
       // Per thread: the chunk's result and a kChunk-long copy of each single-element input.
       std::vector<char> buf(size_t(kChunk * isz));
       std::vector<std::vector<char>> filled(in.size());
@@ -185,7 +185,7 @@ void fused_sum_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vecto
                                  ? sum_chunk(reinterpret_cast<double*>(buf.data()), m)
                                  : sum_chunk(reinterpret_cast<float*>(buf.data()), m);
       }
-    }
+    });
     for (double v : partial) total += v;
   }
   double r = total * scale;

@@ -8,6 +8,7 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/ops/creation.h"
 #include "tandem/ops/dispatch.h"
@@ -105,21 +106,23 @@ void qr_q_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
   double* o = out[0].data<double>();
   std::fill(A.begin(), A.end(), 0.0);
   const int nt = parallel_threads(m * n * n / 2, 1 << 16);
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1)
-  for (int64_t j = 0; j < n; ++j) {
-    double* q = &A[size_t(j * m)];
-    q[j] = 1;
-    for (int64_t k = j; k >= 0; --k) {
-      if (!has_v[size_t(k)]) continue;
-      const double* v = &V[size_t(k * m)];
-      double s = 0;
-      for (int64_t i = k; i < m; ++i) s += v[i] * q[i];
-      for (int64_t i = k; i < m; ++i) q[i] -= 2 * s * v[i];
+  parallel_region(nt, [&] {
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t j = 0; j < n; ++j) {
+      double* q = &A[size_t(j * m)];
+      q[j] = 1;
+      for (int64_t k = j; k >= 0; --k) {
+        if (!has_v[size_t(k)]) continue;
+        const double* v = &V[size_t(k * m)];
+        double s = 0;
+        for (int64_t i = k; i < m; ++i) s += v[i] * q[i];
+        for (int64_t i = k; i < m; ++i) q[i] -= 2 * s * v[i];
+      }
+      // PyTorch's sign correction (Q diag(sign(diag R))); a zero pivot keeps its column.
+      const double sgn = diag[size_t(j)] < 0 ? -1.0 : 1.0;
+      for (int64_t i = 0; i < m; ++i) o[i * n + j] = sgn * q[i];
     }
-    // PyTorch's sign correction (Q diag(sign(diag R))); a zero pivot keeps its column.
-    const double sgn = diag[size_t(j)] < 0 ? -1.0 : 1.0;
-    for (int64_t i = 0; i < m; ++i) o[i * n + j] = sgn * q[i];
-  }
+  });
 }
 
 const OpDef householder_q_op = make_op("householder_q", qr_q_infer, qr_q_kernel);

@@ -21,6 +21,7 @@ class Attrs {
 
   Attrs& set(std::string key, AttrValue v);
   bool has(const std::string& key) const { return find(key) != nullptr; }
+  bool empty() const { return items_.empty(); }
   // Typed getters throw when the key is missing; the _or forms take a default.
   bool get_bool(const std::string& key) const;
   int64_t get_int(const std::string& key) const;

@@ -361,40 +361,40 @@ bool is_one(Scalar s) {
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   // alpha=1.0 on integers is PyTorch's error too, so only an int 1 skips the check
-  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch1(add_op, {a, b});
+  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch_binary(add_op, a, b);
   check_alpha("add", a, b, alpha);
-  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(add_op, {a, b});
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch_binary(add_op, a, b);
   return dispatch1(add_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   // alpha=1.0 on integers is PyTorch's error too, so only an int 1 skips the check
-  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch1(sub_op, {a, b});
+  if (is_one(alpha) && alpha.kind() == Scalar::Kind::Int) return dispatch_binary(sub_op, a, b);
   check_alpha("sub", a, b, alpha);
-  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch1(sub_op, {a, b});
+  if (is_one(alpha) && alpha.kind() != Scalar::Kind::Bool) return dispatch_binary(sub_op, a, b);
   return dispatch1(sub_op, {a, b}, {{"alpha", alpha.to_double()}});
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return dispatch1(mul_op, {a, b});
+  return dispatch_binary(mul_op, a, b);
 }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
-  if (mode.empty() || mode == "true") return dispatch1(div_op, {a, b});
-  if (mode == "trunc") return dispatch1(div_trunc_op, {a, b});
+  if (mode.empty() || mode == "true") return dispatch_binary(div_op, a, b);
+  if (mode == "trunc") return dispatch_binary(div_trunc_op, a, b);
   if (mode == "floor") return floor_divide(a, b);
   throw_error<ValueError>("div: rounding_mode must be None, 'trunc' or 'floor', got '", mode, "'");
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  return dispatch1(floor_divide_op, {a, b});
+  return dispatch_binary(floor_divide_op, a, b);
 }
 Tensor remainder(const Tensor& a, const Tensor& b) {
-  return dispatch1(remainder_op, {a, b});
+  return dispatch_binary(remainder_op, a, b);
 }
 Tensor fmod(const Tensor& a, const Tensor& b) {
-  return dispatch1(fmod_op, {a, b});
+  return dispatch_binary(fmod_op, a, b);
 }
 
 #define TANDEM_DEFINE_BINARY_FN(name)             \
   Tensor name(const Tensor& a, const Tensor& b) { \
-    return dispatch1(name##_op, {a, b});          \
+    return dispatch_binary(name##_op, a, b);      \
   }
 namespace {
 // A Python number exponent of an integer or 16-bit float tensor is converted to its dtype
@@ -420,7 +420,7 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   // A bool tensor ** a Python bool stays bool, as in torch (its exponent-0 / exponent-1
   // shortcuts: x ** True = x, x ** False = 1); bool ** bool tensors have no kernel.
   if (check_pow_exponent(a, b) == DType::Bool) return logical_or(a, logical_not(b));
-  return dispatch1(pow_op, {a, b});
+  return dispatch_binary(pow_op, a, b);
 }
 TANDEM_DEFINE_BINARY_FN(relu_backward)
 TANDEM_DEFINE_BINARY_FN(atan2)

@@ -107,6 +107,36 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs&
   return std::move(outs[0]);
 }
 
+namespace {
+
+Tensor dispatch_ptrs(const OpDef& op, const Tensor* const* ins, int n) {
+  bool fast = op.eager && !active_trace_recorder() && autocast_state().mode == AutocastMode::Off;
+  for (int i = 0; i < n && fast; ++i) fast = ins[i]->defined();  // dispatch1 raises for None
+  if (fast) {
+    const AutogradHooks* ag = autograd_hooks();
+    if (!ag || !ag->should_record_ptrs(op, ins, n)) {
+      static const Attrs none;
+      return op.eager(op, ins, n, none);
+    }
+  }
+  std::vector<Tensor> inputs;
+  inputs.reserve(size_t(n));
+  for (int i = 0; i < n; ++i) inputs.push_back(*ins[i]);
+  return dispatch1(op, inputs);
+}
+
+}  // namespace
+
+Tensor dispatch_unary(const OpDef& op, const Tensor& x) {
+  const Tensor* ins[1] = {&x};
+  return dispatch_ptrs(op, ins, 1);
+}
+
+Tensor dispatch_binary(const OpDef& op, const Tensor& a, const Tensor& b) {
+  const Tensor* ins[2] = {&a, &b};
+  return dispatch_ptrs(op, ins, 2);
+}
+
 bool has_internal_overlap(const Tensor& t) {
   if (t.numel() == 0) return false;  // nothing is written
   for (size_t d = 0; d < t.shape().size(); ++d)

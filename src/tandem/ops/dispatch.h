@@ -14,6 +14,12 @@ std::vector<Tensor> dispatch(const OpDef& op, const std::vector<Tensor>& inputs,
 std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
 // Single-output form.
 Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {});
+// dispatch1 of one or two operands. An op with an eager function (OpDef::eager), called with
+// nothing tracing, no autocast and nothing for autograd to record, runs without building
+// vectors (most of an eager one-element op's cost was allocation); other calls go through
+// dispatch1.
+Tensor dispatch_unary(const OpDef& op, const Tensor& x);
+Tensor dispatch_binary(const OpDef& op, const Tensor& a, const Tensor& b);
 // Writes the single output into `out` (in-place ops and out= arguments). The result shape
 // must equal out's shape and its dtype must be castable to out's dtype.
 // Expanded views may not be written (one location would get several results), except by a

@@ -27,9 +27,21 @@ const EwInfo& info_of(const OpDef& op) {
   return *static_cast<const EwInfo*>(op.data);
 }
 
-DType compute_dtype(const OpDef& op, const std::vector<Tensor>& inputs) {
+DType result_type_of(const Tensor* const* ts, size_t n);
+
+// Operands by pointer: eager calls pass them so, and the vector entries point at theirs.
+struct Operands {
+  const Tensor* p[kMaxEwInputs];
+  int n;
+  explicit Operands(const std::vector<Tensor>& v) : n(int(v.size())) {
+    TANDEM_CHECK(n <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
+    for (int i = 0; i < n; ++i) p[i] = &v[size_t(i)];
+  }
+};
+
+DType compute_dtype(const OpDef& op, const Tensor* const* inputs, int n) {
   const EwInfo& info = info_of(op);
-  DType t = result_type(inputs.data() + info.promote_from, inputs.size() - info.promote_from);
+  DType t = result_type_of(inputs + info.promote_from, size_t(n - info.promote_from));
   switch (info.policy) {
     case EwPolicy::PromoteFloat:
       return is_floating(t) ? t : default_float_dtype();
@@ -102,11 +114,19 @@ DType result_type(const std::vector<Tensor>& ts) {
 }
 
 DType result_type(const Tensor* ts, size_t n) {
+  std::vector<const Tensor*> ptrs(n);
+  for (size_t i = 0; i < n; ++i) ptrs[i] = ts + i;
+  return result_type_of(ptrs.data(), n);
+}
+
+namespace {
+
+DType result_type_of(const Tensor* const* ts, size_t n) {
   // Three classes, highest priority first: tensors with dims, 0-d tensors, Python numbers.
   int has[3] = {0, 0, 0};
   DType res[3] = {DType::Bool, DType::Bool, DType::Bool};
   for (size_t i = 0; i < n; ++i) {
-    const Tensor& t = ts[i];
+    const Tensor& t = *ts[i];
     int cls = t.is_wrapped_number() ? 2 : (t.dim() == 0 ? 1 : 0);
     DType d = t.dtype();
     if (cls == 2 && is_floating(d)) d = default_float_dtype();
@@ -117,23 +137,32 @@ DType result_type(const Tensor* ts, size_t n) {
   return combine(has[0], res[0], has[1] | has[2], low);
 }
 
-std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inputs,
-                                 const Attrs& attrs) {
+}  // namespace
+
+namespace {
+
+// What infer returns, plus the compute dtype the kernel runs in.
+struct EwMeta {
+  TensorMeta meta;
+  DType compute;
+};
+
+EwMeta ew_meta(const OpDef& op, const Tensor* const* inputs, int n, const Attrs& attrs) {
   const EwInfo& info = info_of(op);
-  std::vector<TensorMeta> metas(1);
-  Shape& shape = metas[0].shape;
+  EwMeta r;
+  Shape& shape = r.meta.shape;
   // Operands of one shape (the common case) skip broadcasting and its shape copies.
-  shape = inputs[0].shape();
-  for (size_t i = 1; i < inputs.size(); ++i)
-    if (inputs[i].shape() != shape)
-      shape = broadcast_shapes(shape, inputs[i].shape(), op.name.c_str());
+  shape = inputs[0]->shape();
+  for (int i = 1; i < n; ++i)
+    if (inputs[i]->shape() != shape)
+      shape = broadcast_shapes(shape, inputs[i]->shape(), op.name.c_str());
   if (info.no_bool) {
     bool all_bool = true;
-    for (auto& t : inputs) all_bool &= t.dtype() == DType::Bool;
+    for (int i = 0; i < n; ++i) all_bool &= inputs[i]->dtype() == DType::Bool;
     TANDEM_CHECK(!all_bool, TypeError, op.name,
                  ": not supported for bool tensors; use logical_not / logical_xor instead");
   }
-  DType ct = compute_dtype(op, inputs);
+  DType ct = compute_dtype(op, inputs, n);
   DType out = ct;
   if (info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
       info.policy == EwPolicy::Predicate)
@@ -141,33 +170,59 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
   const DType kt = opmath_dtype(ct);
   TANDEM_CHECK(info.table.fn[int(kt)], TypeError, op.name, ": not implemented for dtype ",
                dtype_name(ct));
-  if (info.params_fit && is_floating(kt))
+  if (info.params_fit && is_floating(kt) && !attrs.empty())
     for (const char* name : info.params)
       if (name && attrs.has(name))
         check_scalar_fits(Scalar(attrs.get_float(name)), kt, op.name.c_str());
-  metas[0].dtype = out;
-  return metas;
+  r.meta.dtype = out;
+  r.compute = ct;
+  return r;
 }
 
-void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+// Runs the op's function into `out` (any strides and dtype) in compute dtype `ct`.
+void ew_launch(const OpDef& op, const Tensor* const* inputs, int n, DType ct, const Tensor& out,
                const Attrs& attrs) {
   const EwInfo& info = info_of(op);
-  DType kt = opmath_dtype(compute_dtype(op, inputs));
+  DType kt = opmath_dtype(ct);
   EwCall call;
   call.fn = info.table.fn[int(kt)];
   TANDEM_CHECK(call.fn, TypeError, op.name, ": not implemented for dtype ", dtype_name(kt));
   bool bool_out = info.policy == EwPolicy::Compare || info.policy == EwPolicy::Logical ||
                   info.policy == EwPolicy::Predicate;
   call.out_dtype = bool_out ? DType::Bool : kt;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    call.in_dtypes[i] = int(i) < info.promote_from ? DType::Bool : kt;
-  double params[3] = {0, 0, 0};
-  for (int k = 0; k < 3; ++k)
-    if (info.params[k]) params[k] = attrs.get_float_or(info.params[k], 1.0);  // absent: alpha = 1
+  for (int i = 0; i < n; ++i) call.in_dtypes[i] = i < info.promote_from ? DType::Bool : kt;
+  double params[3];
+  for (int k = 0; k < 3; ++k)  // an absent parameter is 1 (alpha)
+    params[k] = !info.params[k] ? 0.0
+                : attrs.empty() ? 1.0
+                                : attrs.get_float_or(info.params[k], 1.0);
   call.params = params;
-  if (info.check != EwOperandCheck::None && !is_floating(kt) && inputs.size() > 1)
-    check_operand(op, info.check, inputs[1], kt);
-  run_elementwise(call, outputs[0], inputs);
+  if (info.check != EwOperandCheck::None && !is_floating(kt) && n > 1)
+    check_operand(op, info.check, *inputs[1], kt);
+  run_elementwise(call, out, inputs, n);
+}
+
+}  // namespace
+
+std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inputs,
+                                 const Attrs& attrs) {
+  Operands in(inputs);
+  std::vector<TensorMeta> metas;
+  metas.push_back(std::move(ew_meta(op, in.p, in.n, attrs).meta));
+  return metas;
+}
+
+void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+               const Attrs& attrs) {
+  Operands in(inputs);
+  ew_launch(op, in.p, in.n, compute_dtype(op, in.p, in.n), outputs[0], attrs);
+}
+
+Tensor ew_eager(const OpDef& op, const Tensor* const* inputs, int n, const Attrs& attrs) {
+  EwMeta m = ew_meta(op, inputs, n, attrs);
+  Tensor out = Tensor::empty(std::move(m.meta.shape), m.meta.dtype);
+  ew_launch(op, inputs, n, m.compute, out, attrs);
+  return out;
 }
 
 namespace {
@@ -191,6 +246,7 @@ OpDef make_ew_op(const char* name, const EwInfo* info) {
   op.name = name;
   op.infer = ew_infer;
   op.kernel = ew_kernel;
+  op.eager = ew_eager;
   op.data = with_avx512_kernels(name, info);
   op.kernel_writes_any_out = true;
   return op;

@@ -49,6 +49,8 @@ std::vector<TensorMeta> ew_infer(const OpDef& op, const std::vector<Tensor>& inp
                                  const Attrs& attrs);
 void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                const Attrs& attrs);
+// infer + allocate + kernel for operands passed by pointer (OpDef::eager).
+Tensor ew_eager(const OpDef& op, const Tensor* const* inputs, int n, const Attrs& attrs);
 
 // An OpDef for an elementwise op described by `info` (which must outlive it).
 OpDef make_ew_op(const char* name, const EwInfo* info);

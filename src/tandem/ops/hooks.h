@@ -32,6 +32,8 @@ void set_active_trace_recorder(TraceRecorder* recorder);
 // each does.
 struct AutogradHooks {
   bool (*should_record)(const OpDef& op, const std::vector<Tensor>& inputs);
+  // should_record for operands passed by pointer (dispatch's eager path).
+  bool (*should_record_ptrs)(const OpDef& op, const Tensor* const* inputs, int n);
   void (*record)(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
                  const std::vector<Tensor>& outputs);
   Tensor (*prepare_inplace)(const OpDef& op, const Tensor& out, const std::vector<Tensor>& inputs);

@@ -25,6 +25,9 @@ using KernelFn = void (*)(const OpDef& op, const std::vector<Tensor>& inputs,
                           std::vector<Tensor>& outputs, const Attrs& attrs);
 // For view ops: the output as a view of inputs[0] (may fall back to a copy, as reshape does).
 using ViewFn = Tensor (*)(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
+// infer + allocate + kernel of a single-output op in one call, over operands passed by
+// pointer: an eager call with nothing to trace or record then builds no vectors.
+using EagerFn = Tensor (*)(const OpDef& op, const Tensor* const* inputs, int n, const Attrs& attrs);
 
 // What a backward rule sees: the forward call's inputs, outputs and attributes, and which
 // inputs need a gradient.
@@ -46,6 +49,8 @@ struct OpDef {
   KernelFn kernel = nullptr;   // null for pure view ops
   ViewFn view = nullptr;       // non-null for ops whose output aliases input 0
   const void* data = nullptr;  // op-family table read by shared kernels (e.g. elementwise fns)
+  // Optional; must give what infer + kernel give (elementwise ops set it).
+  EagerFn eager = nullptr;
   // The kernel writes any output strides and dtypes itself (elementwise ops); otherwise
   // dispatch_out computes into a dense temporary and copies.
   bool kernel_writes_any_out = false;

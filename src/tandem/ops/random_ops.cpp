@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/philox.h"
 #include "tandem/ops/creation.h"
@@ -64,28 +65,30 @@ void dist_kernel(const OpDef& op, const std::vector<Tensor>& in, std::vector<Ten
                      : odt == DType::Float32  ? 16777216.0
                                               : 0.0;
   int nt = parallel_threads(n, 8192);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t i = 0; i < n; ++i) {
-    auto r = philox4x32(off + uint64_t(i), seed);
-    double u = to_unit_double(r[0], r[1]);
-    switch (d) {
-      case Dist::Uniform:
-        if (ulp_scale != 0) u = std::floor(u * ulp_scale) / ulp_scale;
-        p[i] = pa + (pb - pa) * u;
-        break;
-      case Dist::Normal: {
-        double u2 = to_unit_double(r[2], r[3]);
-        p[i] = pa + pb * std::sqrt(-2.0 * std::log1p(-u)) * std::cos(2.0 * M_PI * u2);
-        break;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      auto r = philox4x32(off + uint64_t(i), seed);
+      double u = to_unit_double(r[0], r[1]);
+      switch (d) {
+        case Dist::Uniform:
+          if (ulp_scale != 0) u = std::floor(u * ulp_scale) / ulp_scale;
+          p[i] = pa + (pb - pa) * u;
+          break;
+        case Dist::Normal: {
+          double u2 = to_unit_double(r[2], r[3]);
+          p[i] = pa + pb * std::sqrt(-2.0 * std::log1p(-u)) * std::cos(2.0 * M_PI * u2);
+          break;
+        }
+        case Dist::Randint:
+          p[i] = double(lo + int64_t(((uint64_t(r[0]) << 32) | r[1]) % range));
+          break;
+        case Dist::Bernoulli:
+          p[i] = u < pp[i] ? 1.0 : 0.0;
+          break;
       }
-      case Dist::Randint:
-        p[i] = double(lo + int64_t(((uint64_t(r[0]) << 32) | r[1]) % range));
-        break;
-      case Dist::Bernoulli:
-        p[i] = u < pp[i] ? 1.0 : 0.0;
-        break;
     }
-  }
+  });
   if (d == Dist::Randint && out[0].dtype() == DType::Int64) {
     // Large int64 ranges lose precision through double: redo exactly.
     int64_t* q = out[0].data<int64_t>();

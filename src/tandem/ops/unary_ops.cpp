@@ -398,9 +398,9 @@ TANDEM_NOT_DIFFERENTIABLE(bitwise_not_op)
 
 }  // namespace
 
-#define TANDEM_DEFINE_UNARY_FN(name)  \
-  Tensor name(const Tensor& x) {      \
-    return dispatch1(name##_op, {x}); \
+#define TANDEM_DEFINE_UNARY_FN(name)     \
+  Tensor name(const Tensor& x) {         \
+    return dispatch_unary(name##_op, x); \
   }
 TANDEM_DEFINE_UNARY_FN(neg)
 TANDEM_DEFINE_UNARY_FN(abs)
@@ -476,8 +476,8 @@ Tensor celu(const Tensor& x, double alpha) {
   return dispatch1(elu_op, {x}, {{"alpha", alpha}, {"scale", 1.0}, {"input_scale", 1.0 / alpha}});
 }
 Tensor gelu(const Tensor& x, const std::string& approximate) {
-  if (approximate == "none") return dispatch1(gelu_op, {x});
-  if (approximate == "tanh") return dispatch1(gelu_tanh_op, {x});
+  if (approximate == "none") return dispatch_unary(gelu_op, x);
+  if (approximate == "tanh") return dispatch_unary(gelu_tanh_op, x);
   throw_error<ValueError>("gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
 }
 Tensor softplus(const Tensor& x, double beta, double threshold) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tandem/core/dtype.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/conv.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
@@ -39,8 +40,7 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
   uint16_t* tp = gyt.data();
   const int nt = parallel_threads((K + p.O) * NP);
   // bf16 values are moved as bits: im2col and the transpose only place them.
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  parallel_region(nt, [&] {
 #pragma omp for schedule(static) nowait
     for (int64_t r = 0; r < K; ++r) {
       const int64_t c = r / (p.KH * p.KW), kh = (r / p.KW) % p.KH, kw = r % p.KW;
@@ -74,7 +74,7 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
     for (int64_t o = 0; o < p.O; ++o)
       for (int64_t n = 0; n < p.N; ++n)
         std::copy(gy + (n * p.O + o) * P, gy + (n * p.O + o + 1) * P, tp + o * NP + n * P);
-  }
+  });
   if (!gemm_bf16(false, true, p.O, K, NP, tp, NP, cp, NP, gw, K)) return false;
   if (gb) {
     uint16_t* b = static_cast<uint16_t*>(gb);

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/sort_order.h"
 
@@ -57,16 +58,19 @@ void searchsorted_typed(const T* seq, int64_t L, bool batched, const T* vals, in
                         int64_t per_row, bool right, Out* out) {
   int64_t n = rows * per_row;
   int nt = parallel_threads(n * std::max<int64_t>(1, int64_t(std::log2(double(L) + 1))), 8192);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t j = 0; j < n; ++j) {
-    const T* s = batched ? seq + (j / per_row) * L : seq;
-    T v = vals[j];
-    // PyTorch's comparisons, so NaNs (which compare false) and unsorted sequences give its
-    // answers: left moves right past every element not >= v, right past every one not > v.
-    const T* p = right ? std::upper_bound(s, s + L, v, [](T val, T mid) { return mid > val; })
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t j = 0; j < n; ++j) {
+      const T* s = batched ? seq + (j / per_row) * L : seq;
+      T v = vals[j];
+      // PyTorch's comparisons, so NaNs (which compare false) and unsorted sequences give its
+      // answers: left moves right past every element not >= v, right past every one not > v.
+      const T* p = right
+                       ? std::upper_bound(s, s + L, v, [](T val, T mid) { return mid > val; })
                        : std::lower_bound(s, s + L, v, [](T mid, T val) { return !(mid >= val); });
-    out[j] = Out(p - s);
-  }
+      out[j] = Out(p - s);
+    }
+  });
 }
 
 template <typename W>

@@ -510,17 +510,26 @@ namespace {
 // fn's dtype, and every input is either the same (and does not partly overlap an output), or
 // a single value broadcast over at most one tile (a Python number: `x * 2`), which is then
 // converted into a scratch buffer. `scalar` marks those inputs.
-bool flat_call(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>& ins,
+// Shapes compared inline: std::vector's == calls memcmp, a measurable share of an eager
+// one-element op.
+inline bool same_shape(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t d = 0; d < a.size(); ++d)
+    if (a[d] != b[d]) return false;
+  return true;
+}
+
+bool flat_call(const EwCall& call, const Tensor* outs, int nout, const Tensor* const* ins, int nin,
                int64_t n, bool* scalar) {
   const Shape& shape = outs[0].shape();
   for (int k = 0; k < nout; ++k)
     if (outs[k].dtype() != call.out_dtype || !outs[k].is_contiguous() ||
-        (k > 0 && outs[k].shape() != shape))
+        (k > 0 && !same_shape(outs[k].shape(), shape)))
       return false;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    const Tensor& t = ins[i];
+  for (int i = 0; i < nin; ++i) {
+    const Tensor& t = *ins[i];
     scalar[i] = false;
-    if (t.dtype() == call.in_dtypes[i] && t.shape() == shape && t.is_contiguous()) {
+    if (t.dtype() == call.in_dtypes[i] && same_shape(t.shape(), shape) && t.is_contiguous()) {
       for (int k = 0; k < nout; ++k)
         if (t.data_ptr() != outs[k].data_ptr() && t.overlaps(outs[k])) return false;
     } else if (t.numel() == 1 && n <= kTile) {
@@ -535,33 +544,48 @@ bool flat_call(const EwCall& call, const Tensor* outs, int nout, const std::vect
 void run_general(const EwCall& call, const Tensor* outs, int nout,
                  const std::vector<Tensor>& inputs, int64_t n);
 
-void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>& inputs) {
+// `inputs` is either a vector (the general entry) or null with `ptrs` (eager calls, which
+// pass their operands by pointer and build no vector unless the general path needs one).
+void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vector<Tensor>* inputs,
+              const Tensor* const* ptrs, int nin) {
   TANDEM_CHECK(nout >= 1 && nout <= kMaxEwOutputs && nout == call.num_outputs, Error,
                "internal: elementwise call with ", nout, " outputs");
   int64_t n = outs[0].numel();
   if (n == 0) return;
-  TANDEM_CHECK(int(inputs.size()) <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
+  TANDEM_CHECK(nin <= kMaxEwInputs, Error, "internal: too many elementwise inputs");
+  const Tensor* from_vector[kMaxEwInputs];
+  if (inputs) {
+    for (int i = 0; i < nin; ++i) from_vector[i] = &(*inputs)[size_t(i)];
+    ptrs = from_vector;
+  }
   // Small dense calls (most eager ops on small tensors) skip the geometry, overlap copies and
   // tiling of run_general, whose bookkeeping (and 10 KB stack frame) costs more than the
   // arithmetic there. Large ones take the threaded path.
   bool scalar[kMaxEwInputs];
-  if (n < 2 * kParallelGrain && flat_call(call, outs, nout, inputs, n, scalar)) {
+  if (n < 2 * kParallelGrain && flat_call(call, outs, nout, ptrs, nin, n, scalar)) {
     char* out_ptrs[kMaxEwOutputs];
     const void* in_ptrs[kMaxEwInputs];
     for (int k = 0; k < nout; ++k) out_ptrs[k] = static_cast<char*>(outs[k].data_ptr());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      in_ptrs[i] = inputs[i].data_ptr();
+    for (int i = 0; i < nin; ++i) {
+      in_ptrs[i] = ptrs[i]->data_ptr();
       if (!scalar[i]) continue;
       char* buf = thread_scratch().buf[i];
       DType fdt = call.in_dtypes[i];
-      fill_converted(static_cast<const char*>(in_ptrs[i]), inputs[i].dtype(), buf, fdt,
+      fill_converted(static_cast<const char*>(in_ptrs[i]), ptrs[i]->dtype(), buf, fdt,
                      itemsize(fdt), n);
       in_ptrs[i] = buf;
     }
     call_fn(call, nout, n, out_ptrs, in_ptrs);
     return;
   }
-  run_general(call, outs, nout, inputs, n);
+  if (inputs) {
+    run_general(call, outs, nout, *inputs, n);
+    return;
+  }
+  std::vector<Tensor> copy;
+  copy.reserve(size_t(nin));
+  for (int i = 0; i < nin; ++i) copy.push_back(*ptrs[i]);
+  run_general(call, outs, nout, copy, n);
 }
 
 [[gnu::noinline]] void run_general(const EwCall& call, const Tensor* outs, int nout,
@@ -625,12 +649,16 @@ void run_impl(const EwCall& call, const Tensor* outs, int nout, const std::vecto
 }  // namespace
 
 void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs) {
-  run_impl(call, &out, 1, inputs);
+  run_impl(call, &out, 1, &inputs, nullptr, int(inputs.size()));
+}
+
+void run_elementwise(const EwCall& call, const Tensor& out, const Tensor* const* inputs, int n) {
+  run_impl(call, &out, 1, nullptr, inputs, n);
 }
 
 void run_elementwise(const EwCall& call, const std::vector<Tensor>& outs,
                      const std::vector<Tensor>& inputs) {
-  run_impl(call, outs.data(), int(outs.size()), inputs);
+  run_impl(call, outs.data(), int(outs.size()), &inputs, nullptr, int(inputs.size()));
 }
 
 namespace {

@@ -25,6 +25,8 @@ struct EwCall {
 
 // Runs call.fn over out's shape; inputs broadcast to it. out may be any view of any dtype.
 void run_elementwise(const EwCall& call, const Tensor& out, const std::vector<Tensor>& inputs);
+// The same with the n operands passed by pointer (eager calls, which build no vector).
+void run_elementwise(const EwCall& call, const Tensor& out, const Tensor* const* inputs, int n);
 // The same for a function with several outputs, all of one shape.
 void run_elementwise(const EwCall& call, const std::vector<Tensor>& outs,
                      const std::vector<Tensor>& inputs);

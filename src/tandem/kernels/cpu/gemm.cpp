@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -27,24 +28,26 @@ void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const
     ldb = N;
   }
   int nt = parallel_threads(M * N * std::max<int64_t>(K, 1), 1 << 15);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t i = 0; i < M; ++i) {
-    T* c = C + i * ldc;
-    if (beta == T(0)) {
-      for (int64_t j = 0; j < N; ++j) c[j] = T(0);
-    } else if (beta != T(1)) {
-      for (int64_t j = 0; j < N; ++j) c[j] = T(c[j] * beta);
-    }
-    constexpr int64_t KB = 256;
-    for (int64_t k0 = 0; k0 < K; k0 += KB) {
-      int64_t k1 = std::min(K, k0 + KB);
-      for (int64_t k = k0; k < k1; ++k) {
-        T a = T(alpha * a_at(i, k));
-        const T* b = B + k * ldb;
-        for (int64_t j = 0; j < N; ++j) c[j] = T(c[j] + a * b[j]);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < M; ++i) {
+      T* c = C + i * ldc;
+      if (beta == T(0)) {
+        for (int64_t j = 0; j < N; ++j) c[j] = T(0);
+      } else if (beta != T(1)) {
+        for (int64_t j = 0; j < N; ++j) c[j] = T(c[j] * beta);
+      }
+      constexpr int64_t KB = 256;
+      for (int64_t k0 = 0; k0 < K; k0 += KB) {
+        int64_t k1 = std::min(K, k0 + KB);
+        for (int64_t k = k0; k < k1; ++k) {
+          T a = T(alpha * a_at(i, k));
+          const T* b = B + k * ldb;
+          for (int64_t j = 0; j < N; ++j) c[j] = T(c[j] + a * b[j]);
+        }
       }
     }
-  }
+  });
 }
 
 }  // namespace

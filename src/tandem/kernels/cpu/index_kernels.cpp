@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -15,8 +16,11 @@ void gather_blocks(const Tensor& src, const std::vector<int64_t>& offsets, int64
   int64_t n = int64_t(offsets.size());
   size_t block = size_t(inner) * isz;
   int nt = parallel_threads(n * inner, 1 << 16);
-#pragma omp parallel for num_threads(nt) if (nt > 1)
-  for (int64_t b = 0; b < n; ++b) std::memcpy(d + b * block, s + offsets[b] * int64_t(isz), block);
+  parallel_region(nt, [&] {
+#pragma omp for
+    for (int64_t b = 0; b < n; ++b)
+      std::memcpy(d + b * block, s + offsets[b] * int64_t(isz), block);
+  });
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -13,28 +14,32 @@ void tri_copy(const char* src, char* dst, int64_t batch, int64_t rows, int64_t c
   int64_t n = batch * rows;
   size_t row_bytes = size_t(cols) * itemsize;
   int nt = parallel_threads(n * cols);
-#pragma omp parallel for num_threads(nt) if (nt > 1)
-  for (int64_t r = 0; r < n; ++r) {
-    int64_t i = r % rows;
-    // Row i keeps columns [0, split) for tril and [split, cols) for triu.
-    int64_t split = std::clamp<int64_t>(upper ? i + diagonal : i + diagonal + 1, 0, cols);
-    size_t at = size_t(split) * itemsize;
-    const char* s = src + r * int64_t(row_bytes);
-    char* d = dst + r * int64_t(row_bytes);
-    size_t keep_from = upper ? at : 0, keep_to = upper ? row_bytes : at;
-    if (s != d) std::memcpy(d + keep_from, s + keep_from, keep_to - keep_from);
-    if (upper)
-      std::memset(d, 0, at);
-    else
-      std::memset(d + at, 0, row_bytes - at);
-  }
+  parallel_region(nt, [&] {
+#pragma omp for
+    for (int64_t r = 0; r < n; ++r) {
+      int64_t i = r % rows;
+      // Row i keeps columns [0, split) for tril and [split, cols) for triu.
+      int64_t split = std::clamp<int64_t>(upper ? i + diagonal : i + diagonal + 1, 0, cols);
+      size_t at = size_t(split) * itemsize;
+      const char* s = src + r * int64_t(row_bytes);
+      char* d = dst + r * int64_t(row_bytes);
+      size_t keep_from = upper ? at : 0, keep_to = upper ? row_bytes : at;
+      if (s != d) std::memcpy(d + keep_from, s + keep_from, keep_to - keep_from);
+      if (upper)
+        std::memset(d, 0, at);
+      else
+        std::memset(d + at, 0, row_bytes - at);
+    }
+  });
 }
 
 namespace {
 template <typename T>
 void repeat_items(const T* s, T* d, int64_t m, int64_t reps, int nt) {
-#pragma omp parallel for num_threads(nt) if (nt > 1)
-  for (int64_t i = 0; i < m; ++i) std::fill_n(d + i * reps, reps, s[i]);
+  parallel_region(nt, [&] {
+#pragma omp for
+    for (int64_t i = 0; i < m; ++i) std::fill_n(d + i * reps, reps, s[i]);
+  });
 }
 }  // namespace
 
@@ -59,12 +64,14 @@ void repeat_blocks(const char* src, char* dst, int64_t outer, int64_t n, int64_t
     }
   }
   size_t block = size_t(inner) * itemsize;
-#pragma omp parallel for num_threads(nt) if (nt > 1)
-  for (int64_t i = 0; i < m; ++i) {
-    char* d = dst + i * reps * int64_t(block);
-    for (int64_t k = 0; k < reps; ++k)
-      std::memcpy(d + k * int64_t(block), src + i * int64_t(block), block);
-  }
+  parallel_region(nt, [&] {
+#pragma omp for
+    for (int64_t i = 0; i < m; ++i) {
+      char* d = dst + i * reps * int64_t(block);
+      for (int64_t k = 0; k < reps; ++k)
+        std::memcpy(d + k * int64_t(block), src + i * int64_t(block), block);
+    }
+  });
 }
 
 namespace {
@@ -84,17 +91,19 @@ template <typename T>
 void pad_rows_typed(T* data, int64_t rows, int64_t l, int64_t n, int64_t r, PadMode mode,
                     const T* value, int nt) {
   int64_t w = l + n + r;
-#pragma omp parallel for num_threads(nt) if (nt > 1)
-  for (int64_t i = 0; i < rows; ++i) {
-    T* in = data + i * w + l;
-    if (mode == PadMode::Constant) {
-      std::fill_n(in - l, l, *value);
-      std::fill_n(in + n, r, *value);
-      continue;
+  parallel_region(nt, [&] {
+#pragma omp for
+    for (int64_t i = 0; i < rows; ++i) {
+      T* in = data + i * w + l;
+      if (mode == PadMode::Constant) {
+        std::fill_n(in - l, l, *value);
+        std::fill_n(in + n, r, *value);
+        continue;
+      }
+      for (int64_t q = -l; q < 0; ++q) in[q] = in[pad_source(q, n, mode)];
+      for (int64_t q = n; q < n + r; ++q) in[q] = in[pad_source(q, n, mode)];
     }
-    for (int64_t q = -l; q < 0; ++q) in[q] = in[pad_source(q, n, mode)];
-    for (int64_t q = n; q < n + r; ++q) in[q] = in[pad_source(q, n, mode)];
-  }
+  });
 }
 }  // namespace
 

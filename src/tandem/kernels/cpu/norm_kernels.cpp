@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/storage_io.h"
 
@@ -27,8 +28,10 @@ template <typename F>
 void for_channel_blocks(int64_t N, int64_t C, int64_t S, F body) {
   const int64_t bs = channel_block(S), nb = (C + bs - 1) / bs;
   const int nt = int(std::max<int64_t>(1, std::min<int64_t>(parallel_threads(N * C * S), nb)));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t b = 0; b < nb; ++b) body(b * bs, std::min(C, (b + 1) * bs));
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; ++b) body(b * bs, std::min(C, (b + 1) * bs));
+  });
 }
 
 // acc[c - c0] += sum over n, s of term(c, i), i being the element's index in (N, C, S).
@@ -246,18 +249,20 @@ void layer_norm_forward(const T* x, int64_t M, int64_t D, double eps, const T* w
   const T* wp = or_fill(w, D, T(1), ones);
   const T* bp = or_fill(b, D, T(0), zeros);
   const int nt = parallel_threads(M * D);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t r = 0; r < M; ++r) {
-    const T* xr = x + r * D;
-    T* yr = y + r * D;
-    double m, rs;
-    moments(xr, D, eps, m, rs);
-    mean[r] = T(m);
-    rstd[r] = T(rs);
-    const T mt = T(m), rt = T(rs);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < M; ++r) {
+      const T* xr = x + r * D;
+      T* yr = y + r * D;
+      double m, rs;
+      moments(xr, D, eps, m, rs);
+      mean[r] = T(m);
+      rstd[r] = T(rs);
+      const T mt = T(m), rt = T(rs);
 #pragma omp simd
-    for (int64_t j = 0; j < D; ++j) yr[j] = (xr[j] - mt) * rt * wp[j] + bp[j];
-  }
+      for (int64_t j = 0; j < D; ++j) yr[j] = (xr[j] - mt) * rt * wp[j] + bp[j];
+    }
+  });
 }
 
 template <typename T>
@@ -268,8 +273,7 @@ void layer_norm_backward(const T* gy, const T* x, int64_t M, int64_t D, const T*
   const int nt = parallel_threads(M * D);
   // Per-thread partial sums of grad_weight / grad_bias, added up after the row loop.
   std::vector<double> part(size_t(nt) * 2 * size_t(D), 0.0);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  parallel_region(nt, [&] {
     double* pw = part.data() + size_t(omp_get_thread_num()) * 2 * size_t(D);
     double* pb = pw + D;
 #pragma omp for schedule(static)
@@ -294,7 +298,7 @@ void layer_norm_backward(const T* gy, const T* x, int64_t M, int64_t D, const T*
         o[j] = T(rs * (double(g[j]) * double(wp[j]) - a - xh * c));
       }
     }
-  }
+  });
   for (int64_t j = 0; j < D; ++j) {
     double sw = 0, sb = 0;
     for (int t = 0; t < nt; ++t) {
@@ -311,24 +315,26 @@ void group_norm_forward(const T* x, int64_t N, int64_t C, int64_t S, int64_t G, 
                         const T* w, const T* b, T* y, T* mean, T* rstd) {
   const int64_t Cg = C / G, D = Cg * S;
   const int nt = parallel_threads(N * C * S);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t ng = 0; ng < N * G; ++ng) {
-    const T* xg = x + ng * D;
-    T* yg = y + ng * D;
-    double m, rs;
-    moments(xg, D, eps, m, rs);
-    mean[ng] = T(m);
-    rstd[ng] = T(rs);
-    const T mt = T(m);
-    for (int64_t cc = 0; cc < Cg; ++cc) {
-      const int64_t c = (ng % G) * Cg + cc;
-      const T a = T(rs * (w ? double(w[c]) : 1.0)), bc = b ? b[c] : T(0);
-      const T* xs = xg + cc * S;
-      T* ys = yg + cc * S;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t ng = 0; ng < N * G; ++ng) {
+      const T* xg = x + ng * D;
+      T* yg = y + ng * D;
+      double m, rs;
+      moments(xg, D, eps, m, rs);
+      mean[ng] = T(m);
+      rstd[ng] = T(rs);
+      const T mt = T(m);
+      for (int64_t cc = 0; cc < Cg; ++cc) {
+        const int64_t c = (ng % G) * Cg + cc;
+        const T a = T(rs * (w ? double(w[c]) : 1.0)), bc = b ? b[c] : T(0);
+        const T* xs = xg + cc * S;
+        T* ys = yg + cc * S;
 #pragma omp simd
-      for (int64_t s = 0; s < S; ++s) ys[s] = (xs[s] - mt) * a + bc;
+        for (int64_t s = 0; s < S; ++s) ys[s] = (xs[s] - mt) * a + bc;
+      }
     }
-  }
+  });
 }
 
 template <typename T>
@@ -338,35 +344,38 @@ void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
   // Per (n, c): sum of gy and rstd * sum of gy * (x - mean), for grad_weight / grad_bias.
   std::vector<double> db(static_cast<size_t>(N * C)), dsx(static_cast<size_t>(N * C));
   const int nt = parallel_threads(N * C * S);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t ng = 0; ng < N * G; ++ng) {
-    const int64_t n = ng / G, g = ng % G;
-    const double m = double(mean[ng]), rs = double(rstd[ng]);
-    double sum_g = 0, sum_gxh = 0;  // over the group, of g = gy * w and of g * xhat
-    for (int64_t cc = 0; cc < Cg; ++cc) {
-      const int64_t c = g * Cg + cc, off = ng * D + cc * S;
-      double s1 = 0, s2 = 0;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t ng = 0; ng < N * G; ++ng) {
+      const int64_t n = ng / G, g = ng % G;
+      const double m = double(mean[ng]), rs = double(rstd[ng]);
+      double sum_g = 0, sum_gxh = 0;  // over the group, of g = gy * w and of g * xhat
+      for (int64_t cc = 0; cc < Cg; ++cc) {
+        const int64_t c = g * Cg + cc, off = ng * D + cc * S;
+        double s1 = 0, s2 = 0;
 #pragma omp simd reduction(+ : s1, s2)
-      for (int64_t s = 0; s < S; ++s) {
-        s1 += double(gy[off + s]);
-        s2 += double(gy[off + s]) * (double(x[off + s]) - m);
+        for (int64_t s = 0; s < S; ++s) {
+          s1 += double(gy[off + s]);
+          s2 += double(gy[off + s]) * (double(x[off + s]) - m);
+        }
+        const double wc = w ? double(w[c]) : 1.0;
+        db[n * C + c] = s1;
+        dsx[n * C + c] = s2 * rs;
+        sum_g += wc * s1;
+        sum_gxh += wc * s2 * rs;
       }
-      const double wc = w ? double(w[c]) : 1.0;
-      db[n * C + c] = s1;
-      dsx[n * C + c] = s2 * rs;
-      sum_g += wc * s1;
-      sum_gxh += wc * s2 * rs;
-    }
-    // gx = rstd * (w * gy - mean(g) - xhat * mean(g * xhat)).
-    const double a = sum_g / double(D), k = sum_gxh / double(D);
-    for (int64_t cc = 0; cc < Cg; ++cc) {
-      const int64_t c = g * Cg + cc, off = ng * D + cc * S;
-      const T k1 = T(rs * (w ? double(w[c]) : 1.0)), k2 = T(-rs * rs * k), k3 = T(-rs * a);
-      const T mt = T(m);
+      // gx = rstd * (w * gy - mean(g) - xhat * mean(g * xhat)).
+      const double a = sum_g / double(D), k = sum_gxh / double(D);
+      for (int64_t cc = 0; cc < Cg; ++cc) {
+        const int64_t c = g * Cg + cc, off = ng * D + cc * S;
+        const T k1 = T(rs * (w ? double(w[c]) : 1.0)), k2 = T(-rs * rs * k), k3 = T(-rs * a);
+        const T mt = T(m);
 #pragma omp simd
-      for (int64_t s = 0; s < S; ++s) gx[off + s] = k1 * gy[off + s] + k2 * (x[off + s] - mt) + k3;
+        for (int64_t s = 0; s < S; ++s)
+          gx[off + s] = k1 * gy[off + s] + k2 * (x[off + s] - mt) + k3;
+      }
     }
-  }
+  });
   for (int64_t c = 0; c < C; ++c) {
     double sw = 0, sb = 0;
     for (int64_t n = 0; n < N; ++n) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/simd.h"
@@ -84,8 +85,7 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
     for (int64_t j = 0; j < p.kw; ++j)
       tap_i[size_t(i * p.kw + j)] = i, tap_j[size_t(i * p.kw + j)] = j;
   int nt = threads_for(p);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  parallel_region(nt, [&] {
     std::vector<T> ph(size_t(sh * sw * phase + PC));  // + a row of slack for the last tap
     std::vector<T> best(static_cast<size_t>(out_len));
     std::vector<int32_t> tap(static_cast<size_t>(out_len));
@@ -141,7 +141,7 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
         }
       }
     }
-  }
+  });
 }
 
 template <typename X>
@@ -149,34 +149,36 @@ void max_fwd(const PoolParams& p, const X* x, X* y, int64_t* idx) {
   using T = compute_t<X>;
   if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31)) return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const X* xp = x + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh)
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
-        T best = -std::numeric_limits<T>::infinity();
-        int64_t bi = -1;
-        for (int64_t i = 0; i < p.kh; ++i) {
-          int64_t ih = h0 + i * p.dh;
-          if (ih < 0 || ih >= p.H) continue;
-          for (int64_t j = 0; j < p.kw; ++j) {
-            int64_t iw = w0 + j * p.dw;
-            if (iw < 0 || iw >= p.W) continue;
-            T v = ld(xp[ih * p.W + iw]);
-            if (bi < 0 || v > best || std::isnan(v)) {
-              best = v;
-              bi = ih * p.W + iw;
-              if (std::isnan(v)) goto done;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const X* xp = x + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t bi = -1;
+          for (int64_t i = 0; i < p.kh; ++i) {
+            int64_t ih = h0 + i * p.dh;
+            if (ih < 0 || ih >= p.H) continue;
+            for (int64_t j = 0; j < p.kw; ++j) {
+              int64_t iw = w0 + j * p.dw;
+              if (iw < 0 || iw >= p.W) continue;
+              T v = ld(xp[ih * p.W + iw]);
+              if (bi < 0 || v > best || std::isnan(v)) {
+                best = v;
+                bi = ih * p.W + iw;
+                if (std::isnan(v)) goto done;
+              }
             }
           }
+        done:
+          int64_t o = (pl * p.OH + oh) * p.OW + ow;
+          y[o] = st<X>(best);
+          if (idx) idx[o] = bi;
         }
-      done:
-        int64_t o = (pl * p.OH + oh) * p.OW + ow;
-        y[o] = st<X>(best);
-        if (idx) idx[o] = bi;
-      }
-  }
+    }
+  });
 }
 
 // bfloat16 gradients are summed per plane in float32 (overlapping windows send several to
@@ -187,8 +189,7 @@ void max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
   constexpr bool same = std::is_same_v<T, X>;
   if constexpr (same) std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
   int nt = parallel_threads(p.planes * p.OH * p.OW, 1 << 14);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  parallel_region(nt, [&] {
     std::vector<T> acc(same ? 0 : size_t(p.H * p.W));
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < p.planes; ++pl) {
@@ -208,7 +209,7 @@ void max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
         for (int64_t i = 0; i < p.H * p.W; ++i) out[i] = st<X>(g[i]);
       }
     }
-  }
+  });
 }
 
 // PyTorch's avg-pool window and divisor for output (oh, ow).
@@ -241,83 +242,89 @@ template <typename T>
 void avg_fwd_tiled(const PoolParams& p, const T* x, T* y) {
   const T div = T(p.divisor_override ? p.divisor_override : p.kh * p.kw);
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
-    if (p.kh == 2 && p.kw == 2) {  // LeNet's pool: one pass, no per-row setup
-      for (int64_t oh = 0; oh < p.OH; ++oh) {
-        const T *r0 = xp + 2 * oh * p.W, *r1 = r0 + p.W;
-        T* yr = y + (pl * p.OH + oh) * p.OW;
-        for (int64_t ow = 0; ow < p.OW; ++ow)
-          yr[ow] = (((r0[2 * ow] + r0[2 * ow + 1]) + r1[2 * ow]) + r1[2 * ow + 1]) / div;
-      }
-      continue;
-    }
-    for (int64_t oh = 0; oh < p.OH; ++oh) {
-      T* yr = y + (pl * p.OH + oh) * p.OW;
-      for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] = 0;
-      for (int64_t i = 0; i < p.kh; ++i) {
-        const T* r = xp + (oh * p.kh + i) * p.W;
-        if (p.kw == 2) {
-          for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] = (yr[ow] + r[2 * ow]) + r[2 * ow + 1];
-        } else {
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const T* xp = x + pl * p.H * p.W;
+      if (p.kh == 2 && p.kw == 2) {  // LeNet's pool: one pass, no per-row setup
+        for (int64_t oh = 0; oh < p.OH; ++oh) {
+          const T *r0 = xp + 2 * oh * p.W, *r1 = r0 + p.W;
+          T* yr = y + (pl * p.OH + oh) * p.OW;
           for (int64_t ow = 0; ow < p.OW; ++ow)
-            for (int64_t j = 0; j < p.kw; ++j) yr[ow] += r[ow * p.kw + j];
+            yr[ow] = (((r0[2 * ow] + r0[2 * ow + 1]) + r1[2 * ow]) + r1[2 * ow + 1]) / div;
         }
+        continue;
       }
-      for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] /= div;
+      for (int64_t oh = 0; oh < p.OH; ++oh) {
+        T* yr = y + (pl * p.OH + oh) * p.OW;
+        for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] = 0;
+        for (int64_t i = 0; i < p.kh; ++i) {
+          const T* r = xp + (oh * p.kh + i) * p.W;
+          if (p.kw == 2) {
+            for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] = (yr[ow] + r[2 * ow]) + r[2 * ow + 1];
+          } else {
+            for (int64_t ow = 0; ow < p.OW; ++ow)
+              for (int64_t j = 0; j < p.kw; ++j) yr[ow] += r[ow * p.kw + j];
+          }
+        }
+        for (int64_t ow = 0; ow < p.OW; ++ow) yr[ow] /= div;
+      }
     }
-  }
+  });
 }
 
 template <typename T>
 void avg_bwd_tiled(const PoolParams& p, const T* gy, T* gx) {
   const T div = T(p.divisor_override ? p.divisor_override : p.kh * p.kw);
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    T* g = gx + pl * p.H * p.W;
-    for (int64_t ih = 0; ih < p.H; ++ih) {
-      T* r = g + ih * p.W;
-      int64_t oh = ih / p.kh;
-      int64_t done = 0;
-      if (oh < p.OH) {
-        const T* gr = gy + (pl * p.OH + oh) * p.OW;
-        if (p.kw == 2) {
-          for (int64_t ow = 0; ow < p.OW; ++ow) {
-            T v = gr[ow] / div;
-            r[2 * ow] = v;
-            r[2 * ow + 1] = v;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      T* g = gx + pl * p.H * p.W;
+      for (int64_t ih = 0; ih < p.H; ++ih) {
+        T* r = g + ih * p.W;
+        int64_t oh = ih / p.kh;
+        int64_t done = 0;
+        if (oh < p.OH) {
+          const T* gr = gy + (pl * p.OH + oh) * p.OW;
+          if (p.kw == 2) {
+            for (int64_t ow = 0; ow < p.OW; ++ow) {
+              T v = gr[ow] / div;
+              r[2 * ow] = v;
+              r[2 * ow + 1] = v;
+            }
+          } else {
+            for (int64_t ow = 0; ow < p.OW; ++ow) {
+              T v = gr[ow] / div;
+              for (int64_t j = 0; j < p.kw; ++j) r[ow * p.kw + j] = v;
+            }
           }
-        } else {
-          for (int64_t ow = 0; ow < p.OW; ++ow) {
-            T v = gr[ow] / div;
-            for (int64_t j = 0; j < p.kw; ++j) r[ow * p.kw + j] = v;
-          }
+          done = p.OW * p.kw;
         }
-        done = p.OW * p.kw;
+        for (int64_t iw = done; iw < p.W; ++iw) r[iw] = 0;
       }
-      for (int64_t iw = done; iw < p.W; ++iw) r[iw] = 0;
     }
-  }
+  });
 }
 
 template <typename T>
 void avg_fwd(const PoolParams& p, const T* x, T* y) {
   if (tiles(p)) return avg_fwd_tiled(p, x, y);
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh)
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        Window w = avg_window(p, oh, ow);
-        T s = 0;
-        for (int64_t ih = w.h0; ih < w.h1; ++ih)
-          for (int64_t iw = w.w0; iw < w.w1; ++iw) s += xp[ih * p.W + iw];
-        y[(pl * p.OH + oh) * p.OW + ow] = w.div != 0 ? s / T(w.div) : T(NAN);
-      }
-  }
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const T* xp = x + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          Window w = avg_window(p, oh, ow);
+          T s = 0;
+          for (int64_t ih = w.h0; ih < w.h1; ++ih)
+            for (int64_t iw = w.w0; iw < w.w1; ++iw) s += xp[ih * p.W + iw];
+          y[(pl * p.OH + oh) * p.OW + ow] = w.div != 0 ? s / T(w.div) : T(NAN);
+        }
+    }
+  });
 }
 
 template <typename T>
@@ -325,18 +332,21 @@ void avg_bwd(const PoolParams& p, const T* gy, T* gx) {
   if (tiles(p)) return avg_bwd_tiled(p, gy, gx);
   std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
   int nt = threads_for(p);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    T* g = gx + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh)
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        Window w = avg_window(p, oh, ow);
-        if (w.div == 0) continue;  // a window of padding only (a negative divisor_override divides)
-        T v = gy[(pl * p.OH + oh) * p.OW + ow] / T(w.div);
-        for (int64_t ih = w.h0; ih < w.h1; ++ih)
-          for (int64_t iw = w.w0; iw < w.w1; ++iw) g[ih * p.W + iw] += v;
-      }
-  }
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      T* g = gx + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          Window w = avg_window(p, oh, ow);
+          if (w.div == 0)
+            continue;  // a window of padding only (a negative divisor_override divides)
+          T v = gy[(pl * p.OH + oh) * p.OW + ow] / T(w.div);
+          for (int64_t ih = w.h0; ih < w.h1; ++ih)
+            for (int64_t iw = w.w0; iw < w.w1; ++iw) g[ih * p.W + iw] += v;
+        }
+    }
+  });
 }
 
 inline int64_t ad_start(int64_t o, int64_t in, int64_t out) {
@@ -349,66 +359,72 @@ inline int64_t ad_end(int64_t o, int64_t in, int64_t out) {
 template <typename T>
 void adaptive_avg_fwd(const PoolParams& p, const T* x, T* y) {
   int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh) {
-      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
-        T s = 0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) s += xp[ih * p.W + iw];
-        y[(pl * p.OH + oh) * p.OW + ow] = s / T((h1 - h0) * (w1 - w0));
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const T* xp = x + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh) {
+        int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+          T s = 0;
+          for (int64_t ih = h0; ih < h1; ++ih)
+            for (int64_t iw = w0; iw < w1; ++iw) s += xp[ih * p.W + iw];
+          y[(pl * p.OH + oh) * p.OW + ow] = s / T((h1 - h0) * (w1 - w0));
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void adaptive_avg_bwd(const PoolParams& p, const T* gy, T* gx) {
   std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
   int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    T* g = gx + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh) {
-      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
-        T v = gy[(pl * p.OH + oh) * p.OW + ow] / T((h1 - h0) * (w1 - w0));
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) g[ih * p.W + iw] += v;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      T* g = gx + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh) {
+        int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+          T v = gy[(pl * p.OH + oh) * p.OW + ow] / T((h1 - h0) * (w1 - w0));
+          for (int64_t ih = h0; ih < h1; ++ih)
+            for (int64_t iw = w0; iw < w1; ++iw) g[ih * p.W + iw] += v;
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void adaptive_max_fwd(const PoolParams& p, const T* x, T* y, int64_t* idx) {
   int nt = parallel_threads(p.planes * p.H * p.W, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    const T* xp = x + pl * p.H * p.W;
-    for (int64_t oh = 0; oh < p.OH; ++oh) {
-      int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
-        T best = xp[h0 * p.W + w0];
-        int64_t bi = h0 * p.W + w0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) {
-            T v = xp[ih * p.W + iw];
-            if ((v > best || std::isnan(v)) && !std::isnan(best)) {
-              best = v;
-              bi = ih * p.W + iw;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      const T* xp = x + pl * p.H * p.W;
+      for (int64_t oh = 0; oh < p.OH; ++oh) {
+        int64_t h0 = ad_start(oh, p.H, p.OH), h1 = ad_end(oh, p.H, p.OH);
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          int64_t w0 = ad_start(ow, p.W, p.OW), w1 = ad_end(ow, p.W, p.OW);
+          T best = xp[h0 * p.W + w0];
+          int64_t bi = h0 * p.W + w0;
+          for (int64_t ih = h0; ih < h1; ++ih)
+            for (int64_t iw = w0; iw < w1; ++iw) {
+              T v = xp[ih * p.W + iw];
+              if ((v > best || std::isnan(v)) && !std::isnan(best)) {
+                best = v;
+                bi = ih * p.W + iw;
+              }
             }
-          }
-        y[(pl * p.OH + oh) * p.OW + ow] = best;
-        idx[(pl * p.OH + oh) * p.OW + ow] = bi;
+          y[(pl * p.OH + oh) * p.OW + ow] = best;
+          idx[(pl * p.OH + oh) * p.OW + ow] = bi;
+        }
       }
     }
-  }
+  });
 }
 
 template <typename F>

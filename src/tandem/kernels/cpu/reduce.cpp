@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/simd.h"
 
@@ -106,8 +107,10 @@ void reduce_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
   if (I == 1) {
     if (O >= 8 || O * R < kParallelGrain) {
       int nt = parallel_threads(O * R);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-      for (int64_t o = 0; o < O; ++o) out[o] = reduce_row<T, K>(x + o * R, R);
+      parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+        for (int64_t o = 0; o < O; ++o) out[o] = reduce_row<T, K>(x + o * R, R);
+      });
       return;
     }
     // Few long rows: split each row into parts, reduce the parts in parallel and combine
@@ -121,11 +124,13 @@ void reduce_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
     for (int64_t o = 0; o < O; ++o) {
       const T* row = x + o * R;
       const int64_t chunk = (R + parts - 1) / parts;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-      for (int64_t q = 0; q < parts; ++q) {
-        int64_t b = std::min<int64_t>(R, q * chunk), e = std::min<int64_t>(R, b + chunk);
-        part[q] = b < e ? reduce_row<T, K>(row + b, e - b) : Opk::init();
-      }
+      parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+        for (int64_t q = 0; q < parts; ++q) {
+          int64_t b = std::min<int64_t>(R, q * chunk), e = std::min<int64_t>(R, b + chunk);
+          part[q] = b < e ? reduce_row<T, K>(row + b, e - b) : Opk::init();
+        }
+      });
       T acc = part[0];
       for (int64_t q = 1; q < parts; ++q) acc = Opk::step(acc, part[q]);
       out[o] = acc;
@@ -134,18 +139,20 @@ void reduce_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
   }
   // Inner dim kept: accumulate rows of I elementwise (vectorizes across I).
   int nt = parallel_threads(O * R * I);
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) {
-    for (int64_t ib = 0; ib < I; ib += 1024) {
-      int64_t ie = std::min(I, ib + 1024);
-      T* acc = out + o * I;
-      for (int64_t i = ib; i < ie; ++i) acc[i] = Opk::init();
-      for (int64_t r = 0; r < R; ++r) {
-        const T* row = x + (o * R + r) * I;
-        for (int64_t i = ib; i < ie; ++i) acc[i] = Opk::step(acc[i], row[i]);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static) collapse(2)
+    for (int64_t o = 0; o < O; ++o) {
+      for (int64_t ib = 0; ib < I; ib += 1024) {
+        int64_t ie = std::min(I, ib + 1024);
+        T* acc = out + o * I;
+        for (int64_t i = ib; i < ie; ++i) acc[i] = Opk::init();
+        for (int64_t r = 0; r < R; ++r) {
+          const T* row = x + (o * R + r) * I;
+          for (int64_t i = ib; i < ie; ++i) acc[i] = Opk::step(acc[i], row[i]);
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T, bool IsMax>
@@ -156,23 +163,25 @@ void arg_typed(const T* x, int64_t O, int64_t R, int64_t I, T* vals, int64_t* id
     return IsMax ? cand > best : cand < best;
   };
   int nt = parallel_threads(O * R * I);
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) {
-    for (int64_t i = 0; i < I; ++i) {
-      const T* p = x + o * R * I + i;
-      T best = p[0];
-      int64_t bi = 0;
-      for (int64_t r = 1; r < R; ++r) {
-        T v = p[r * I];
-        if (better(v, best)) {
-          best = v;
-          bi = r;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static) collapse(2)
+    for (int64_t o = 0; o < O; ++o) {
+      for (int64_t i = 0; i < I; ++i) {
+        const T* p = x + o * R * I + i;
+        T best = p[0];
+        int64_t bi = 0;
+        for (int64_t r = 1; r < R; ++r) {
+          T v = p[r * I];
+          if (better(v, best)) {
+            best = v;
+            bi = r;
+          }
         }
+        vals[o * I + i] = best;
+        idx[o * I + i] = bi;
       }
-      vals[o * I + i] = best;
-      idx[o * I + i] = bi;
     }
-  }
+  });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -35,37 +36,39 @@ void run(const ResizeParams& p, const T* src, T* dst) {
   double rw = ratio(p.W, p.OW, p.align_corners, p.scale_w);
   if (Backward) std::memset(dst, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
   int nt = parallel_threads(p.planes * p.OH * p.OW, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t pl = 0; pl < p.planes; ++pl) {
-    for (int64_t oh = 0; oh < p.OH; ++oh)
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        int64_t o = (pl * p.OH + oh) * p.OW + ow;
-        int64_t base = pl * p.H * p.W;
-        if constexpr (!Bilinear) {
-          int64_t i = base + nearest_src(oh, rh, p.H) * p.W + nearest_src(ow, rw, p.W);
-          if (Backward)
-            dst[i] += src[o];
-          else
-            dst[o] = src[i];
-        } else {
-          Lerp h = linear_src(oh, rh, p.H, p.align_corners),
-               w = linear_src(ow, rw, p.W, p.align_corners);
-          T wh1 = T(h.w1), wh0 = T(1) - wh1, ww1 = T(w.w1), ww0 = T(1) - ww1;
-          int64_t i00 = base + h.i0 * p.W + w.i0, i01 = base + h.i0 * p.W + w.i1;
-          int64_t i10 = base + h.i1 * p.W + w.i0, i11 = base + h.i1 * p.W + w.i1;
-          if (Backward) {
-            T g = src[o];
-            dst[i00] += wh0 * ww0 * g;
-            dst[i01] += wh0 * ww1 * g;
-            dst[i10] += wh1 * ww0 * g;
-            dst[i11] += wh1 * ww1 * g;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t pl = 0; pl < p.planes; ++pl) {
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow) {
+          int64_t o = (pl * p.OH + oh) * p.OW + ow;
+          int64_t base = pl * p.H * p.W;
+          if constexpr (!Bilinear) {
+            int64_t i = base + nearest_src(oh, rh, p.H) * p.W + nearest_src(ow, rw, p.W);
+            if (Backward)
+              dst[i] += src[o];
+            else
+              dst[o] = src[i];
           } else {
-            dst[o] =
-                wh0 * (ww0 * src[i00] + ww1 * src[i01]) + wh1 * (ww0 * src[i10] + ww1 * src[i11]);
+            Lerp h = linear_src(oh, rh, p.H, p.align_corners),
+                 w = linear_src(ow, rw, p.W, p.align_corners);
+            T wh1 = T(h.w1), wh0 = T(1) - wh1, ww1 = T(w.w1), ww0 = T(1) - ww1;
+            int64_t i00 = base + h.i0 * p.W + w.i0, i01 = base + h.i0 * p.W + w.i1;
+            int64_t i10 = base + h.i1 * p.W + w.i0, i11 = base + h.i1 * p.W + w.i1;
+            if (Backward) {
+              T g = src[o];
+              dst[i00] += wh0 * ww0 * g;
+              dst[i01] += wh0 * ww1 * g;
+              dst[i10] += wh1 * ww0 * g;
+              dst[i11] += wh1 * ww1 * g;
+            } else {
+              dst[o] =
+                  wh0 * (ww0 * src[i00] + ww1 * src[i01]) + wh1 * (ww0 * src[i10] + ww1 * src[i11]);
+            }
           }
         }
-      }
-  }
+    }
+  });
 }
 
 template <bool Backward, bool Bilinear>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/core/dtype.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
 #include "tandem/kernels/cpu/gemm_packed.h"
@@ -33,8 +34,10 @@ constexpr DType dtype_of() {
 template <typename F>
 void for_rows(int64_t rows, int64_t per_row, const F& row) {
   const int nt = int(std::min<int64_t>(parallel_threads(rows * per_row, kGateGrain), rows));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t n = 0; n < rows; ++n) row(n);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t n = 0; n < rows; ++n) row(n);
+  });
 }
 
 // f(j, w) over [0, n) in vectors of V::W lanes, the last w < V::W lanes partial.

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 
 namespace tandem {
@@ -38,32 +39,36 @@ void scan_typed(const T* x, int64_t O, int64_t R, int64_t I, T* out) {
   if (R == 0) return;
   int nt = parallel_threads(O * R * I);
   if (I == 1) {
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < O; ++o) {
-      const T* xr = x + o * R;
-      T* yr = out + o * R;
-      T acc = xr[0];
-      yr[0] = acc;
-      for (int64_t r = 1; r < R; ++r) yr[r] = acc = scan_step<T, K>(acc, xr[r]);
-    }
+    parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+      for (int64_t o = 0; o < O; ++o) {
+        const T* xr = x + o * R;
+        T* yr = out + o * R;
+        T acc = xr[0];
+        yr[0] = acc;
+        for (int64_t r = 1; r < R; ++r) yr[r] = acc = scan_step<T, K>(acc, xr[r]);
+      }
+    });
     return;
   }
   int64_t nb = (I + kInnerBlock - 1) / kInnerBlock;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) {
-    for (int64_t b = 0; b < nb; ++b) {
-      int64_t ib = b * kInnerBlock, ie = std::min(I, ib + kInnerBlock);
-      const T* xo = x + o * R * I;
-      T* yo = out + o * R * I;
-      for (int64_t i = ib; i < ie; ++i) yo[i] = xo[i];
-      for (int64_t r = 1; r < R; ++r) {
-        const T* prev = yo + (r - 1) * I;
-        const T* xr = xo + r * I;
-        T* yr = yo + r * I;
-        for (int64_t i = ib; i < ie; ++i) yr[i] = scan_step<T, K>(prev[i], xr[i]);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static) collapse(2)
+    for (int64_t o = 0; o < O; ++o) {
+      for (int64_t b = 0; b < nb; ++b) {
+        int64_t ib = b * kInnerBlock, ie = std::min(I, ib + kInnerBlock);
+        const T* xo = x + o * R * I;
+        T* yo = out + o * R * I;
+        for (int64_t i = ib; i < ie; ++i) yo[i] = xo[i];
+        for (int64_t r = 1; r < R; ++r) {
+          const T* prev = yo + (r - 1) * I;
+          const T* xr = xo + r * I;
+          T* yr = yo + r * I;
+          for (int64_t i = ib; i < ie; ++i) yr[i] = scan_step<T, K>(prev[i], xr[i]);
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T, bool IsMax>
@@ -77,25 +82,27 @@ void cum_extreme_typed(const T* x, int64_t O, int64_t R, int64_t I, T* vals, int
   };
   if (R == 0) return;
   int nt = parallel_threads(O * R * I);
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) {
-    for (int64_t i = 0; i < I; ++i) {
-      const T* p = x + o * R * I + i;
-      T* vp = vals + o * R * I + i;
-      int64_t* ip = idx + o * R * I + i;
-      T best = p[0];
-      int64_t bi = 0;
-      for (int64_t r = 0; r < R; ++r) {
-        T v = p[r * I];
-        if (take(v, best)) {
-          best = v;
-          bi = r;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static) collapse(2)
+    for (int64_t o = 0; o < O; ++o) {
+      for (int64_t i = 0; i < I; ++i) {
+        const T* p = x + o * R * I + i;
+        T* vp = vals + o * R * I + i;
+        int64_t* ip = idx + o * R * I + i;
+        T best = p[0];
+        int64_t bi = 0;
+        for (int64_t r = 0; r < R; ++r) {
+          T v = p[r * I];
+          if (take(v, best)) {
+            best = v;
+            bi = r;
+          }
+          vp[r * I] = best;
+          ip[r * I] = bi;
         }
-        vp[r * I] = best;
-        ip[r * I] = bi;
       }
     }
-  }
+  });
 }
 
 }  // namespace

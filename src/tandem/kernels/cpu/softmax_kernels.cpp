@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/avx512_kernels.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/softmax_rows.h"
@@ -65,25 +66,29 @@ void run(bool log, const T* x, T* y, int64_t O, int64_t R, int64_t I) {
   int nt = parallel_threads(O * R * I, 1 << 14);
   if (I == 1) {
     const auto fn = row_kernels<T>().forward;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < O; ++o) fn(log, x + o * R, y + o * R, R);
+    parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+      for (int64_t o = 0; o < O; ++o) fn(log, x + o * R, y + o * R, R);
+    });
     return;
   }
   constexpr int64_t IB = 256;  // lanes per block, keeps m / s in L1
   int64_t nib = (I + IB - 1) / IB;
-#pragma omp parallel for num_threads(nt) schedule(static) collapse(2) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o)
-    for (int64_t b = 0; b < nib; ++b) {
-      T m[IB], s[IB];
-      int64_t i0 = b * IB, n = std::min(IB, I - i0);
-      // Gather the block into dense columns so the inner loops stay contiguous.
-      std::vector<T> xs(size_t(R * n)), ys(size_t(R * n));
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t i = 0; i < n; ++i) xs[r * n + i] = x[(o * R + r) * I + i0 + i];
-      cols<T>(log, xs.data(), ys.data(), R, n, m, s);
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t i = 0; i < n; ++i) y[(o * R + r) * I + i0 + i] = ys[r * n + i];
-    }
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static) collapse(2)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t b = 0; b < nib; ++b) {
+        T m[IB], s[IB];
+        int64_t i0 = b * IB, n = std::min(IB, I - i0);
+        // Gather the block into dense columns so the inner loops stay contiguous.
+        std::vector<T> xs(size_t(R * n)), ys(size_t(R * n));
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t i = 0; i < n; ++i) xs[r * n + i] = x[(o * R + r) * I + i0 + i];
+        cols<T>(log, xs.data(), ys.data(), R, n, m, s);
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t i = 0; i < n; ++i) y[(o * R + r) * I + i0 + i] = ys[r * n + i];
+      }
+  });
 }
 
 }  // namespace
@@ -106,8 +111,10 @@ template <typename T>
 void backward_rows(bool log, const T* y, const T* gy, T* gx, int64_t rows, int64_t R) {
   const auto fn = row_kernels<T>().backward;
   int nt = parallel_threads(rows * R, 1 << 14);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t o = 0; o < rows; ++o) fn(log, y + o * R, gy + o * R, gx + o * R, R);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t o = 0; o < rows; ++o) fn(log, y + o * R, gy + o * R, gx + o * R, R);
+  });
 }
 
 }  // namespace

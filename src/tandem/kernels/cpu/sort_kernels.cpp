@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/sort_order.h"
 
@@ -23,8 +24,10 @@ void for_rows(int64_t O, int64_t R, F&& body) {
   int nt = O > 1 ? parallel_threads(O * std::max<int64_t>(R, 1), 4096) : 1;
   nt = int(std::max<int64_t>(1, std::min<int64_t>(nt, O)));
   Buffers<T> bufs(static_cast<size_t>(nt), std::vector<Keyed<T>>(static_cast<size_t>(R)));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) body(o, bufs[size_t(omp_get_thread_num())]);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t o = 0; o < O; ++o) body(o, bufs[size_t(omp_get_thread_num())]);
+  });
 }
 
 template <typename T>
@@ -55,17 +58,19 @@ void sort_typed(const T* x, int64_t O, int64_t R, bool desc, T* vals, int64_t* i
   std::vector<RadixScratch<RadixKey<T>>> scratch;
   scratch.reserve(size_t(nt));
   for (int t = 0; t < nt; ++t) scratch.emplace_back(R);
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1)
-  for (int64_t o = 0; o < O; ++o) {
-    auto& s = scratch[size_t(omp_get_thread_num())];
-    const T* row = x + o * R;
-    radix_argsort(row, R, desc, s);
-    for (int64_t r = 0; r < R; ++r) {
-      int64_t i = s.idx[size_t(r)];
-      vals[o * R + r] = row[i];
-      idx[o * R + r] = i;
+  parallel_region(nt, [&] {
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t o = 0; o < O; ++o) {
+      auto& s = scratch[size_t(omp_get_thread_num())];
+      const T* row = x + o * R;
+      radix_argsort(row, R, desc, s);
+      for (int64_t r = 0; r < R; ++r) {
+        int64_t i = s.idx[size_t(r)];
+        vals[o * R + r] = row[i];
+        idx[o * R + r] = i;
+      }
     }
-  }
+  });
 }
 
 template <typename T, typename Cmp>
