@@ -37,10 +37,11 @@ std::optional<std::vector<int64_t>> as_dims(nb::handle h);
 Shape as_shape(nb::handle h, const char* op);
 // The Python class object of tandem Tensor.
 nb::handle tensor_type();
-// Tensor's number protocol (operators) as CPython type slots, for nb::type_slots; call
-// init_tensor_number with the class once it exists.
+// The Tensor inside `o`, or null when `o` is not a (constructed) tandem Tensor: a type check
+// and a pointer, without nanobind's registry lookups.
+Tensor* tensor_of(PyObject* o);
+// Tensor's number protocol (operators) as CPython type slots, for nb::type_slots.
 const PyType_Slot* tensor_number_slots();
-void init_tensor_number(nb::handle tensor_class);
 // Sets the Python error for a C++ exception of the core (the module's exception
 // translator); rethrows other exceptions.
 void translate_exception(const std::exception_ptr& p);

@@ -10,6 +10,15 @@ nb::handle tensor_type() {
   return nb::type<Tensor>();
 }
 
+Tensor* tensor_of(PyObject* o) {
+  // nb::isinstance / nb::cast look the type up in nanobind's registry on every call.
+  static PyTypeObject* const type = reinterpret_cast<PyTypeObject*>(tensor_type().ptr());
+  PyTypeObject* t = Py_TYPE(o);
+  if (t != type && !PyType_IsSubtype(t, type)) return nullptr;
+  if (!nb::inst_ready(o)) return nullptr;
+  return nb::inst_ptr<Tensor>(o);
+}
+
 bool is_number(nb::handle h) {
   return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
 }
@@ -93,7 +102,7 @@ int64_t as_int(nb::handle h, const char* op, const char* arg) {
 }
 
 Tensor as_operand(nb::handle h, const char* op) {
-  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (const Tensor* t = tensor_of(h.ptr())) return *t;
   if (is_number(h)) return scalar_tensor(as_scalar(h, op));
   if (h.is_none()) throw_error<TypeError>(op, ": expected a Tensor or a number, got None");
   static nb::handle convert =

@@ -96,7 +96,6 @@ void bind_tensor(nb::module_& m) {
       "conversion of scalar arguments).");
   // Operators (+, +=, <, -x, hash) are type slots: tensor_number.cpp.
   nb::class_<Tensor> cls(m, "Tensor", nb::dynamic_attr(), nb::type_slots(tensor_number_slots()));
-  init_tensor_number(cls);
   cls.def(
       "__init__",
       [](Tensor* self, nb::handle data, nb::handle dtype, nb::kwargs kwargs) {

@@ -9,16 +9,6 @@
 namespace tandem::py {
 namespace {
 
-PyTypeObject* g_tensor_type = nullptr;  // set by init_tensor_number once the class exists
-
-// The Tensor inside `o`, or null when `o` is not a (fully constructed) tandem Tensor.
-Tensor* tensor_ptr(PyObject* o) {
-  PyTypeObject* t = Py_TYPE(o);
-  if (t != g_tensor_type && !PyType_IsSubtype(t, g_tensor_type)) return nullptr;
-  if (!nb::inst_ready(o)) return nullptr;
-  return nb::inst_ptr<Tensor>(o);
-}
-
 PyObject* not_implemented() {
   Py_INCREF(Py_NotImplemented);
   return Py_NotImplemented;
@@ -26,7 +16,8 @@ PyObject* not_implemented() {
 
 // A new Python Tensor owning `t` (what nb::cast does, without its type lookup).
 PyObject* wrap(Tensor&& t) {
-  nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(g_tensor_type)));
+  static const nb::handle type = tensor_type();
+  nb::object o = nb::inst_alloc(type);
   new (nb::inst_ptr<Tensor>(o)) Tensor(std::move(t));
   nb::inst_mark_ready(o);
   return o.release().ptr();
@@ -69,12 +60,12 @@ using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 // then of the right one's with the same argument order).
 PyObject* binary(PyObject* a, PyObject* b, BinaryFn fn, const char* name, const char* rname) {
   return guarded([&]() -> PyObject* {
-    if (Tensor* ta = tensor_ptr(a)) {
-      if (Tensor* tb = tensor_ptr(b)) return wrap(fn(*ta, *tb));
+    if (Tensor* ta = tensor_of(a)) {
+      if (Tensor* tb = tensor_of(b)) return wrap(fn(*ta, *tb));
       std::optional<Tensor> o = operand(b, name);
       return o ? wrap(fn(*ta, *o)) : not_implemented();
     }
-    Tensor* tb = tensor_ptr(b);
+    Tensor* tb = tensor_of(b);
     if (!tb) return not_implemented();
     std::optional<Tensor> o = operand(a, rname);
     return o ? wrap(fn(*o, *tb)) : not_implemented();
@@ -84,9 +75,9 @@ PyObject* binary(PyObject* a, PyObject* b, BinaryFn fn, const char* name, const 
 // self OP= b: writes into self and returns it.
 PyObject* inplace(PyObject* self, PyObject* b, const char* op, const char* name) {
   return guarded([&]() -> PyObject* {
-    Tensor* t = tensor_ptr(self);
+    Tensor* t = tensor_of(self);
     if (!t) return not_implemented();
-    if (Tensor* tb = tensor_ptr(b)) {
+    if (Tensor* tb = tensor_of(b)) {
       apply_inplace(op, *t, *tb);
     } else {
       std::optional<Tensor> o = operand(b, name);
@@ -108,12 +99,12 @@ Tensor div1(const Tensor& a, const Tensor& b) {
   return div(a, b);
 }
 
-#define TANDEM_BINARY_SLOT(SLOT, FN, NAME, OP)                                    \
-  PyObject* SLOT(PyObject* a, PyObject* b) {                                      \
-    return binary(a, b, FN, "__" NAME "__", "__r" NAME "__");                     \
-  }                                                                               \
-  PyObject* SLOT##_inplace(PyObject* a, PyObject* b) {                            \
-    return inplace(a, b, OP, "__i" NAME "__");                                    \
+#define TANDEM_BINARY_SLOT(SLOT, FN, NAME, OP)                \
+  PyObject* SLOT(PyObject* a, PyObject* b) {                  \
+    return binary(a, b, FN, "__" NAME "__", "__r" NAME "__"); \
+  }                                                           \
+  PyObject* SLOT##_inplace(PyObject* a, PyObject* b) {        \
+    return inplace(a, b, OP, "__i" NAME "__");                \
   }
 TANDEM_BINARY_SLOT(nb_add, add1, "add", "add")
 TANDEM_BINARY_SLOT(nb_sub, sub1, "sub", "sub")
@@ -152,9 +143,9 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
   static constexpr const char* names[] = {"__lt__", "__le__", "__eq__",
                                           "__ne__", "__gt__", "__ge__"};
   return guarded([&]() -> PyObject* {
-    Tensor* ta = tensor_ptr(a);
+    Tensor* ta = tensor_of(a);
     if (!ta || op < Py_LT || op > Py_GE) return not_implemented();
-    if (Tensor* tb = tensor_ptr(b)) return wrap(fns[op](*ta, *tb));
+    if (Tensor* tb = tensor_of(b)) return wrap(fns[op](*ta, *tb));
     std::optional<Tensor> o = operand(b, names[op]);
     return o ? wrap(fns[op](*ta, *o)) : not_implemented();
   });
@@ -163,7 +154,7 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
 template <Tensor (*FN)(const Tensor&)>
 PyObject* unary(PyObject* a) {
   return guarded([&]() -> PyObject* {
-    Tensor* t = tensor_ptr(a);
+    Tensor* t = tensor_of(a);
     return t ? wrap(FN(*t)) : not_implemented();
   });
 }
@@ -219,10 +210,6 @@ const PyType_Slot kSlots[] = {
 
 const PyType_Slot* tensor_number_slots() {
   return kSlots;
-}
-
-void init_tensor_number(nb::handle tensor_class) {
-  g_tensor_type = reinterpret_cast<PyTypeObject*>(tensor_class.ptr());
 }
 
 }  // namespace tandem::py

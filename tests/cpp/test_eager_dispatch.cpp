@@ -60,9 +60,9 @@ TEST(EagerDispatch, UnaryOpsMatchTheGeneralPath) {
 
 TEST(EagerDispatch, ErrorsAreTheGeneralPathsErrors) {
   Tensor a = iota({3}, DType::Float32), b = iota({4}, DType::Float32);
-  EXPECT_THROW(add(a, b), ValueError);               // no broadcast
-  EXPECT_THROW(add(a, Tensor()), ValueError);         // a missing operand
-  EXPECT_THROW(bitwise_and(a, a), TypeError);         // float bitwise
+  EXPECT_THROW(add(a, b), ValueError);         // no broadcast
+  EXPECT_THROW(add(a, Tensor()), ValueError);  // a missing operand
+  EXPECT_THROW(bitwise_and(a, a), TypeError);  // float bitwise
 }
 
 TEST(EagerDispatch, RecordsGradientsWhenAnOperandRequiresThem) {

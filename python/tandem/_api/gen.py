@@ -195,8 +195,10 @@ def _tensor_checks(row: Op, sig: str, skip_first: bool = False, body: str = "") 
             cond = f"{name} is not None and not isinstance({name}, Tensor)"
         elif ann in ("TensorLike", "Optional[TensorLike]") and row.ns != "ms":
             # A tensor or a Python number: PyTorch refuses a (nested) list there, which
-            # would otherwise be converted silently (tandem.ops keeps MindSpore's reading)
-            checks.append(f"    if isinstance({name}, (list, tuple)):\n"
+            # would otherwise be converted silently (tandem.ops keeps MindSpore's reading).
+            # The type test first: isinstance(tensor, (list, tuple)) looks __class__ up
+            # twice (~110 ns), a fifth of an eager one-element op.
+            checks.append(f"    if type({name}) is not Tensor and isinstance({name}, (list, tuple)):\n"
                           f"        _impl.args.not_a_tensor_or_number({row.name!r}, {name!r}, "
                           f"{name})\n")
             continue

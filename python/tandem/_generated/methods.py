@@ -347,7 +347,7 @@ def floor_divide_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('floor_divide', 'other', other)
     return self._inplace_binary('floor_divide', other)
 
@@ -363,7 +363,7 @@ def remainder_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('remainder', 'other', other)
     return self._inplace_binary('remainder', other)
 
@@ -379,7 +379,7 @@ def fmod_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmod', 'other', other)
     return self._inplace_binary('fmod', other)
 
@@ -394,7 +394,7 @@ def pow_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('pow', 'other', other)
     return self._inplace_binary('pow', other)
 
@@ -410,7 +410,7 @@ def atan2_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('atan2', 'other', other)
     return self._inplace_binary('atan2', other)
 
@@ -426,7 +426,7 @@ def maximum_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('maximum', 'other', other)
     return self._inplace_binary('maximum', other)
 
@@ -442,7 +442,7 @@ def minimum_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('minimum', 'other', other)
     return self._inplace_binary('minimum', other)
 
@@ -457,7 +457,7 @@ def hypot_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('hypot', 'other', other)
     return self._inplace_binary('hypot', other)
 
@@ -472,7 +472,7 @@ def copysign_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('copysign', 'other', other)
     return self._inplace_binary('copysign', other)
 
@@ -487,7 +487,7 @@ def eq_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('eq', 'other', other)
     return self._inplace_binary('eq', other)
 
@@ -502,7 +502,7 @@ def ne_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ne', 'other', other)
     return self._inplace_binary('ne', other)
 
@@ -517,7 +517,7 @@ def lt_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('lt', 'other', other)
     return self._inplace_binary('lt', other)
 
@@ -532,7 +532,7 @@ def le_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('le', 'other', other)
     return self._inplace_binary('le', other)
 
@@ -547,7 +547,7 @@ def gt_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('gt', 'other', other)
     return self._inplace_binary('gt', other)
 
@@ -562,7 +562,7 @@ def ge_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ge', 'other', other)
     return self._inplace_binary('ge', other)
 
@@ -578,7 +578,7 @@ def logical_and_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_and', 'other', other)
     return self._inplace_binary('logical_and', other)
 
@@ -593,7 +593,7 @@ def logical_or_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_or', 'other', other)
     return self._inplace_binary('logical_or', other)
 
@@ -609,7 +609,7 @@ def logical_xor_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_xor', 'other', other)
     return self._inplace_binary('logical_xor', other)
 
@@ -624,7 +624,7 @@ def bitwise_and_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_and', 'other', other)
     return self._inplace_binary('bitwise_and', other)
 
@@ -639,7 +639,7 @@ def bitwise_or_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_or', 'other', other)
     return self._inplace_binary('bitwise_or', other)
 
@@ -654,7 +654,7 @@ def bitwise_xor_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_xor', 'other', other)
     return self._inplace_binary('bitwise_xor', other)
 
@@ -669,7 +669,7 @@ def bitwise_left_shift_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'other', other)
     return self._inplace_binary('bitwise_left_shift', other)
 
@@ -685,7 +685,7 @@ def bitwise_right_shift_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'other', other)
     return self._inplace_binary('bitwise_right_shift', other)
 
@@ -704,7 +704,7 @@ def add_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('add', 'other', other)
     if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
         _impl.args.number_arg('add', 'alpha', alpha)
@@ -724,7 +724,7 @@ def sub_(self, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('sub', 'other', other)
     if type(alpha) is int and not -0x8000000000000000 <= alpha < 0x10000000000000000 or alpha is None:
         _impl.args.number_arg('sub', 'alpha', alpha)
@@ -741,7 +741,7 @@ def mul_(self, other: TensorLike) -> Tensor:
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('mul', 'other', other)
     return self._inplace_binary('mul', other)
 
@@ -761,7 +761,7 @@ def div_(self, other: TensorLike, *, rounding_mode: Optional[str] = None) -> Ten
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('div', 'other', other)
     return self._inplace_binary('div', other) if rounding_mode is None else _impl.args.write_back('div', self, _C.div(self, other, rounding_mode))
 
@@ -779,9 +779,9 @@ def clamp_(self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = N
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(min, (list, tuple)):
+    if type(min) is not Tensor and isinstance(min, (list, tuple)):
         _impl.args.not_a_tensor_or_number('clamp', 'min', min)
-    if isinstance(max, (list, tuple)):
+    if type(max) is not Tensor and isinstance(max, (list, tuple)):
         _impl.args.not_a_tensor_or_number('clamp', 'max', max)
     return _impl.args.write_back('clamp', self, _C.clamp(self, min, max))
 
@@ -799,7 +799,7 @@ def where(self, condition: Tensor, other: TensorLike) -> Tensor:
     """
     if not isinstance(condition, Tensor):
         _impl.args.not_a_tensor('where', 'condition', condition)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('where', 'other', other)
     return _C.where(condition, self, other)
 
@@ -943,7 +943,7 @@ def masked_fill_(self, mask: Tensor, value: TensorLike) -> Tensor:
     """
     if not isinstance(mask, Tensor):
         _impl.args.not_a_tensor('masked_fill', 'mask', mask)
-    if isinstance(value, (list, tuple)):
+    if type(value) is not Tensor and isinstance(value, (list, tuple)):
         _impl.args.not_a_tensor_or_number('masked_fill', 'value', value)
     return _C.masked_fill_(self, mask, value)
 
@@ -966,7 +966,7 @@ def index_put_(
     Returns:
         Tensor: self, holding the result.
     """
-    if isinstance(values, (list, tuple)):
+    if type(values) is not Tensor and isinstance(values, (list, tuple)):
         _impl.args.not_a_tensor_or_number('index_put', 'values', values)
     if not isinstance(accumulate, bool):
         _impl.args.not_a_bool('index_put', 'accumulate', accumulate)

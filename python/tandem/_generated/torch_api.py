@@ -724,9 +724,9 @@ def floor_divide(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('floor_divide', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('floor_divide', 'other', other)
     return _C.floor_divide(input, other)
 
@@ -742,9 +742,9 @@ def remainder(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('remainder', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('remainder', 'other', other)
     return _C.remainder(input, other)
 
@@ -760,9 +760,9 @@ def fmod(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmod', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmod', 'other', other)
     return _C.fmod(input, other)
 
@@ -778,9 +778,9 @@ def pow(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('pow', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('pow', 'other', other)
     return _C.pow(input, other)
 
@@ -796,9 +796,9 @@ def atan2(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('atan2', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('atan2', 'other', other)
     return _C.atan2(input, other)
 
@@ -814,9 +814,9 @@ def maximum(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('maximum', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('maximum', 'other', other)
     return _C.maximum(input, other)
 
@@ -832,9 +832,9 @@ def minimum(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('minimum', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('minimum', 'other', other)
     return _C.minimum(input, other)
 
@@ -850,9 +850,9 @@ def fmax(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmax', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmax', 'other', other)
     return _C.fmax(input, other)
 
@@ -868,9 +868,9 @@ def fmin(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmin', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('fmin', 'other', other)
     return _C.fmin(input, other)
 
@@ -886,9 +886,9 @@ def hypot(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('hypot', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('hypot', 'other', other)
     return _C.hypot(input, other)
 
@@ -904,9 +904,9 @@ def copysign(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('copysign', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('copysign', 'other', other)
     return _C.copysign(input, other)
 
@@ -922,9 +922,9 @@ def logaddexp(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logaddexp', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logaddexp', 'other', other)
     return _C.logaddexp(input, other)
 
@@ -940,9 +940,9 @@ def eq(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('eq', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('eq', 'other', other)
     return _C.eq(input, other)
 
@@ -958,9 +958,9 @@ def ne(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ne', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ne', 'other', other)
     return _C.ne(input, other)
 
@@ -976,9 +976,9 @@ def lt(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('lt', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('lt', 'other', other)
     return _C.lt(input, other)
 
@@ -994,9 +994,9 @@ def le(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('le', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('le', 'other', other)
     return _C.le(input, other)
 
@@ -1012,9 +1012,9 @@ def gt(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('gt', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('gt', 'other', other)
     return _C.gt(input, other)
 
@@ -1030,9 +1030,9 @@ def ge(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ge', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('ge', 'other', other)
     return _C.ge(input, other)
 
@@ -1048,9 +1048,9 @@ def logical_and(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_and', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_and', 'other', other)
     return _C.logical_and(input, other)
 
@@ -1066,9 +1066,9 @@ def logical_or(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_or', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_or', 'other', other)
     return _C.logical_or(input, other)
 
@@ -1084,9 +1084,9 @@ def logical_xor(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: a bool tensor of the broadcast shape.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_xor', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('logical_xor', 'other', other)
     return _C.logical_xor(input, other)
 
@@ -1102,9 +1102,9 @@ def bitwise_and(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_and', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_and', 'other', other)
     return _C.bitwise_and(input, other)
 
@@ -1120,9 +1120,9 @@ def bitwise_or(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_or', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_or', 'other', other)
     return _C.bitwise_or(input, other)
 
@@ -1138,9 +1138,9 @@ def bitwise_xor(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_xor', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_xor', 'other', other)
     return _C.bitwise_xor(input, other)
 
@@ -1156,9 +1156,9 @@ def bitwise_left_shift(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_left_shift', 'other', other)
     return _C.bitwise_left_shift(input, other)
 
@@ -1174,9 +1174,9 @@ def bitwise_right_shift(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('bitwise_right_shift', 'other', other)
     return _C.bitwise_right_shift(input, other)
 
@@ -1196,9 +1196,9 @@ def add(input: TensorLike, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('add', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('add', 'other', other)
     return _C.add(input, other, alpha)
 
@@ -1217,9 +1217,9 @@ def sub(input: TensorLike, other: TensorLike, *, alpha: Number = 1) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('sub', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('sub', 'other', other)
     return _C.sub(input, other, alpha)
 
@@ -1235,9 +1235,9 @@ def mul(input: TensorLike, other: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('mul', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('mul', 'other', other)
     return _C.mul(input, other)
 
@@ -1258,9 +1258,9 @@ def div(input: TensorLike, other: TensorLike, *, rounding_mode: Optional[str] = 
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('div', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('div', 'other', other)
     return _C.div(input, other, rounding_mode)
 
@@ -1303,9 +1303,9 @@ def clamp(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('clamp', 'input', input)
-    if isinstance(min, (list, tuple)):
+    if type(min) is not Tensor and isinstance(min, (list, tuple)):
         _impl.args.not_a_tensor_or_number('clamp', 'min', min)
-    if isinstance(max, (list, tuple)):
+    if type(max) is not Tensor and isinstance(max, (list, tuple)):
         _impl.args.not_a_tensor_or_number('clamp', 'max', max)
     return _C.clamp(input, min, max)
 
@@ -1447,9 +1447,9 @@ def where(
     """
     if not isinstance(condition, Tensor):
         _impl.args.not_a_tensor('where', 'condition', condition)
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('where', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('where', 'other', other)
     return _impl.elementwise.where(condition, input, other)
 
@@ -1467,9 +1467,9 @@ def lerp(input: Tensor, end: TensorLike, weight: TensorLike) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('lerp', 'input', input)
-    if isinstance(end, (list, tuple)):
+    if type(end) is not Tensor and isinstance(end, (list, tuple)):
         _impl.args.not_a_tensor_or_number('lerp', 'end', end)
-    if isinstance(weight, (list, tuple)):
+    if type(weight) is not Tensor and isinstance(weight, (list, tuple)):
         _impl.args.not_a_tensor_or_number('lerp', 'weight', weight)
     return _C.lerp(input, end, weight)
 
@@ -1542,7 +1542,7 @@ def isclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('isclose', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('isclose', 'other', other)
     if not isinstance(equal_nan, bool):
         _impl.args.not_a_bool('isclose', 'equal_nan', equal_nan)
@@ -1571,7 +1571,7 @@ def allclose(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('allclose', 'input', input)
-    if isinstance(other, (list, tuple)):
+    if type(other) is not Tensor and isinstance(other, (list, tuple)):
         _impl.args.not_a_tensor_or_number('allclose', 'other', other)
     if not isinstance(equal_nan, bool):
         _impl.args.not_a_bool('allclose', 'equal_nan', equal_nan)
@@ -1605,9 +1605,9 @@ def float_power(input: TensorLike, exponent: TensorLike) -> Tensor:
     Returns:
         Tensor: the result.
     """
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('float_power', 'input', input)
-    if isinstance(exponent, (list, tuple)):
+    if type(exponent) is not Tensor and isinstance(exponent, (list, tuple)):
         _impl.args.not_a_tensor_or_number('float_power', 'exponent', exponent)
     return _impl.elementwise.float_power(input, exponent)
 
@@ -4072,7 +4072,7 @@ def scatter(
         dim = _impl.args.int_arg('scatter', 'dim', dim)
     if not isinstance(index, Tensor):
         _impl.args.not_a_tensor('scatter', 'index', index)
-    if isinstance(src, (list, tuple)):
+    if type(src) is not Tensor and isinstance(src, (list, tuple)):
         _impl.args.not_a_tensor_or_number('scatter', 'src', src)
     if type(value) is int and not -0x8000000000000000 <= value < 0x10000000000000000:
         _impl.args.number_arg('scatter', 'value', value)
@@ -4186,7 +4186,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: TensorLike) -> Tensor:
         _impl.args.not_a_tensor('masked_fill', 'input', input)
     if not isinstance(mask, Tensor):
         _impl.args.not_a_tensor('masked_fill', 'mask', mask)
-    if isinstance(value, (list, tuple)):
+    if type(value) is not Tensor and isinstance(value, (list, tuple)):
         _impl.args.not_a_tensor_or_number('masked_fill', 'value', value)
     return _C.masked_fill(input, mask, value)
 
@@ -4295,7 +4295,7 @@ def index_put(
     """
     if not isinstance(input, Tensor):
         _impl.args.not_a_tensor('index_put', 'input', input)
-    if isinstance(values, (list, tuple)):
+    if type(values) is not Tensor and isinstance(values, (list, tuple)):
         _impl.args.not_a_tensor_or_number('index_put', 'values', values)
     if not isinstance(accumulate, bool):
         _impl.args.not_a_bool('index_put', 'accumulate', accumulate)
@@ -5143,7 +5143,7 @@ def searchsorted(
     """
     if not isinstance(sorted_sequence, Tensor):
         _impl.args.not_a_tensor('searchsorted', 'sorted_sequence', sorted_sequence)
-    if isinstance(input, (list, tuple)):
+    if type(input) is not Tensor and isinstance(input, (list, tuple)):
         _impl.args.not_a_tensor_or_number('searchsorted', 'input', input)
     if not isinstance(out_int32, bool):
         _impl.args.not_a_bool('searchsorted', 'out_int32', out_int32)
