@@ -4,9 +4,10 @@ MindSpore PyNative / GRAPH and jax.jit, plus the machine's copy and FMA ceilings
     benchmarks/run_all            # full run (~30 min on 2 cores): BENCHMARKS.md + benchmarks/benchmarks.png
     benchmarks/run_all --quick    # tandem only, small sizes, < 3 min (CI): benchmarks/results/
 
-Both end with benchmarks/distributed.py's section (tandem's all_reduce vs MPI_Allreduce from
-C, DDP training steps on 2 ranks); it says why when mpirun / mpicc / tandem's MPI build is
-missing, and --no-distributed leaves it out.
+Both end with benchmarks/contention.py's section (LeNet steps on 2 threads against 1 while
+another process keeps a CPU busy) and benchmarks/distributed.py's (tandem's all_reduce vs
+MPI_Allreduce from C, DDP training steps on 2 ranks); the latter says why when mpirun /
+mpicc / tandem's MPI build is missing, and --no-distributed leaves it out.
 
 Each column runs in its own process (a crash or a missing package loses only that column,
 and every cell says why it is empty), pinned to THREADS CPUs, each framework also told to
@@ -32,6 +33,7 @@ from _common import (PEERS_PY, THREADS, copy_ceiling_gbs, fma_peak, machine,  # 
                      peer_env, run_worker)
 from workloads import FRESH_PROCESS, RUN_ORDER, WORKLOADS, run_column  # noqa: E402
 
+import contention  # noqa: E402  (its own section: a busy CPU throughout, not a column)
 import distributed  # noqa: E402  (its own section: MPI jobs, not a column)
 
 ROOT = HERE.parent
@@ -355,6 +357,9 @@ def main() -> int:
         start = {"date": t0.strftime("%Y-%m-%d %H:%M UTC"),
                  "load": "/".join(f"{v:.2f}" for v in os.getloadavg())}
         data = measure(args.quick, columns, int(60 * (2.5 if args.quick else args.budget)))
+        print("[run_all] contention (one CPU busy) ...", file=sys.stderr, flush=True)
+        data["contention"] = contention.run(args.quick, log=lambda m: print(
+            f"[run_all] contention: {m}", file=sys.stderr, flush=True))
         if not args.no_distributed:
             print("[run_all] distributed (MPI, 2 ranks) ...", file=sys.stderr, flush=True)
             try:
@@ -369,6 +374,8 @@ def main() -> int:
         results_dir / "BENCHMARKS.quick.md" if args.quick else ROOT / "BENCHMARKS.md")
     png = results_dir / "benchmarks.quick.png" if args.quick else HERE / "benchmarks.png"
     text, _ = report(data, args.quick, columns, start, end)
+    if "contention" in data:
+        text += "\n" + contention.markdown(data["contention"])
     if "distributed" in data:
         text += "\n" + distributed.markdown(data["distributed"])
     why = chart(data, columns, png)
@@ -387,6 +394,8 @@ def main() -> int:
     failed = [(c[0], k) for c in columns if c[1] == "tandem"
               for k, _, _ in WORKLOADS if cell(data["results"].get(c[0], {}), k)[1]
               and not cell(data["results"].get(c[0], {}), k)[1].startswith("n/a")]
+    failed += [("contention", r["error"]) for r in data.get("contention", {}).get("rows", [])
+               if "error" in r and r["name"].startswith("tandem")]
     if "error" in data.get("distributed", {}):
         failed.append(("distributed", data["distributed"]["error"]))
     if failed:

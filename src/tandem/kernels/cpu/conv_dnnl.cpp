@@ -16,6 +16,7 @@
 
 #include "tandem/core/allocator.h"
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/conv.h"
 #include "tandem/kernels/cpu/dnnl_engine.h"
 
@@ -192,6 +193,7 @@ bool is_reference(const std::string& impl) {
 // oneDNN fixes a primitive's thread decomposition when it is created, so a primitive made
 // for 1 thread would stay single-threaded after set_num_threads(2), and the reverse.
 Entry& entry_for(const ConvParams& p, DType dtype) {
+  threads::available();  // samples the load now and then (threads.h)
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
   const bool bf16 = dtype == DType::BFloat16;
   std::lock_guard<std::mutex> g(cache_mu);

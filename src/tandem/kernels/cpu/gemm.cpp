@@ -67,6 +67,7 @@ void gemm(DType dtype, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double
     // Tiny products finish faster on one thread than a parallel region costs (and a busy
     // machine makes OpenMP barriers far worse); oneDNN reads the calling thread's setting.
     const bool small = double(M) * double(N) * double(K) < double(1 << 18);
+    threads::available();  // samples the load now and then (threads.h)
     const int prev_threads = omp_get_max_threads();
     if (small && prev_threads > 1) omp_set_num_threads(1);
     dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, float(alpha),

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/dnnl_engine.h"
 #include "tandem/kernels/cpu/gemm.h"
 
@@ -41,6 +42,7 @@ Entry& entry(bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t lda, int
              int64_t ldc) {
   static std::mutex mu;
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Entry>>();
+  threads::available();  // samples the load now and then (threads.h)
   std::string key = std::to_string(ta) + std::to_string(tb) + "," + std::to_string(M) + "," +
                     std::to_string(N) + "," + std::to_string(K) + "," + std::to_string(lda) + "," +
                     std::to_string(ldb) + "," + std::to_string(ldc) + "|t" +

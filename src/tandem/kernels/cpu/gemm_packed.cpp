@@ -1,4 +1,5 @@
 #include "tandem/kernels/cpu/gemm_packed.h"
+#include "tandem/core/threads.h"
 
 #include <omp.h>
 
@@ -31,6 +32,7 @@ struct Prim {
 Prim& prim_for(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldc, bool accumulate) {
   static std::mutex mu;
   static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Prim>>();
+  threads::available();  // samples the load now and then (threads.h)
   const std::string key = std::to_string(M) + "," + std::to_string(N) + "," + std::to_string(K) +
                           "," + std::to_string(lda) + "," + std::to_string(ldc) + "," +
                           std::to_string(accumulate) + "|t" + std::to_string(omp_get_max_threads());
