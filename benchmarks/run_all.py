@@ -1,7 +1,7 @@
 """One-command benchmark suite: tandem eager / graph against torch eager, torch.compile,
 MindSpore PyNative / GRAPH and jax.jit, plus the machine's copy and FMA ceilings.
 
-    benchmarks/run_all            # full run (~30 min on 2 cores): BENCHMARKS.md + benchmarks/benchmarks.png
+    benchmarks/run_all            # full run (~45 min on 2 cores): BENCHMARKS.md + benchmarks/benchmarks.png
     benchmarks/run_all --quick    # tandem only, small sizes, < 3 min (CI): benchmarks/results/
 
 Both end with benchmarks/contention.py's section (LeNet steps on 2 threads against 1 while
@@ -11,7 +11,9 @@ mpicc / tandem's MPI build is missing, and --no-distributed leaves it out.
 
 Each column runs in its own process (a crash or a missing package loses only that column,
 and every cell says why it is empty), pinned to THREADS CPUs, each framework also told to
-use THREADS threads. The peak-memory row runs in a fresh process per column. Exits non-zero
+use THREADS threads. A full run makes ROUNDS interleaved passes (A B C ..., then the
+reverse), and a cell is the median over them, so load that comes and goes during the run
+lands on every column. The peak-memory row runs in a fresh process per column. Exits non-zero
 when a tandem cell fails; peers never make it fail.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ import datetime
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +52,8 @@ COLUMNS = [
     ("jax.jit", "jax", "workloads_jax", "jax:jit"),
 ]
 BASE = "tandem graph"
+ROUNDS = 2  # interleaved passes over the columns in a full run
+REPS_PER_ROUND = 3  # timed repetitions per workload and round
 THREAD_NOTES = {
     "tandem": "tandem.set_num_threads(2)",
     "torch": "torch.set_num_threads(2)",
@@ -159,38 +164,76 @@ def run_resuming(py, argv: list, env: dict, timeout: int, col: str,
     return res
 
 
+def combine(rounds: list) -> dict:
+    """One column's cells over interleaved rounds: the median of a workload's numbers (a
+    {'value', 'note'} cell keeps its note), else the first round's error."""
+    out = {}
+    for res in rounds:
+        for key, v in res.items():
+            out.setdefault(key, []).append(v)
+    merged = {}
+    for key, vals in out.items():
+        nums = [v["value"] if isinstance(v, dict) and "value" in v else v for v in vals
+                if isinstance(v, (int, float)) or (isinstance(v, dict) and "value" in v)]
+        if key.startswith("_") or not nums:
+            merged[key] = vals[0]
+            continue
+        m = statistics.median(nums)
+        note = next((v["note"] for v in vals if isinstance(v, dict) and "note" in v), None)
+        merged[key] = {"value": m, "note": note} if note else m
+    return merged
+
+
 def measure(quick: bool, columns: list, budget: int) -> dict:
+    """Runs every column ROUNDS times, interleaved: each round runs the columns one after the
+    other, the next round in the reverse order (A B C, C B A, ...), so a load change during
+    the run lands on every column instead of reversing a verdict; a cell is the median over
+    rounds. The ceilings are measured at each round's start and at the end."""
     missing = {} if quick else setup_peers()
-    ceilings, peaks = [copy_ceiling_gbs(64 << 20)], [fma_peak()]
-    results = {}
-    # The slowest peers run last, each column getting an equal share of what is left.
+    rounds = 1 if quick else ROUNDS
+    ceilings, peaks = [], []
+    per_round = {c[0]: [] for c in columns}
+    errors = {}
+    # The slowest peers run last in the first round, each column getting an equal share of
+    # what is left.
     order = sorted(columns, key=lambda c: c[1] == "mindspore")
     deadline = time.monotonic() + budget
+    runs = [(r, c) for r in range(rounds) for c in (order if r % 2 == 0 else order[::-1])]
     with tempfile.TemporaryDirectory(prefix="run_all_inductor_") as cache:
-        for i, (col, framework, module, mode) in enumerate(order):
+        for i, (r, (col, framework, module, mode)) in enumerate(runs):
+            if i == 0 or runs[i - 1][0] != r:
+                ceilings.append(copy_ceiling_gbs(64 << 20))
+                peaks.append(fma_peak())
             if framework in missing:
-                results[col] = {"error": f"{framework}: {missing[framework]}"}
+                errors[col] = {"error": f"{framework}: {missing[framework]}"}
                 continue
-            share = max(60, int((deadline - time.monotonic()) / (len(order) - i)))
+            if col in errors:  # the framework could not start in an earlier round
+                continue
+            share = max(60, int((deadline - time.monotonic()) / (len(runs) - i)))
             col_end = time.monotonic() + share
             py, env = worker_python(framework)
             env["TORCHINDUCTOR_CACHE_DIR"] = cache  # cold compiles; the peak-memory run reuses them
+            env["BENCH_REPS"] = str(REPS_PER_ROUND if rounds > 1 else 5)
             argv = [HERE / "run_all.py", "--worker", module, mode] + (["--quick"] if quick else [])
-            print(f"[run_all] {col} (up to {share} s) ...", file=sys.stderr, flush=True)
+            print(f"[run_all] round {r + 1}/{rounds}: {col} (up to {share} s) ...",
+                  file=sys.stderr, flush=True)
             t = time.monotonic()
             res = run_resuming(py, argv, env, int(share * 0.75), col)
-            if "error" not in res:
+            if "error" in res:
+                errors[col] = res
+                continue
+            if r == 0:  # memory, not time: one fresh process is enough
                 for key in FRESH_PROCESS:
                     left = max(30, int(col_end - time.monotonic()))
                     one = run_worker(py, argv + ["--only", key], env, left, f"{col} {key}")
                     res[key] = one.get(key, {"error": one.get("error", "not measured")})
             print(f"[run_all] {col}: {time.monotonic() - t:.0f} s", file=sys.stderr, flush=True)
-            results[col] = res
-            if i == len(order) // 2:
-                ceilings.append(copy_ceiling_gbs(64 << 20))
+            per_round[col].append(res)
     ceilings.append(copy_ceiling_gbs(64 << 20))
     peaks.append(fma_peak())
-    return {"results": results, "copy_gbs": sorted(ceilings)[len(ceilings) // 2],
+    results = {col: errors.get(col) or combine(per_round[col]) for col in per_round}
+    return {"results": results, "rounds": rounds,
+            "copy_gbs": sorted(ceilings)[len(ceilings) // 2],
             "fma_gflops": max(p for p in peaks if not math.isnan(p)) if any(
                 not math.isnan(p) for p in peaks) else float("nan")}
 
@@ -233,8 +276,11 @@ def report(data: dict, quick: bool, columns: list, start: dict, end: dict) -> tu
              f"(memcpy, read + write, {THREADS} threads); fp32 FMA peak "
              f"{data['fma_gflops']:.0f} GFLOP/s ({THREADS} threads, register-resident FMA "
              "loop, tools/cpp/fma_peak.cpp).", "",
-             f"Each cell: median of >= 5 repetitions after warm-up, and in parentheses the ratio"
-             f" to **{BASE}** (> 1: slower / more memory than tandem graph). Single ops that "
+             f"Each cell: the median over {data.get('rounds', 1)} interleaved round(s) (every "
+             "column runs once per round, the next round in reverse order, so a load change "
+             "falls on all of them) of the median of the round's repetitions after warm-up; "
+             f"in parentheses the ratio to **{BASE}** (> 1: slower / more memory than tandem "
+             "graph). Single ops that "
              "have no graph form are compiled anyway (the same call through @jit / "
              "torch.compile / mindspore.jit / jax.jit). The best time of a row is in bold.", ""]
     if quick:
@@ -333,8 +379,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="tandem columns only, small sizes")
     ap.add_argument("--columns", help="comma-separated column names (default: all)")
     ap.add_argument("--out", help="markdown path (default BENCHMARKS.md; --quick: benchmarks/results/)")
-    ap.add_argument("--budget", type=float, default=27,
-                    help="minutes for all columns (default 27; --quick: 2.5)")
+    ap.add_argument("--budget", type=float, default=40,
+                    help="minutes for all columns and rounds (default 40; --quick: 2.5)")
     ap.add_argument("--from-json", help="re-render the report of a saved run_all.json")
     ap.add_argument("--no-distributed", action="store_true",
                     help="leave out benchmarks/distributed.py's section (MPI jobs)")

@@ -8,6 +8,7 @@ reported as not applicable, exceptions as the cell's reason.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 import traceback
@@ -59,15 +60,17 @@ LR = 0.05
 
 
 def sizes(quick: bool) -> dict:
-    """Problem sizes; --quick shrinks them so tandem's rows run in well under 3 minutes."""
+    """Problem sizes; --quick shrinks them so tandem's rows run in well under 3 minutes.
+    BENCH_REPS overrides the timed repetitions (run_all's interleaved rounds set it)."""
+    reps = int(os.environ.get("BENCH_REPS", "5"))
     if quick:
         conv = {k: (min(v[0], 8),) + v[1:] for k, v in CONV.items()}
         return {"n": 1 << 21, "softmax": (512, 4096), "gemm1024": 256, "gemm2048": 512,
                 "conv": conv, "mlp_batch": 64, "lenet_batch": 64, "resnet_batch": 4,
-                "resnet_hw": 96, "reps": 5, "overhead_inner": 500}
+                "resnet_hw": 96, "reps": reps, "overhead_inner": 500}
     return {"n": 16 << 20, "softmax": (4096, 4096), "gemm1024": 1024, "gemm2048": 2048,
             "conv": CONV, "mlp_batch": 256, "lenet_batch": 256, "resnet_batch": 32,
-            "resnet_hw": 96, "reps": 5, "overhead_inner": 2000}
+            "resnet_hw": 96, "reps": reps, "overhead_inner": 2000}
 
 
 SLOW_CALL_S = 8.0  # a call slower than this is timed once after warm-up (budget of the run)
