@@ -4,8 +4,9 @@ MindSpore PyNative / GRAPH and jax.jit, plus the machine's copy and FMA ceilings
     benchmarks/run_all            # full run (~45 min on 2 cores): BENCHMARKS.md + benchmarks/benchmarks.png
     benchmarks/run_all --quick    # tandem only, small sizes, < 3 min (CI): benchmarks/results/
 
-Both end with benchmarks/contention.py's section (LeNet steps on 2 threads against 1 while
-another process keeps a CPU busy) and benchmarks/distributed.py's (tandem's all_reduce vs
+Both end with benchmarks/d2l_epochs.py's section (seconds per epoch of the D2L chapter models,
+each framework with its own DataLoader), benchmarks/contention.py's (LeNet steps on 2
+threads against 1 while another process keeps a CPU busy) and benchmarks/distributed.py's (tandem's all_reduce vs
 MPI_Allreduce from C, DDP training steps on 2 ranks); the latter says why when mpirun /
 mpicc / tandem's MPI build is missing, and --no-distributed leaves it out.
 
@@ -37,6 +38,7 @@ from _common import (PEERS_PY, THREADS, copy_ceiling_gbs, fma_peak, machine,  # 
 from workloads import FRESH_PROCESS, RUN_ORDER, WORKLOADS, run_column  # noqa: E402
 
 import contention  # noqa: E402  (its own section: a busy CPU throughout, not a column)
+import d2l_epochs  # noqa: E402  (its own section: whole epochs with each DataLoader)
 import distributed  # noqa: E402  (its own section: MPI jobs, not a column)
 
 ROOT = HERE.parent
@@ -409,6 +411,9 @@ def main() -> int:
         start = {"date": t0.strftime("%Y-%m-%d %H:%M UTC"),
                  "load": "/".join(f"{v:.2f}" for v in os.getloadavg())}
         data = measure(args.quick, columns, int(60 * (2.5 if args.quick else args.budget)))
+        print("[run_all] D2L epochs ...", file=sys.stderr, flush=True)
+        data["d2l_epochs"] = d2l_epochs.run(args.quick, log=lambda m: print(
+            f"[run_all] d2l_epochs: {m}", file=sys.stderr, flush=True))
         print("[run_all] contention (one CPU busy) ...", file=sys.stderr, flush=True)
         data["contention"] = contention.run(args.quick, log=lambda m: print(
             f"[run_all] contention: {m}", file=sys.stderr, flush=True))
@@ -426,6 +431,8 @@ def main() -> int:
         results_dir / "BENCHMARKS.quick.md" if args.quick else ROOT / "BENCHMARKS.md")
     png = results_dir / "benchmarks.quick.png" if args.quick else HERE / "benchmarks.png"
     text, _ = report(data, args.quick, columns, start, end)
+    if "d2l_epochs" in data:
+        text += "\n" + d2l_epochs.markdown(data["d2l_epochs"])
     if "contention" in data:
         text += "\n" + contention.markdown(data["contention"])
     if "distributed" in data:
@@ -448,6 +455,9 @@ def main() -> int:
               and not cell(data["results"].get(c[0], {}), k)[1].startswith("n/a")]
     failed += [("contention", r["error"]) for r in data.get("contention", {}).get("rows", [])
                if "error" in r and r["name"].startswith("tandem")]
+    failed += [("d2l_epochs", c) for c, cells in data.get("d2l_epochs", {}).get("cells", {}).items()
+               if c.startswith("tandem") and any(isinstance(v, dict) and "error" in v
+                                                 for k, v in cells.items() if not k.startswith("_"))]
     if "error" in data.get("distributed", {}):
         failed.append(("distributed", data["distributed"]["error"]))
     if failed:
