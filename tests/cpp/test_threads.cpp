@@ -14,12 +14,14 @@ namespace {
 class Threads : public ::testing::Test {
  protected:
   void SetUp() override {
+    threads::set_adaptive(true);  // ctest runs the suite with TANDEM_ADAPTIVE_THREADS=0
     threads::reset();
     threads::set_requested(2);
   }
   void TearDown() override {
     threads::reset();
     threads::set_requested(saved_);
+    threads::set_adaptive(false);
   }
   int saved_ = omp_get_max_threads();
 };

@@ -39,13 +39,18 @@ std::atomic<int64_t> g_last_poll{0};
 std::atomic<int64_t> g_last_wait{-1};
 std::atomic<bool> g_polling{false};  // one thread samples at a time
 
-// TANDEM_ADAPTIVE_THREADS=0 keeps the requested count whatever the load (for measurements).
+// TANDEM_ADAPTIVE_THREADS=0 keeps the requested count whatever the load (for measurements
+// and bit-for-bit test comparisons); set_adaptive overrides it. -1: not read yet.
+std::atomic<int> g_adaptive{-1};
+
 bool adaptive() {
-  static const bool on = [] {
+  int on = g_adaptive.load(std::memory_order_relaxed);
+  if (on < 0) {
     const char* v = std::getenv("TANDEM_ADAPTIVE_THREADS");
-    return !(v && v[0] == '0');
-  }();
-  return on;
+    on = !(v && v[0] == '0');
+    g_adaptive = on;
+  }
+  return on != 0;
 }
 
 // Reads a small procfs file into buf (NUL-terminated); false when it can't be read.
@@ -104,6 +109,10 @@ int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+void set_adaptive(bool on) {
+  g_adaptive = on ? 1 : 0;
 }
 
 void set_requested(int n) {

@@ -63,4 +63,7 @@ bool contended();
 // Tests: forget the contention state and the back-off.
 void reset();
 
+// Turns the policy on or off (TANDEM_ADAPTIVE_THREADS=0 starts it off).
+void set_adaptive(bool on);
+
 }  // namespace tandem::threads
