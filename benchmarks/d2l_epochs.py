@@ -34,7 +34,15 @@ from _common import PEERS_PY, peer_env, run_worker  # noqa: E402
 
 ROOT = HERE.parent
 FASHION = Path("/usr/share/datasets/fashion-mnist")
-TIME_MACHINE = ROOT.parent / "shared" / "data" / "d2l" / "timemachine.txt"
+
+
+def time_machine_path() -> Path | None:
+    """The Time Machine: $TANDEM_DATA, or ../shared/data/d2l next to the checkout (as the
+    tests look); None on machines without it (the language-model rows then say so)."""
+    dirs = [Path(os.environ["TANDEM_DATA"])] if os.environ.get("TANDEM_DATA") else []
+    dirs += [ROOT.parent / "shared" / "data" / "d2l", ROOT.parent.parent / "shared" / "data" / "d2l"]
+    return next((d / "timemachine.txt" for d in dirs if (d / "timemachine.txt").is_file()), None)
+
 MODELS = [("softmax", "softmax regression (3.7), Fashion-MNIST, batch 256"),
           ("mlp", "MLP 784-256-10 (4.3), Fashion-MNIST, batch 256"),
           ("lenet", "LeNet (6.6), Fashion-MNIST, batch 256"),
@@ -62,7 +70,7 @@ def time_machine():
     """The book's character corpus: lowercase letters and space (28 tokens with <unk>)."""
     import re
     import numpy as np
-    text = re.sub("[^A-Za-z]+", " ", TIME_MACHINE.read_text()).lower()
+    text = re.sub("[^A-Za-z]+", " ", time_machine_path().read_text()).lower()
     vocab = sorted(set(text))
     idx = {c: i + 1 for i, c in enumerate(vocab)}  # 0: <unk>
     return np.array([idx[c] for c in text], np.int64), len(vocab) + 1
@@ -76,49 +84,60 @@ def lm_batches(corpus, batch: int, steps: int):
         yield Xs[:, i:i + steps], Ys[:, i:i + steps]
 
 
+def epoch(lib, compiled, model, T, nn, F, W, data, X, y) -> dict:
+    """One timed epoch of `model` after 3 warm-up steps."""
+    from workloads import RNN_SIZES
+    W.LR = LR[model]
+    if model in ("rnn", "gru", "lstm"):
+        corpus, vocab = time_machine()
+        assert vocab == RNN_SIZES[0], "the book's character vocabulary has 28 tokens"
+        net = W.rnn_model(nn, model)
+        step = W.train_step(lib, compiled, net, nn.CrossEntropyLoss())
+
+        def batches():
+            for xb, yb in lm_batches(corpus, 32, 35):
+                xt = T.tensor(xb.T.copy())
+                yield F.one_hot(xt, vocab).float(), T.tensor(yb.T.reshape(-1).copy())
+    else:
+        net = {"softmax": lambda: nn.Sequential(nn.Flatten(), nn.Linear(784, 10)),
+               "mlp": lambda: nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
+                                            nn.Linear(256, 10)),
+               "lenet": lambda: W.lenet(nn)}[model]()
+        step = W.train_step(lib, compiled, net, nn.CrossEntropyLoss())
+        loader = data.DataLoader(data.TensorDataset(T.tensor(X), T.tensor(y)),
+                                 batch_size=256, shuffle=True)
+
+        def batches():
+            yield from loader
+    warm = batches()
+    for _ in range(3):  # compiles (and the first call's allocations) happen here
+        step(*next(warm))
+    t0 = time.perf_counter()
+    n = 0
+    for xb, yb in batches():
+        loss = step(xb, yb)
+        n += 1
+    float(loss.detach() if lib == "torch" else loss)
+    return {"seconds": time.perf_counter() - t0, "batches": n}
+
+
 def worker(lib: str, mode: str, limit: int) -> dict:
     """Seconds per epoch of every model for one framework and mode."""
     import workloads_torchlike as W
     T, mint, nn, F = W.framework(lib)
-    from workloads import RNN_SIZES
     T.manual_seed(0)
     compiled = mode == "graph"
     data = T.utils.data
     X, y = fashion_mnist(limit)
     out = {}
     for model, _ in MODELS:
-        W.LR = LR[model]
-        if model in ("rnn", "gru", "lstm"):
-            corpus, vocab = time_machine()
-            assert vocab == RNN_SIZES[0], "the book's character vocabulary has 28 tokens"
-            net = W.rnn_model(nn, model)
-            step = W.train_step(lib, compiled, net, nn.CrossEntropyLoss())
-
-            def batches():
-                for xb, yb in lm_batches(corpus, 32, 35):
-                    xt = T.tensor(xb.T.copy())
-                    yield F.one_hot(xt, vocab).float(), T.tensor(yb.T.reshape(-1).copy())
-        else:
-            net = {"softmax": lambda: nn.Sequential(nn.Flatten(), nn.Linear(784, 10)),
-                   "mlp": lambda: nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
-                                                nn.Linear(256, 10)),
-                   "lenet": lambda: W.lenet(nn)}[model]()
-            step = W.train_step(lib, compiled, net, nn.CrossEntropyLoss())
-            loader = data.DataLoader(data.TensorDataset(T.tensor(X), T.tensor(y)),
-                                     batch_size=256, shuffle=True)
-
-            def batches():
-                yield from loader
-        warm = batches()
-        for _ in range(3):  # compiles (and the first call's allocations) happen here
-            step(*next(warm))
-        t0 = time.perf_counter()
-        n = 0
-        for xb, yb in batches():
-            loss = step(xb, yb)
-            n += 1
-        float(loss.detach() if lib == "torch" else loss)
-        out[model] = {"seconds": time.perf_counter() - t0, "batches": n}
+        if model in ("rnn", "gru", "lstm") and time_machine_path() is None:
+            out[model] = {"na": "The Time Machine not found ($TANDEM_DATA, ../shared/data/d2l)"}
+            continue
+        try:
+            out[model] = epoch(lib, compiled, model, T, nn, F, W, data, X, y)
+        except Exception as e:  # the other models still run
+            out[model] = {"error": f"{type(e).__name__}: {e}"[:200]}
     return out
 
 
@@ -148,9 +167,15 @@ def run(quick: bool, log=lambda msg: None) -> dict:
         if not good:
             cells[name] = {m: {"error": results[0]["error"]} for m, _ in MODELS}
             continue
-        cells[name] = {m: statistics.median(res[m]["seconds"] for res in good)
-                       for m, _ in MODELS}
-        cells[name]["_batches"] = {m: good[0][m]["batches"] for m, _ in MODELS}
+        cells[name] = {"_batches": {}}
+        for m, _ in MODELS:
+            runs = [res[m] for res in good]
+            bad = next((v for v in runs if "seconds" not in v), None)
+            if bad:
+                cells[name][m] = bad
+                continue
+            cells[name][m] = statistics.median(v["seconds"] for v in runs)
+            cells[name]["_batches"][m] = runs[0]["batches"]
     return {"cells": cells, "columns": [c[0] for c in columns], "quick": quick,
             "rounds": rounds, "minutes": (time.monotonic() - t0) / 60}
 
@@ -168,13 +193,14 @@ def markdown(data: dict) -> str:
              "|---|---|" + "---|" * len(cols)]
     base = data["cells"].get("tandem graph", {})
     for model, label in MODELS:
-        batches = next((c["_batches"][model] for c in data["cells"].values() if "_batches" in c),
-                       "")
+        batches = next((c["_batches"][model] for c in data["cells"].values()
+                        if model in c.get("_batches", {})), "")
         row = [label, str(batches)]
         for c in cols:
             v = data["cells"].get(c, {}).get(model)
             if not isinstance(v, (int, float)):
-                row.append(f"failed: {v['error'][:80]}" if isinstance(v, dict) else "")
+                row.append(f"failed: {v['error'][:80]}" if isinstance(v, dict) and "error" in v
+                           else f"n/a: {v['na']}" if isinstance(v, dict) else "")
                 continue
             b = base.get(model)
             ratio = f" ({v / b:.2f}x)" if isinstance(b, (int, float)) and c != "tandem graph" else ""
