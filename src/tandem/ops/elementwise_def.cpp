@@ -27,7 +27,13 @@ const EwInfo& info_of(const OpDef& op) {
   return *static_cast<const EwInfo*>(op.data);
 }
 
-DType result_type_of(const Tensor* const* ts, size_t n);
+// PyTorch's result_type over n tensors, tensor i being at(i): one definition for tensor
+// arrays and pointer arrays.
+template <class At>
+DType result_type_at(size_t n, At at);
+DType result_type_of(const Tensor* const* ts, size_t n) {
+  return result_type_at(n, [&](size_t i) -> const Tensor& { return *ts[i]; });
+}
 
 // Operands by pointer: eager calls pass them so, and the vector entries point at theirs.
 struct Operands {
@@ -114,19 +120,18 @@ DType result_type(const std::vector<Tensor>& ts) {
 }
 
 DType result_type(const Tensor* ts, size_t n) {
-  std::vector<const Tensor*> ptrs(n);
-  for (size_t i = 0; i < n; ++i) ptrs[i] = ts + i;
-  return result_type_of(ptrs.data(), n);
+  return result_type_at(n, [&](size_t i) -> const Tensor& { return ts[i]; });
 }
 
 namespace {
 
-DType result_type_of(const Tensor* const* ts, size_t n) {
+template <class At>
+DType result_type_at(size_t n, At at) {
   // Three classes, highest priority first: tensors with dims, 0-d tensors, Python numbers.
   int has[3] = {0, 0, 0};
   DType res[3] = {DType::Bool, DType::Bool, DType::Bool};
   for (size_t i = 0; i < n; ++i) {
-    const Tensor& t = *ts[i];
+    const Tensor& t = at(i);
     int cls = t.is_wrapped_number() ? 2 : (t.dim() == 0 ? 1 : 0);
     DType d = t.dtype();
     if (cls == 2 && is_floating(d)) d = default_float_dtype();
