@@ -1,6 +1,7 @@
 // Neural-network compute ops of tandem._C (convolution; more families append here).
 #include "common.h"
 #include "tandem/ops/conv.h"
+#include "tandem/ops/layout.h"
 #include "tandem/ops/loss.h"
 #include "tandem/ops/nn.h"
 #include "tandem/ops/pool.h"
@@ -43,6 +44,9 @@ void bind_nn_ops(nb::module_& m) {
       },
       arg("input"), arg("grad_output"), arg("weight_size"), arg("stride"), arg("padding"),
       arg("dilation"), arg("groups"));
+  // The layout conversions compiled graphs put around channel-blocked regions.
+  m.def("to_channel_blocked", &to_channel_blocked, arg("input"), arg("channel_block") = 16);
+  m.def("from_channel_blocked", &from_channel_blocked, arg("input"), arg("channel_block") = 16);
   m.def(
       "conv_transpose2d",
       [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, std::vector<int64_t> stride,

@@ -118,6 +118,15 @@ CASES = {
         lambda: (lambda x, w: F.conv2d(x, w), [rand(2, 4, 4), rand(3, 2, 2, 2)]),  # unbatched
     ],
     "conv2d_backward_input": [conv_bwd_input, conv_double],
+    # the layout conversions around a compiled graph's channel-blocked region
+    "to_channel_blocked": [
+        lambda: (lambda x: _C.to_channel_blocked(x, 16), [rand(1, 16, 2, 3)]),
+        lambda: (lambda x: _C.to_channel_blocked(x, 4), [rand(2, 8, 3, 2).transpose(2, 3)]),
+    ],
+    "from_channel_blocked": [
+        lambda: (lambda x: _C.from_channel_blocked(x, 16), [rand(1, 1, 3, 2, 16)]),
+        lambda: (lambda x: _C.from_channel_blocked(x, 4), [rand(2, 2, 2, 3, 4)]),
+    ],
     "conv2d_backward_weight": [conv_bwd_weight, conv_double],
     "max_pool2d": [
         lambda: (lambda x: F.max_pool2d(x, 2), [_pool_x()]),

@@ -14,6 +14,9 @@ void eliminate_common_subexpressions(Graph& g);
 void simplify_and_fold(Graph& g, bool frozen = false);
 // Folds a relu that alone reads a conv2d's or a batch_norm's output into that op.
 void fold_activation(Graph& g);
+// Keeps convolution activations in oneDNN's channel-blocked layout between convolutions,
+// batch norms and elementwise ops (passes/blocked_layout.cpp).
+void propagate_blocked_layout(Graph& g);
 // Fuses chains of elementwise ops over one shape into fused_elementwise nodes.
 void fuse_elementwise(Graph& g);
 // Moves nodes that only feed write-backs to just after their inputs are ready, so a
@@ -24,8 +27,8 @@ void schedule_updates(Graph& g);
 // (`traced_outputs`: g.outputs before the passes).
 void dealias_outputs(Graph& g, const std::vector<int64_t>& traced_outputs);
 // False when TANDEM_JIT_DISABLE (a comma-separated list) names the pass or executor
-// feature: cse, simplify, dce, fold_activation, fuse_elementwise, schedule_updates, arena,
-// inplace.
+// feature: cse, simplify, dce, fold_activation, blocked_layout, fuse_elementwise,
+// schedule_updates, arena, inplace.
 bool pass_enabled(const char* name);
 // The default pipeline.
 void optimize(Graph& g);

@@ -10,6 +10,7 @@
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/float_kernel.h"
+#include "tandem/ops/layout.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -68,6 +69,35 @@ ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char
   return p;
 }
 
+// The channel block of a node whose activations the graph's layout pass made channel-blocked
+// (attribute channel_block, ops/layout.h; oneDNN's nChw16c), 1 for plain NCHW ones.
+int64_t conv_lanes(const Attrs& at) {
+  return at.get_int_or("channel_block", 1);
+}
+
+// The (N, C, H, W) form of an activation shape: itself, or a blocked one unblocked.
+Shape plain_shape(const Shape& s, int64_t L, const char* op) {
+  if (L == 1) return s;
+  TANDEM_CHECK(L == kChannelBlock, ValueError, op, ": channel_block must be ", kChannelBlock,
+               ", got ", L);
+  TANDEM_CHECK(s.size() == 5 && s[4] == L, ValueError, op,
+               ": a channel-blocked activation must have shape (N, C/", L, ", H, W, ", L, "), got ",
+               shape_str(s));
+  return channel_unblocked_shape(s, L);
+}
+
+// Blocked activations need what oneDNN's blocked kernels need: both channel counts whole
+// blocks, one group, a non-empty batch, float32 or bfloat16.
+void check_blocked(const ConvParams& p, int64_t L, DType dt, const char* op) {
+  if (L == 1) return;
+  TANDEM_CHECK(p.groups == 1 && p.C % L == 0 && p.O % L == 0 && p.N > 0, ValueError, op,
+               ": channel-blocked activations need groups=1, a non-empty batch and channel "
+               "counts that are multiples of ",
+               L, ", got groups=", p.groups, ", N=", p.N, ", C=", p.C, ", O=", p.O);
+  TANDEM_CHECK(dt == DType::Float32 || dt == DType::BFloat16, TypeError, op,
+               ": channel-blocked activations must be float32 or bfloat16, got ", dtype_name(dt));
+}
+
 DType conv_dtype(const Tensor& x, const Tensor& w, const char* op) {
   TANDEM_CHECK(is_floating(x.dtype()) && x.dtype() == w.dtype(), TypeError, op,
                ": input and weight must have the same floating dtype, got ", dtype_name(x.dtype()),
@@ -96,18 +126,23 @@ ConvParams::Act activation_of(const Attrs& at) {
 }
 
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
-  ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  const int64_t L = conv_lanes(at);
+  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d"), in[1].shape(), at, "conv2d");
   activation_of(at);  // validates it
   DType dt = conv_dtype(in[0], in[1], "conv2d");
+  check_blocked(p, L, dt, "conv2d");
   if (in.size() > 2)
     TANDEM_CHECK(in[2].dim() == 1 && in[2].shape()[0] == p.O, ValueError,
                  "conv2d: bias must have shape (", p.O, "), got ", shape_str(in[2].shape()));
-  return {{{p.N, p.O, p.OH, p.OW}, dt}};
+  const Shape y{p.N, p.O, p.OH, p.OW};
+  return {{L > 1 ? channel_blocked_shape(y, L) : y, dt}};
 }
 
 void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  ConvParams p = params_of(in[0].shape(), in[1].shape(), at, "conv2d");
+  const int64_t L = conv_lanes(at);
+  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d"), in[1].shape(), at, "conv2d");
+  p.blocked = L > 1;
   ConvParams::Act act = activation_of(at);
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::Forward);
   // oneDNN applies the activation to the float32 accumulator in its output pass; where the
@@ -142,17 +177,23 @@ void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
 // Inputs: grad_out, weight; attrs + input_size.
 std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>& in,
                                         const Attrs& at) {
+  const char* op = "conv2d_backward_input";
   const auto& xs = at.get_ints("input_size");
-  ConvParams p = params_of(xs, in[1].shape(), at, "conv2d_backward_input");
-  TANDEM_CHECK(in[0].shape() == Shape({p.N, p.O, p.OH, p.OW}), ValueError,
-               "conv2d_backward_input: grad_output has shape ", shape_str(in[0].shape()),
-               ", expected ", shape_str({p.N, p.O, p.OH, p.OW}));
-  return {{xs, conv_dtype(in[0], in[1], "conv2d_backward_input")}};
+  const int64_t L = conv_lanes(at);
+  ConvParams p = params_of(xs, in[1].shape(), at, op);
+  const DType dt = conv_dtype(in[0], in[1], op);
+  check_blocked(p, L, dt, op);
+  Shape gy{p.N, p.O, p.OH, p.OW};
+  if (L > 1) gy = channel_blocked_shape(gy, L);
+  TANDEM_CHECK(in[0].shape() == gy, ValueError, op, ": grad_output has shape ",
+               shape_str(in[0].shape()), ", expected ", shape_str(gy));
+  return {{L > 1 ? channel_blocked_shape(xs, L) : Shape(xs), dt}};
 }
 
 void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& at) {
   ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
+  p.blocked = conv_lanes(at) > 1;
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardData);
   Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -168,18 +209,25 @@ void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<T
 // Inputs: x, grad_out; attrs + weight_size. Outputs: grad_weight, grad_bias.
 std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>& in,
                                          const Attrs& at) {
+  const char* op = "conv2d_backward_weight";
   const auto& ws = at.get_ints("weight_size");
-  ConvParams p = params_of(in[0].shape(), ws, at, "conv2d_backward_weight");
-  TANDEM_CHECK(in[1].shape() == Shape({p.N, p.O, p.OH, p.OW}), ValueError,
-               "conv2d_backward_weight: grad_output has shape ", shape_str(in[1].shape()),
-               ", expected ", shape_str({p.N, p.O, p.OH, p.OW}));
-  DType dt = conv_dtype(in[0], in[1], "conv2d_backward_weight");
+  const int64_t L = conv_lanes(at);
+  ConvParams p = params_of(plain_shape(in[0].shape(), L, op), ws, at, op);
+  DType dt = conv_dtype(in[0], in[1], op);
+  check_blocked(p, L, dt, op);
+  Shape gy{p.N, p.O, p.OH, p.OW};
+  if (L > 1) gy = channel_blocked_shape(gy, L);
+  TANDEM_CHECK(in[1].shape() == gy, ValueError, op, ": grad_output has shape ",
+               shape_str(in[1].shape()), ", expected ", shape_str(gy));
   return {{ws, dt}, {{p.O}, dt}};
 }
 
 void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
-  ConvParams p = params_of(in[0].shape(), at.get_ints("weight_size"), at, "conv2d_backward_weight");
+  const int64_t L = conv_lanes(at);
+  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d_backward_weight"),
+                           at.get_ints("weight_size"), at, "conv2d_backward_weight");
+  p.blocked = L > 1;
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardWeights);
   Tensor x = dense_as(in[0], kt), gy = dense_as(in[1], kt);
   Tensor gw = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -227,6 +275,8 @@ std::vector<Tensor> conv2d_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   // Folded activations appear only in optimized graphs, after differentiation.
   TANDEM_CHECK(!c.attrs.has("activation"), NotImplementedError,
                "conv2d: differentiating a convolution with a folded activation");
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError,
+               "conv2d: differentiating a convolution on channel-blocked activations");
   Conv2dArgs a = args_of(c.attrs);
   std::vector<Tensor> r(c.inputs.size());
   if (c.needs_grad[0]) r[0] = conv2d_backward_input(g[0], w, x.shape(), a);
@@ -244,7 +294,14 @@ std::vector<Tensor> conv2d_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
 }
 
 // Bx(gy, w) = C(., w)^T gy: <G, Bx(gy, w)> = <gy, C(G, w)>.
+// Channel-blocked nodes appear only in optimized graphs, after differentiation.
+void check_plain(const VjpCtx& c, const char* op) {
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError, op,
+               ": differentiating a node on channel-blocked activations");
+}
+
 std::vector<Tensor> conv2d_bwd_input_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  check_plain(c, "conv2d_backward_input");
   const Tensor &gy = c.inputs[0], &w = c.inputs[1];
   Conv2dArgs a = args_of(c.attrs);
   return {c.needs_grad[0] ? conv2d(g[0], w, Tensor(), a) : Tensor(),
@@ -254,6 +311,7 @@ std::vector<Tensor> conv2d_bwd_input_vjp(const VjpCtx& c, const std::vector<Tens
 // (Bw(x, gy), sum_nhw(gy)): <Gw, Bw(x, gy)> + <Gb, sum_nhw(gy)> = <gy, C(x, Gw) + Gb>, and
 // <Gw, Bw(x, gy)> = <Bx(gy, Gw), x>.
 std::vector<Tensor> conv2d_bwd_weight_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  check_plain(c, "conv2d_backward_weight");
   const Tensor &x = c.inputs[0], &gy = c.inputs[1];
   Conv2dArgs a = args_of(c.attrs);
   Tensor gx, ggy;

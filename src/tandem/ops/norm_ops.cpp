@@ -87,10 +87,23 @@ void check_stat(const Tensor& t, int64_t n, const char* op, const char* name) {
 }
 
 // --- batch_norm ------------------------------------------------------------------------------
+// The channel block L of a batch norm whose (N, C, H, W) activations a compiled graph keeps
+// channel-blocked, as (N, C / L, H, W, L) (attribute channel_block, set only by the graph's
+// layout pass, graph/passes/blocked_layout.cpp); 1 for plain (N, C, *) inputs.
+int64_t bn_lanes(const Tensor& x, const Attrs& at, const char* op) {
+  const int64_t L = at.get_int_or("channel_block", 1);
+  TANDEM_CHECK(L >= 1, ValueError, op, ": channel_block must be positive, got ", L);
+  TANDEM_CHECK(L == 1 || (x.dim() == 5 && x.shape()[4] == L), ValueError, op,
+               ": a channel-blocked input must have shape (N, C/", L, ", H, W, ", L, "), got ",
+               shape_str(x.shape()));
+  return L;
+}
+
 // Inputs: input, [weight], [bias], [running_mean, running_var] (eval mode only).
 std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const Tensor& x = in[0];
-  const int64_t C = check_nc_input(x, "batch_norm");
+  const int64_t L = bn_lanes(x, at, "batch_norm");
+  const int64_t C = check_nc_input(x, "batch_norm") * L;
   // Set only by the graph pass that folds a following relu into the normalization.
   TANDEM_CHECK(!at.has("activation") || at.get_str("activation") == "relu", ValueError,
                "batch_norm: only a relu activation can be folded in");
@@ -105,7 +118,7 @@ std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, co
                "must be ", at.get_bool("training") ? "positive during training" : "non-negative",
                ", got ", eps);
   if (at.get_bool("training")) {
-    TANDEM_CHECK(per_channel_count(x.shape()) != 1, ValueError,
+    TANDEM_CHECK(per_channel_count(x.shape()) / L != 1, ValueError,
                  "batch_norm: Expected more than 1 value per channel when training, got input "
                  "size ",
                  shape_str(x.shape()));
@@ -141,7 +154,8 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
                const Attrs& at) {
   const DType kt = float_kernel_dtype(out[0].dtype()), xt = bn_storage_dtype(out[0].dtype());
   const Shape& xs = in[0].shape();
-  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
+  const int64_t L = bn_lanes(in[0], at, "batch_norm");
+  const int64_t N = xs[0], C = xs[1] * L, S = spatial_size(xs) / L;
   size_t k = 1;
   Tensor x = dense_as(in[0], xt);
   Tensor w = take(in, k, at.get_bool("has_weight")), b = take(in, k, at.get_bool("has_bias"));
@@ -157,11 +171,11 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
     using T = decltype(tag);
     T *mean = out[1].data<T>(), *invstd = out[2].data<T>();
     if (training)
-      norm_cpu::batch_norm_stats(x.data<X>(), N, C, S, eps, mean, invstd);
+      norm_cpu::batch_norm_stats(x.data<X>(), N, C, S, eps, mean, invstd, L);
     else
       norm_cpu::invstd_from_var(rv.data<T>(), C, eps, invstd);
     norm_cpu::batch_norm_apply(x.data<X>(), N, C, S, mean, invstd, ptr_or_null<T>(w),
-                               ptr_or_null<T>(b), y.data<X>(), at.has("activation"));
+                               ptr_or_null<T>(b), y.data<X>(), at.has("activation"), L);
   });
   copy_back(y, out[0]);
 }
@@ -172,7 +186,7 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
 std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const char* op = "batch_norm_backward";
   const Tensor& x = in[1];
-  const int64_t C = check_nc_input(x, op);
+  const int64_t C = check_nc_input(x, op) * bn_lanes(x, at, op);
   check_grad_shape(in[0], x, op);
   size_t k = 2;
   Tensor w = take(in, k, at.get_bool("has_weight"));
@@ -191,7 +205,8 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
                    const Attrs& at) {
   const DType kt = float_kernel_dtype(in[1].dtype()), xt = bn_storage_dtype(in[1].dtype());
   const Shape& xs = in[1].shape();
-  const int64_t N = xs[0], C = xs[1], S = spatial_size(xs);
+  const int64_t L = bn_lanes(in[1], at, "batch_norm_backward");
+  const int64_t N = xs[0], C = xs[1] * L, S = spatial_size(xs) / L;
   size_t k = 2;
   Tensor gy = dense_as(in[0], xt), x = dense_as(in[1], xt);
   Tensor w = take(in, k, at.get_bool("has_weight"));
@@ -206,7 +221,7 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     norm_cpu::batch_norm_backward(gy.data<X>(), x.data<X>(), N, C, S, mean.data<T>(),
                                   invstd.data<T>(), ptr_or_null<T>(w), at.get_bool("training"),
                                   gx.data<X>(), gw.data<T>(), gb.data<T>(),
-                                  ptr_or_null<X>(relu_out));
+                                  ptr_or_null<X>(relu_out), L);
   });
   copy_back(gx, out[0]);
   copy_back(gw, out[1]);
@@ -465,6 +480,9 @@ std::vector<Tensor> batch_norm_vjp(const VjpCtx& c, const std::vector<Tensor>& g
   const Tensor& x = c.inputs[0];
   TANDEM_CHECK(!c.attrs.has("activation"), NotImplementedError,
                "batch_norm: differentiating a normalization with a folded activation");
+  // Channel-blocked nodes too appear only in optimized graphs.
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError,
+               "batch_norm: differentiating a channel-blocked normalization");
   const ParamSlots s = param_slots(c.attrs);
   const bool training = c.attrs.get_bool("training");
   const Tensor w = s.w != SIZE_MAX ? c.inputs[s.w] : Tensor();
@@ -622,6 +640,8 @@ std::vector<Tensor> bn_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
   // Folded relu masks appear only in optimized graphs, after differentiation.
   TANDEM_CHECK(!c.attrs.get_bool_or("relu_mask", false), NotImplementedError,
                "batch_norm_backward: differentiating a node with a folded relu_backward");
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError,
+               "batch_norm_backward: differentiating a channel-blocked node");
   return vjp_via_composite(
       c, g, [&](const std::vector<Tensor>& in) { return bn_bwd_composite(in, c.attrs); });
 }

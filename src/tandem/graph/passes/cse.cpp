@@ -95,6 +95,7 @@ void optimize(Graph& g) {
   if (pass_enabled("cse")) eliminate_common_subexpressions(g);
   if (pass_enabled("dce")) eliminate_dead_code(g);
   if (pass_enabled("fold_activation")) fold_activation(g);
+  if (pass_enabled("blocked_layout")) propagate_blocked_layout(g);
   if (pass_enabled("fuse_elementwise")) fuse_elementwise(g);
   if (pass_enabled("dce")) eliminate_dead_code(g);  // constants the fused programs absorbed
   if (pass_enabled("schedule_updates")) schedule_updates(g);

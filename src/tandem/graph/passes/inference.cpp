@@ -69,6 +69,7 @@ void lower_for_execution(Graph& g) {
     if (n.op->name == "conv2d" && n.inputs.size() >= 2 && constant[size_t(n.inputs[1])])
       n.attrs.set("const_weight", true);
   if (pass_enabled("fold_activation")) fold_activation(g);
+  if (pass_enabled("blocked_layout")) propagate_blocked_layout(g);
   if (pass_enabled("fuse_elementwise")) fuse_elementwise(g);
   if (pass_enabled("dce")) eliminate_dead_code(g);
   g.verify();

@@ -19,6 +19,9 @@ struct ConvParams {
   int64_t groups;
   // An activation applied to the output inside the oneDNN call (a post-op; float32 only).
   enum class Act { None, Relu, Sigmoid, Tanh } act = Act::None;
+  // Activations (input, output and their gradients) are channel-blocked, oneDNN's nChw16c
+  // (ops/layout.h), instead of NCHW: no reorder around the oneDNN call. Weights stay OIHW.
+  bool blocked = false;
   // Nonzero when the weights are a constant that never changes (an exported model's, as the
   // runtime's lowering marks them): the storage serial and byte offset identify it, and its
   // copy in oneDNN's layout is made once and cached instead of reordered on every call.

@@ -7,6 +7,8 @@
 // channels on 3x3 maps 7.2 -> 3.3 ms, 64 -> 128 channels stride 2 on 24x24 4.0 -> 1.6 ms,
 // 256 -> 512 stride 2 4.5 -> 1.6 ms; on 6x6 and larger stride-1 maps the two are level or the
 // direct kernel wins, so those stay on it, as do convolutions of few input channels.
+// x and gy may be channel-blocked (p.blocked, nChw16c): im2col and the transpose read them
+// with the channel's lane offset and a stride of 16 elements along a row.
 #include <omp.h>
 
 #include <algorithm>
@@ -38,6 +40,7 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
   const uint16_t* gy = static_cast<const uint16_t*>(gy_);
   uint16_t* cp = cols.data();
   uint16_t* tp = gyt.data();
+  const int64_t es = p.blocked ? 16 : 1;  // elements between neighbours along a row
   const int nt = parallel_threads((K + p.O) * NP);
   // bf16 values are moved as bits: im2col and the transpose only place them.
   parallel_region(nt, [&] {
@@ -50,7 +53,8 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
       const int64_t ow1 = std::max(ow0, std::min(p.OW, (p.W - off + p.sw - 1) / p.sw));
       uint16_t* row = cp + r * NP;
       for (int64_t n = 0; n < p.N; ++n) {
-        const uint16_t* xc = x + (n * p.C + c) * p.H * p.W;
+        const uint16_t* xc = x + (p.blocked ? (n * p.C + c / 16 * 16) * p.H * p.W + c % 16
+                                            : (n * p.C + c) * p.H * p.W);
         uint16_t* out = row + n * P;
         for (int64_t oh = 0; oh < p.OH; ++oh) {
           const int64_t ih = oh * p.sh - p.pt + kh * p.dh;
@@ -59,21 +63,29 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
             std::fill(o, o + p.OW, uint16_t(0));  // 0x0000 is +0.0
             continue;
           }
-          const uint16_t* xr = xc + ih * p.W + off;
+          const uint16_t* xr = xc + (ih * p.W + off) * es;
           std::fill(o, o + ow0, uint16_t(0));
-          if (p.sw == 1)
+          if (p.sw == 1 && es == 1)
             std::copy(xr + ow0, xr + ow1, o + ow0);
           else
-            for (int64_t ow = ow0; ow < ow1; ++ow) o[ow] = xr[ow * p.sw];
+            for (int64_t ow = ow0; ow < ow1; ++ow) o[ow] = xr[ow * p.sw * es];
           std::fill(o + ow1, o + p.OW, uint16_t(0));
         }
       }
     }
-    // gy (N, O, P) -> (O, N * P)
+    // gy (N, O, P) -> (O, N * P); blocked: element (n, o, q) at ((n * O + o - o % 16) * P + q)
+    // * 16 + o % 16
 #pragma omp for schedule(static)
     for (int64_t o = 0; o < p.O; ++o)
-      for (int64_t n = 0; n < p.N; ++n)
-        std::copy(gy + (n * p.O + o) * P, gy + (n * p.O + o + 1) * P, tp + o * NP + n * P);
+      for (int64_t n = 0; n < p.N; ++n) {
+        uint16_t* to = tp + o * NP + n * P;
+        if (!p.blocked) {
+          std::copy(gy + (n * p.O + o) * P, gy + (n * p.O + o + 1) * P, to);
+          continue;
+        }
+        const uint16_t* from = gy + (n * p.O + o / 16 * 16) * P + o % 16;
+        for (int64_t q = 0; q < P; ++q) to[q] = from[q * 16];
+      }
   });
   if (!gemm_bf16(false, true, p.O, K, NP, tp, NP, cp, NP, gw, K)) return false;
   if (gb) {

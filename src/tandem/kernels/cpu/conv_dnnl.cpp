@@ -34,7 +34,7 @@ std::string ConvParams::key() const {
   std::ostringstream os;
   os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ',' << sh
      << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ',' << dw
-     << ',' << groups << ',' << int(act);
+     << ',' << groups << ',' << int(act) << (blocked ? ",b" : "");
   return os.str();
 }
 
@@ -77,8 +77,9 @@ Descs descs_of(const ConvParams& p, dt type) {
   memory::dims wei = p.groups == 1
                          ? memory::dims{p.O, p.C, p.KH, p.KW}
                          : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
-  d.src = memory::desc(src, type, tag::nchw);
-  d.dst = memory::desc(dst, type, tag::nchw);
+  const tag act = p.blocked ? tag::nChw16c : tag::nchw;
+  d.src = memory::desc(src, type, act);
+  d.dst = memory::desc(dst, type, act);
   d.wei = memory::desc(wei, type, p.groups == 1 ? tag::oihw : tag::goihw);
   d.bias = memory::desc(bias, type, tag::x);
   d.src_any = memory::desc(src, type, tag::any);

@@ -19,14 +19,24 @@ namespace {
 // axis, so a block of channels is walked row by row and the inner loop vectorizes.
 constexpr int64_t kChanBlock = 64;
 
-int64_t channel_block(int64_t S) {
-  return S == 1 ? kChanBlock : 1;
+// The (N, C, S) arrays are plain (L == 1: element (n, c, s) at (n * C + c) * S + s) or
+// channel-blocked (L lanes, oneDNN's nChw16c for L == 16: channel c = cb * L + l at
+// ((n * C / L + cb) * S + s) * L + l, as a compiled graph keeps convolution activations).
+// A blocked array is walked a block of L channels at a time, its L lanes contiguous, as the
+// (N, C) case is.
+int64_t channel_block(int64_t S, int64_t L) {
+  return L > 1 ? L : S == 1 ? kChanBlock : 1;
+}
+
+// The index of channel c's first element.
+int64_t first_of_channel(int64_t c, int64_t S, int64_t L) {
+  return L > 1 ? (c / L) * S * L + c % L : c * S;
 }
 
 // Runs body(c0, c1) for blocks of channels, in parallel when the work is large enough.
 template <typename F>
-void for_channel_blocks(int64_t N, int64_t C, int64_t S, F body) {
-  const int64_t bs = channel_block(S), nb = (C + bs - 1) / bs;
+void for_channel_blocks(int64_t N, int64_t C, int64_t S, int64_t L, F body) {
+  const int64_t bs = channel_block(S, L), nb = (C + bs - 1) / bs;
   const int nt = int(std::max<int64_t>(1, std::min<int64_t>(parallel_threads(N * C * S), nb)));
   parallel_region(nt, [&] {
 #pragma omp for schedule(static)
@@ -34,46 +44,37 @@ void for_channel_blocks(int64_t N, int64_t C, int64_t S, F body) {
   });
 }
 
-// acc[c - c0] += sum over n, s of term(c, i), i being the element's index in (N, C, S).
-// term (and f below) must capture by value: GCC turns loads through a by-reference capture
-// into gathers, which made these loops ~10x slower.
+// Calls row(base) for each run of channels [c0, c1) stored contiguously (element of channel c
+// at base + c): one per (n, s) in the blocked layout, one per n when S == 1; false for the
+// plain layout with S > 1, whose runs are along s instead.
 template <typename F>
-void reduce_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, double* acc, F term) {
-  if (S == 1) {
-    for (int64_t n = 0; n < N; ++n) {
-      const int64_t base = n * C;
-#pragma omp simd
-      for (int64_t c = c0; c < c1; ++c) acc[c - c0] += term(c, base + c);
-    }
-    return;
+bool for_channel_rows(int64_t N, int64_t C, int64_t S, int64_t L, int64_t c0, F row) {
+  if (L > 1) {
+    const int64_t CB = C / L, cb = c0 / L;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t s = 0; s < S; ++s) row(((n * CB + cb) * S + s) * L - c0);
+    return true;
   }
-  for (int64_t c = c0; c < c1; ++c) {
-    double s = 0;
-    for (int64_t n = 0; n < N; ++n) {
-      const int64_t base = (n * C + c) * S;
-#pragma omp simd reduction(+ : s)
-      for (int64_t k = 0; k < S; ++k) s += term(c, base + k);
-    }
-    acc[c - c0] += s;
-  }
+  if (S != 1) return false;
+  for (int64_t n = 0; n < N; ++n) row(n * C);
+  return true;
 }
 
 // a1[c - c0] += sum of t1(c, i) and a2[c - c0] += sum of t2(c, i), in one pass over the
-// elements (each is read once for both sums).
+// elements (each is read once for both sums), i being the element's index.
+// t1, t2 (and f below) must capture by value: GCC turns loads through a by-reference capture
+// into gathers, which made these loops ~10x slower.
 template <typename F1, typename F2>
-void reduce_channels2(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, double* a1,
-                      double* a2, F1 t1, F2 t2) {
-  if (S == 1) {
-    for (int64_t n = 0; n < N; ++n) {
-      const int64_t base = n * C;
+void reduce_channels2(int64_t N, int64_t C, int64_t S, int64_t L, int64_t c0, int64_t c1,
+                      double* a1, double* a2, F1 t1, F2 t2) {
+  if (for_channel_rows(N, C, S, L, c0, [=](int64_t base) {
 #pragma omp simd
-      for (int64_t c = c0; c < c1; ++c) {
-        a1[c - c0] += t1(c, base + c);
-        a2[c - c0] += t2(c, base + c);
-      }
-    }
+        for (int64_t c = c0; c < c1; ++c) {
+          a1[c - c0] += t1(c, base + c);
+          a2[c - c0] += t2(c, base + c);
+        }
+      }))
     return;
-  }
   for (int64_t c = c0; c < c1; ++c) {
     double s1 = 0, s2 = 0;
     for (int64_t n = 0; n < N; ++n) {
@@ -91,14 +92,13 @@ void reduce_channels2(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, d
 
 // f(c, i) for every element of channels [c0, c1).
 template <typename F>
-void map_channels(int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1, F f) {
-  for (int64_t n = 0; n < N; ++n) {
-    if (S == 1) {
-      const int64_t base = n * C;
+void map_channels(int64_t N, int64_t C, int64_t S, int64_t L, int64_t c0, int64_t c1, F f) {
+  if (for_channel_rows(N, C, S, L, c0, [=](int64_t base) {
 #pragma omp simd
-      for (int64_t c = c0; c < c1; ++c) f(c, base + c);
-      continue;
-    }
+        for (int64_t c = c0; c < c1; ++c) f(c, base + c);
+      }))
+    return;
+  for (int64_t n = 0; n < N; ++n) {
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t base = (n * C + c) * S;
 #pragma omp simd
@@ -135,17 +135,19 @@ const T* or_fill(const T* p, int64_t n, T fill, std::vector<T>& buf) {
 }  // namespace
 
 template <typename X, typename T>
-void batch_norm_stats(const X* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd) {
+void batch_norm_stats(const X* x, int64_t N, int64_t C, int64_t S, double eps, T* mean, T* invstd,
+                      int64_t L) {
   const double cnt = double(N * S);
-  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+  for_channel_blocks(N, C, S, L, [&](int64_t c0, int64_t c1) {
     // One pass over x, on values shifted by one of the channel's own (its first): the sums
     // of d = x - k and d * d in double give mean = k + E[d] and var = E[d^2] - E[d]^2
     // without the cancellation E[x^2] - E[x]^2 suffers when |mean| >> std.
     double k[kChanBlock], m[kChanBlock] = {}, v[kChanBlock] = {};
-    for (int64_t c = c0; c < c1; ++c) k[c - c0] = N * S > 0 ? double(ld(x[c * S])) : 0.0;
+    for (int64_t c = c0; c < c1; ++c)
+      k[c - c0] = N * S > 0 ? double(ld(x[first_of_channel(c, S, L)])) : 0.0;
     const double* kp = k;
     reduce_channels2(
-        N, C, S, c0, c1, m, v,
+        N, C, S, L, c0, c1, m, v,
         [x, kp, c0](int64_t c, int64_t i) { return double(ld(x[i])) - kp[c - c0]; },
         [x, kp, c0](int64_t c, int64_t i) {
           const double d = double(ld(x[i])) - kp[c - c0];
@@ -166,7 +168,7 @@ void invstd_from_var(const T* var, int64_t C, double eps, T* invstd) {
 
 template <typename X, typename T>
 void batch_norm_apply(const X* x, int64_t N, int64_t C, int64_t S, const T* mean, const T* invstd,
-                      const T* w, const T* b, X* y, bool relu) {
+                      const T* w, const T* b, X* y, bool relu, int64_t L) {
   // y = (x - mean) * scale + b: centring first keeps float32 precise when |mean| >> std.
   std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
   for (int64_t c = 0; c < C; ++c) {
@@ -174,14 +176,14 @@ void batch_norm_apply(const X* x, int64_t N, int64_t C, int64_t S, const T* mean
     shift[c] = b ? b[c] : T(0);
   }
   const T *sc = scale.data(), *sh = shift.data();
-  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+  for_channel_blocks(N, C, S, L, [&](int64_t c0, int64_t c1) {
     if (relu)  // relu's own rule (x < 0 ? 0 : x), applied before the value leaves registers
-      map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
+      map_channels(N, C, S, L, c0, c1, [=](int64_t c, int64_t i) {
         T v = (ld(x[i]) - mean[c]) * sc[c] + sh[c];
         y[i] = st<X>(v < T(0) ? T(0) : v);
       });
     else
-      map_channels(N, C, S, c0, c1, [=](int64_t c, int64_t i) {
+      map_channels(N, C, S, L, c0, c1, [=](int64_t c, int64_t i) {
         y[i] = st<X>((ld(x[i]) - mean[c]) * sc[c] + sh[c]);
       });
   });
@@ -193,12 +195,12 @@ namespace {
 // relu's output).
 template <typename X, typename T, typename G>
 void bn_backward_body(G g, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
-                      const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb) {
+                      const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb, int64_t L) {
   const double cnt = double(N * S);
-  for_channel_blocks(N, C, S, [&](int64_t c0, int64_t c1) {
+  for_channel_blocks(N, C, S, L, [&](int64_t c0, int64_t c1) {
     double sg[kChanBlock] = {}, sgx[kChanBlock] = {};
     reduce_channels2(
-        N, C, S, c0, c1, sg, sgx, [g](int64_t, int64_t i) { return double(g(i)); },
+        N, C, S, L, c0, c1, sg, sgx, [g](int64_t, int64_t i) { return double(g(i)); },
         [g, x, mean](int64_t c, int64_t i) {
           return double(g(i)) * (double(ld(x[i])) - double(mean[c]));
         });
@@ -214,10 +216,11 @@ void bn_backward_body(G g, const X* x, int64_t N, int64_t C, int64_t S, const T*
       k2[j] = training ? T(-wc * is * is * is * sgx[j] / cnt) : T(0);
       k3[j] = training ? T(-wc * is * sg[j] / cnt) : T(0);
     }
-    map_channels(N, C, S, c0, c1, [=, a1 = &k1[0], a2 = &k2[0], a3 = &k3[0]](int64_t c, int64_t i) {
-      const int64_t j = c - c0;
-      gx[i] = st<X>(a1[j] * g(i) + a2[j] * (ld(x[i]) - mean[c]) + a3[j]);
-    });
+    map_channels(N, C, S, L, c0, c1,
+                 [=, a1 = &k1[0], a2 = &k2[0], a3 = &k3[0]](int64_t c, int64_t i) {
+                   const int64_t j = c - c0;
+                   gx[i] = st<X>(a1[j] * g(i) + a2[j] * (ld(x[i]) - mean[c]) + a3[j]);
+                 });
   });
 }
 
@@ -226,7 +229,7 @@ void bn_backward_body(G g, const X* x, int64_t N, int64_t C, int64_t S, const T*
 template <typename X, typename T>
 void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t S, const T* mean,
                          const T* invstd, const T* w, bool training, X* gx, T* gw, T* gb,
-                         const X* relu_out) {
+                         const X* relu_out, int64_t L) {
   if (relu_out)  // relu_backward's rule: out <= 0 ? 0 : grad (a NaN output passes grad)
     bn_backward_body<X, T>(
         [gy, relu_out](int64_t i) {
@@ -236,10 +239,10 @@ void batch_norm_backward(const X* gy, const X* x, int64_t N, int64_t C, int64_t 
           const U keep = U(0) - U(!(ld(relu_out[i]) <= T(0)));
           return std::bit_cast<T>(std::bit_cast<U>(T(ld(gy[i]))) & keep);
         },
-        x, N, C, S, mean, invstd, w, training, gx, gw, gb);
+        x, N, C, S, mean, invstd, w, training, gx, gw, gb, L);
   else
     bn_backward_body<X, T>([gy](int64_t i) { return T(ld(gy[i])); }, x, N, C, S, mean, invstd, w,
-                           training, gx, gw, gb);
+                           training, gx, gw, gb, L);
 }
 
 template <typename T>
@@ -388,11 +391,13 @@ void group_norm_backward(const T* gy, const T* x, int64_t N, int64_t C, int64_t 
 }
 
 #define TANDEM_BATCH_NORM_INSTANTIATE(X, T)                                                        \
-  template void batch_norm_stats<X, T>(const X*, int64_t, int64_t, int64_t, double, T*, T*);       \
+  template void batch_norm_stats<X, T>(const X*, int64_t, int64_t, int64_t, double, T*, T*,        \
+                                       int64_t);                                                   \
   template void batch_norm_apply<X, T>(const X*, int64_t, int64_t, int64_t, const T*, const T*,    \
-                                       const T*, const T*, X*, bool);                              \
+                                       const T*, const T*, X*, bool, int64_t);                     \
   template void batch_norm_backward<X, T>(const X*, const X*, int64_t, int64_t, int64_t, const T*, \
-                                          const T*, const T*, bool, X*, T*, T*, const X*);
+                                          const T*, const T*, bool, X*, T*, T*, const X*,          \
+                                          int64_t);
 TANDEM_BATCH_NORM_INSTANTIATE(float, float)
 TANDEM_BATCH_NORM_INSTANTIATE(double, double)
 TANDEM_BATCH_NORM_INSTANTIATE(BFloat16, float)
