@@ -100,9 +100,8 @@ TEST(BlockedLayout, ConvolutionMatchesThePlainLayout) {
   uint32_t seed = 1;
   for (DType dt : {DType::Float32, DType::BFloat16}) {
     for (const Case& c : cases) {
-      SCOPED_TRACE(std::string(dtype_name(dt)) + " C=" + std::to_string(c.C) +
-                   " O=" + std::to_string(c.O) + " k=" + std::to_string(c.k) +
-                   " s=" + std::to_string(c.s));
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " C=" + std::to_string(c.C) + " O=" +
+                   std::to_string(c.O) + " k=" + std::to_string(c.k) + " s=" + std::to_string(c.s));
       Tensor x = random_tensor({c.N, c.C, c.H, c.W}, seed++, dt);
       Tensor w = random_tensor({c.O, c.C, c.k, c.k}, seed++, dt);
       Tensor b = random_tensor({c.O}, seed++, dt);
@@ -139,18 +138,19 @@ TEST(BlockedLayout, ConvolutionRejectsWhatTheBlockedKernelsCannotRun) {
   // An activation that is not (N, C/16, H, W, 16).
   EXPECT_THROW(dispatch1(fwd, {randn({2, 16, 5, 5}), w}, conv_attrs(1, 1, true)), ValueError);
   // Output channels not whole blocks.
-  EXPECT_THROW(dispatch1(fwd, {randn({2, 1, 5, 5, 16}), randn({8, 16, 3, 3})},
-                         conv_attrs(1, 1, true)),
-               ValueError);
+  EXPECT_THROW(
+      dispatch1(fwd, {randn({2, 1, 5, 5, 16}), randn({8, 16, 3, 3})}, conv_attrs(1, 1, true)),
+      ValueError);
   // A block other than 16.
   Attrs at = conv_attrs(1, 1, true);
   at.set("channel_block", int64_t(8));
   EXPECT_THROW(dispatch1(fwd, {randn({2, 2, 5, 5, 8}), w}, at), ValueError);
   // float64 runs on the plain reference path only.
-  EXPECT_THROW(dispatch1(fwd, {to_dtype(randn({2, 1, 5, 5, 16}), DType::Float64),
-                               to_dtype(w, DType::Float64)},
-                         conv_attrs(1, 1, true)),
-               TypeError);
+  EXPECT_THROW(
+      dispatch1(fwd,
+                {to_dtype(randn({2, 1, 5, 5, 16}), DType::Float64), to_dtype(w, DType::Float64)},
+                conv_attrs(1, 1, true)),
+      TypeError);
   // Grouped convolutions keep the plain layout.
   Attrs grouped = conv_attrs(1, 1, true);
   grouped.set("groups", int64_t(2));
@@ -172,8 +172,9 @@ TEST(BlockedLayout, BatchNormMatchesThePlainLayout) {
         Tensor x = add(random_tensor({3, 32, 5, 4}, seed++, dt),
                        Tensor::wrap_scalar(Scalar(3.0), dt));  // a mean far from 0
         Tensor w = random_tensor({32}, seed++), b = random_tensor({32}, seed++);
-        Tensor rm = random_tensor({32}, seed++), rv = add(random_tensor({32}, seed++),
-                                                          Tensor::wrap_scalar(Scalar(3.0), DType::Float32));
+        Tensor rm = random_tensor({32}, seed++),
+               rv = add(random_tensor({32}, seed++),
+                        Tensor::wrap_scalar(Scalar(3.0), DType::Float32));
         Attrs at{{"training", training}, {"eps", 1e-5}, {"has_weight", true}, {"has_bias", true}};
         if (relu) at.set("activation", std::string("relu"));
         Attrs atb = at;
@@ -207,8 +208,10 @@ TEST(BlockedLayout, BatchNormMatchesThePlainLayout) {
       }
     }
   }
-  Attrs bad{{"training", true},          {"eps", 1e-5},
-            {"has_weight", false},       {"has_bias", false},
+  Attrs bad{{"training", true},
+            {"eps", 1e-5},
+            {"has_weight", false},
+            {"has_bias", false},
             {"channel_block", int64_t(16)}};
   EXPECT_THROW(dispatch(bn, {randn({2, 32, 3, 3})}, bad), ValueError);
 }
@@ -243,8 +246,8 @@ TEST(BlockedLayout, GraphKeepsAResidualBlockBlocked) {
     from += n.op->name == "from_channel_blocked";
     blocked += n.attrs.has("channel_block") && n.op->name.rfind("conv2d", 0) == 0;
   }
-  EXPECT_EQ(to, 2) << exe.graph().str();  // the input, the pooling's gradient
-  EXPECT_EQ(from, 2) << exe.graph().str();  // into the pooling, the input's gradient
+  EXPECT_EQ(to, 2) << exe.graph().str();       // the input, the pooling's gradient
+  EXPECT_EQ(from, 2) << exe.graph().str();     // into the pooling, the input's gradient
   EXPECT_EQ(blocked, 9) << exe.graph().str();  // 3 convolutions x (forward + 2 gradients)
   std::vector<Tensor> got = exe.run({xg});
   std::vector<Tensor> want = step({xg});
