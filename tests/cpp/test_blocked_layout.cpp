@@ -214,6 +214,9 @@ TEST(BlockedLayout, BatchNormMatchesThePlainLayout) {
             {"has_bias", false},
             {"channel_block", int64_t(16)}};
   EXPECT_THROW(dispatch(bn, {randn({2, 32, 3, 3})}, bad), ValueError);
+  // Only the block the kernels are written for (a wider one overran their per-block sums).
+  bad.set("channel_block", int64_t(128));
+  EXPECT_THROW(dispatch(bn, {randn({2, 1, 3, 3, 128})}, bad), ValueError);
 }
 
 // A ResNet block's training step: every convolution, batch norm and elementwise op between

@@ -69,21 +69,11 @@ ConvParams params_of(const Shape& x, const Shape& w, const Attrs& at, const char
   return p;
 }
 
-// The channel block of a node whose activations the graph's layout pass made channel-blocked
-// (attribute channel_block, ops/layout.h; oneDNN's nChw16c), 1 for plain NCHW ones.
-int64_t conv_lanes(const Attrs& at) {
-  return at.get_int_or("channel_block", 1);
-}
-
-// The (N, C, H, W) form of an activation shape: itself, or a blocked one unblocked.
-Shape plain_shape(const Shape& s, int64_t L, const char* op) {
-  if (L == 1) return s;
-  TANDEM_CHECK(L == kChannelBlock, ValueError, op, ": channel_block must be ", kChannelBlock,
-               ", got ", L);
-  TANDEM_CHECK(s.size() == 5 && s[4] == L, ValueError, op,
-               ": a channel-blocked activation must have shape (N, C/", L, ", H, W, ", L, "), got ",
-               shape_str(s));
-  return channel_unblocked_shape(s, L);
+// The (N, C, H, W) form of the activation shape s a node reads, and the node's channel block
+// L (1: plain NCHW; else oneDNN's nChw16c, set by the graph's layout pass, ops/layout.h).
+Shape plain_shape(const Shape& s, const Attrs& at, const char* op, int64_t& L) {
+  L = channel_block_of(at, s, op);
+  return L > 1 ? channel_unblocked_shape(s, L) : s;
 }
 
 // Blocked activations need what oneDNN's blocked kernels need: both channel counts whole
@@ -126,8 +116,9 @@ ConvParams::Act activation_of(const Attrs& at) {
 }
 
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
-  const int64_t L = conv_lanes(at);
-  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d"), in[1].shape(), at, "conv2d");
+  int64_t L;
+  ConvParams p =
+      params_of(plain_shape(in[0].shape(), at, "conv2d", L), in[1].shape(), at, "conv2d");
   activation_of(at);  // validates it
   DType dt = conv_dtype(in[0], in[1], "conv2d");
   check_blocked(p, L, dt, "conv2d");
@@ -140,8 +131,9 @@ std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in
 
 void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
-  const int64_t L = conv_lanes(at);
-  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d"), in[1].shape(), at, "conv2d");
+  int64_t L;
+  ConvParams p =
+      params_of(plain_shape(in[0].shape(), at, "conv2d", L), in[1].shape(), at, "conv2d");
   p.blocked = L > 1;
   ConvParams::Act act = activation_of(at);
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::Forward);
@@ -179,7 +171,7 @@ std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>&
                                         const Attrs& at) {
   const char* op = "conv2d_backward_input";
   const auto& xs = at.get_ints("input_size");
-  const int64_t L = conv_lanes(at);
+  const int64_t L = channel_block_of(at, in[0].shape(), op);
   ConvParams p = params_of(xs, in[1].shape(), at, op);
   const DType dt = conv_dtype(in[0], in[1], op);
   check_blocked(p, L, dt, op);
@@ -193,7 +185,7 @@ std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>&
 void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& at) {
   ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
-  p.blocked = conv_lanes(at) > 1;
+  p.blocked = channel_block_of(at, in[0].shape(), "conv2d_backward_input") > 1;
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardData);
   Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -211,8 +203,8 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
                                          const Attrs& at) {
   const char* op = "conv2d_backward_weight";
   const auto& ws = at.get_ints("weight_size");
-  const int64_t L = conv_lanes(at);
-  ConvParams p = params_of(plain_shape(in[0].shape(), L, op), ws, at, op);
+  int64_t L;
+  ConvParams p = params_of(plain_shape(in[0].shape(), at, op, L), ws, at, op);
   DType dt = conv_dtype(in[0], in[1], op);
   check_blocked(p, L, dt, op);
   Shape gy{p.N, p.O, p.OH, p.OW};
@@ -224,8 +216,8 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
 
 void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
-  const int64_t L = conv_lanes(at);
-  ConvParams p = params_of(plain_shape(in[0].shape(), L, "conv2d_backward_weight"),
+  int64_t L;
+  ConvParams p = params_of(plain_shape(in[0].shape(), at, "conv2d_backward_weight", L),
                            at.get_ints("weight_size"), at, "conv2d_backward_weight");
   p.blocked = L > 1;
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardWeights);

@@ -6,6 +6,7 @@
 // channel_block = L.
 #pragma once
 #include "tandem/core/tensor.h"
+#include "tandem/ops/attrs.h"
 
 namespace tandem {
 
@@ -16,6 +17,11 @@ constexpr int64_t kChannelBlock = 16;
 Shape channel_blocked_shape(const Shape& s, int64_t L);
 // (N, C / L, H, W, L) -> (N, C, H, W).
 Shape channel_unblocked_shape(const Shape& s, int64_t L);
+
+// The channel block of a node of `op` reading the activation of shape s: 1 for plain nodes
+// (no channel_block attribute); else kChannelBlock, the only block the kernels take, with s
+// of shape (N, C / L, H, W, L). Throws ValueError for anything else.
+int64_t channel_block_of(const Attrs& at, const Shape& s, const char* op);
 
 // The copy of a 4-D (N, C, H, W) tensor in the blocked layout, and back.
 Tensor to_channel_blocked(const Tensor& x, int64_t L);

@@ -21,6 +21,17 @@ Shape channel_unblocked_shape(const Shape& s, int64_t L) {
   return {s[0], s[1] * L, s[2], s[3]};
 }
 
+int64_t channel_block_of(const Attrs& at, const Shape& s, const char* op) {
+  const int64_t L = at.get_int_or("channel_block", 1);
+  if (L == 1) return 1;
+  TANDEM_CHECK(L == kChannelBlock, ValueError, op, ": channel_block must be ", kChannelBlock,
+               ", got ", L);
+  TANDEM_CHECK(s.size() == 5 && s[4] == L, ValueError, op,
+               ": a channel-blocked activation must have shape (N, C/", L, ", H, W, ", L, "), got ",
+               shape_str(s));
+  return L;
+}
+
 namespace {
 
 int64_t block_of(const Attrs& at) {

@@ -10,6 +10,7 @@
 #include "tandem/ops/dispatch.h"
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/float_kernel.h"
+#include "tandem/ops/layout.h"
 #include "tandem/ops/norm.h"
 #include "tandem/ops/reduce.h"
 #include "tandem/ops/shape_ops.h"
@@ -87,22 +88,12 @@ void check_stat(const Tensor& t, int64_t n, const char* op, const char* name) {
 }
 
 // --- batch_norm ------------------------------------------------------------------------------
-// The channel block L of a batch norm whose (N, C, H, W) activations a compiled graph keeps
-// channel-blocked, as (N, C / L, H, W, L) (attribute channel_block, set only by the graph's
-// layout pass, graph/passes/blocked_layout.cpp); 1 for plain (N, C, *) inputs.
-int64_t bn_lanes(const Tensor& x, const Attrs& at, const char* op) {
-  const int64_t L = at.get_int_or("channel_block", 1);
-  TANDEM_CHECK(L >= 1, ValueError, op, ": channel_block must be positive, got ", L);
-  TANDEM_CHECK(L == 1 || (x.dim() == 5 && x.shape()[4] == L), ValueError, op,
-               ": a channel-blocked input must have shape (N, C/", L, ", H, W, ", L, "), got ",
-               shape_str(x.shape()));
-  return L;
-}
-
+// A node of the graph's layout pass (ops/layout.h) has channel-blocked (N, C/L, H, W, L)
+// activations: channel_block_of gives L (1 for plain (N, C, *) inputs).
 // Inputs: input, [weight], [bias], [running_mean, running_var] (eval mode only).
 std::vector<TensorMeta> bn_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const Tensor& x = in[0];
-  const int64_t L = bn_lanes(x, at, "batch_norm");
+  const int64_t L = channel_block_of(at, x.shape(), "batch_norm");
   const int64_t C = check_nc_input(x, "batch_norm") * L;
   // Set only by the graph pass that folds a following relu into the normalization.
   TANDEM_CHECK(!at.has("activation") || at.get_str("activation") == "relu", ValueError,
@@ -154,7 +145,7 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
                const Attrs& at) {
   const DType kt = float_kernel_dtype(out[0].dtype()), xt = bn_storage_dtype(out[0].dtype());
   const Shape& xs = in[0].shape();
-  const int64_t L = bn_lanes(in[0], at, "batch_norm");
+  const int64_t L = channel_block_of(at, in[0].shape(), "batch_norm");
   const int64_t N = xs[0], C = xs[1] * L, S = spatial_size(xs) / L;
   size_t k = 1;
   Tensor x = dense_as(in[0], xt);
@@ -186,7 +177,7 @@ void bn_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>&
 std::vector<TensorMeta> bn_bwd_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   const char* op = "batch_norm_backward";
   const Tensor& x = in[1];
-  const int64_t C = check_nc_input(x, op) * bn_lanes(x, at, op);
+  const int64_t C = check_nc_input(x, op) * channel_block_of(at, x.shape(), op);
   check_grad_shape(in[0], x, op);
   size_t k = 2;
   Tensor w = take(in, k, at.get_bool("has_weight"));
@@ -205,7 +196,7 @@ void bn_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
                    const Attrs& at) {
   const DType kt = float_kernel_dtype(in[1].dtype()), xt = bn_storage_dtype(in[1].dtype());
   const Shape& xs = in[1].shape();
-  const int64_t L = bn_lanes(in[1], at, "batch_norm_backward");
+  const int64_t L = channel_block_of(at, in[1].shape(), "batch_norm_backward");
   const int64_t N = xs[0], C = xs[1] * L, S = spatial_size(xs) / L;
   size_t k = 2;
   Tensor gy = dense_as(in[0], xt), x = dense_as(in[1], xt);

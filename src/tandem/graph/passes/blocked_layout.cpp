@@ -79,29 +79,30 @@ class Propagator {
     plain_[size_t(v)] = 1;
   }
 
-  // v's blocked twin, converted from the plain value if it has none yet.
-  int64_t blocked(int64_t v) {
-    if (twin_[size_t(v)] >= 0) return twin_[size_t(v)];
+  // A new value: the blocked twin of plain value v.
+  int64_t new_twin(int64_t v) {
     const Value& p = val(v);
     const int64_t b = g_.add_value(channel_blocked_shape(p.shape, L), p.dtype);
-    g_.nodes.push_back(Node{find_op("to_channel_blocked"), {{"channel_block", L}}, {v}, {b}});
     twin_.push_back(-1);
     plain_.push_back(1);
     twin_[size_t(v)] = b;
     return b;
   }
 
-  // Output k of n becomes blocked: a new value, the twin of the plain one, which is now
-  // undefined until a plain reader needs it.
+  // v's blocked twin, converted from the plain value if it has none yet.
+  int64_t blocked(int64_t v) {
+    if (twin_[size_t(v)] >= 0) return twin_[size_t(v)];
+    const int64_t b = new_twin(v);
+    g_.nodes.push_back(Node{find_op("to_channel_blocked"), {{"channel_block", L}}, {v}, {b}});
+    return b;
+  }
+
+  // Output k of n becomes blocked: its twin, while the plain value stays undefined until a
+  // plain reader needs it.
   void block_output(Node& n, size_t k) {
     const int64_t v = n.outputs[k];
-    const Value p = val(v);
-    const int64_t b = g_.add_value(channel_blocked_shape(p.shape, L), p.dtype);
-    twin_.push_back(-1);
-    plain_.push_back(1);
-    twin_[size_t(v)] = b;
+    n.outputs[k] = new_twin(v);
     plain_[size_t(v)] = 0;
-    n.outputs[k] = b;
   }
 
   bool has_twin(int64_t v) const { return twin_[size_t(v)] >= 0; }
