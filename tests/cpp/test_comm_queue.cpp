@@ -88,6 +88,25 @@ TEST(CommQueue, WatchdogReportsAnOperationPastTheTimeout) {
   EXPECT_GE(seconds, 0.1);
 }
 
+TEST(CommQueue, ASynchronousOperationIsDescribedOnlyWhenReported) {
+  // A synchronous collective's description is formatted lazily: never for an operation that
+  // completes in time, and once, with the operation's own text, for one past the timeout.
+  std::atomic<int> formatted{0};
+  std::string what;
+  {
+    CommQueue q(0.1, [&](const std::string& d, double) { what = d; });
+    auto describe = [&] {
+      ++formatted;
+      return std::string("all_reduce of a float32 tensor of shape [7]");
+    };
+    for (int i = 0; i < 100; ++i) q.run(describe, [] {});
+    EXPECT_EQ(formatted.load(), 0);
+    q.run(describe, [] { sleep_ms(600); });
+  }
+  EXPECT_EQ(formatted.load(), 1);
+  EXPECT_EQ(what, "all_reduce of a float32 tensor of shape [7]");
+}
+
 TEST(CommQueue, BusyProbeRunsWhileAnOperationRunsAndOnlyThen) {
   // The probe (the exit-notice check of a process group) sees what is running, at each
   // watchdog wake-up, long before the timeout; it is not called while the queue is idle.

@@ -101,11 +101,12 @@ def _alive(token):
     ("raise", "uncaught ValueError; ending the job", 4),
     # A rank that exits with the group alive is noticed by the others at once, not after the
     # watchdog's timeout (set far beyond the test's limit here).
-    ("exit", "rank 2 has exited after 1 collective(s) on this group, and this is collective 2",
-     600),
+    ("exit", "all_reduce of a float32 tensor of shape [1000] can never complete: rank 2 has "
+     "exited after 1 collective(s) on this group, and this is collective 2", 600),
     ("return", "rank 2 has exited after 1 collective(s)", 600),
     ("kill", "signal 9", 4),
-    ("hang", "has not completed after", 4),
+    # The report names the synchronous collective (its description is formatted only then).
+    ("hang", "all_reduce of a float32 tensor of shape [1000] has not completed after", 4),
 ])
 def test_a_failing_rank_ends_every_rank_with_a_message(mode, message, timeout):
     token = f"tandem-failure-{mode}-{os.getpid()}"

@@ -121,24 +121,28 @@ void CommQueue::submit(std::shared_ptr<Work> work, std::function<void()> fn) {
   cv_.notify_all();
 }
 
-void CommQueue::begin(const std::string& description) {
-  current_ = description;
+void CommQueue::begin(FnRef<std::string()> describe) {
+  current_ = describe;
   started_ = std::chrono::steady_clock::now();
   busy_ = true;
 }
 
 void CommQueue::end() {
   busy_ = false;
-  current_.clear();
+  current_ = kNoOperation;
 }
 
-void CommQueue::run(const std::string& description, const std::function<void()>& fn) {
+void CommQueue::run(const std::string& description, FnRef<void()> fn) {
+  run([&description] { return description; }, fn);
+}
+
+void CommQueue::run(FnRef<std::string()> describe, FnRef<void()> fn) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (timeout_s_ > 0 && !watchdog_.joinable())
       watchdog_ = std::thread([this] { watchdog_loop(); });
     cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
-    begin(description);
+    begin(describe);
   }
   struct Done {
     CommQueue* q;
@@ -156,13 +160,14 @@ void CommQueue::run(const std::string& description, const std::function<void()>&
 void CommQueue::worker_loop() {
   for (;;) {
     Task task;
+    auto describe = [&task] { return task.work->description(); };
     {
       std::unique_lock<std::mutex> lock(mutex_);
       cv_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stop_ && queue_.empty()); });
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();
-      begin(task.work->description());
+      begin(describe);
     }
     std::exception_ptr error;
     try {
@@ -189,7 +194,7 @@ void CommQueue::watchdog_loop() {
     watchdog_cv_.wait_for(lock, period);
     if (stop_watchdog_ || !busy_ || reported_) continue;
     if (on_busy_) {
-      std::string what = current_;
+      std::string what = current_();
       lock.unlock();
       on_busy_(what);
       lock.lock();
@@ -199,7 +204,7 @@ void CommQueue::watchdog_loop() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     if (elapsed < timeout_s_) continue;
     reported_ = true;
-    std::string what = current_;
+    std::string what = current_();
     lock.unlock();
     on_timeout_(what, elapsed);
     lock.lock();

@@ -14,8 +14,32 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 
 namespace tandem {
+
+// A non-owning reference to a callable, valid while the callable lives: a synchronous
+// collective hands its body and its description to the queue this way, with no allocation
+// (its per-call cost is what a small all_reduce's latency is made of).
+template <class Sig>
+class FnRef;
+template <class R, class... A>
+class FnRef<R(A...)> {
+ public:
+  template <class F>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, FnRef> && std::is_invocable_r_v<R, F&, A...>)
+      FnRef(F&& f)  // NOLINT: implicit, like std::function
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, A... a) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...);
+        }) {}
+  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
+
+ private:
+  void* obj_;
+  R (*call_)(void*, A...);
+};
 
 // The handle of an asynchronous collective (PyTorch's Work): wait() blocks until it has run
 // and rethrows its error.
@@ -69,8 +93,10 @@ class CommQueue {
 
   // Queues fn for the communication thread; `work` completes when it has run.
   void submit(std::shared_ptr<Work> work, std::function<void()> fn);
-  // Runs fn on this thread after everything queued before it, with the watchdog on it.
-  void run(const std::string& description, const std::function<void()>& fn);
+  // Runs fn on this thread after everything queued before it, with the watchdog on it;
+  // describe() names the operation, called only when the watchdog reports it.
+  void run(FnRef<std::string()> describe, FnRef<void()> fn);
+  void run(const std::string& description, FnRef<void()> fn);
   double timeout() const { return timeout_s_; }
 
  private:
@@ -78,8 +104,9 @@ class CommQueue {
     std::function<void()> fn;
     std::shared_ptr<Work> work;
   };
-  // Marks the start/end of the operation that is running now (for the watchdog).
-  void begin(const std::string& description);
+  // Marks the start/end of the operation that is running now (for the watchdog; describe
+  // must stay valid until end()).
+  void begin(FnRef<std::string()> describe);
   void end();
   void worker_loop();
   void watchdog_loop();
@@ -95,7 +122,10 @@ class CommQueue {
   bool busy_ = false;           // an operation is running (on either thread)
   bool stop_ = false;           // the worker ends once the queue is empty
   bool stop_watchdog_ = false;  // set after the worker has ended
-  std::string current_;         // what is running, for the timeout report
+  // What is running, for the timeout report (valid while busy_).
+  FnRef<std::string()> current_{kNoOperation};
+  static std::string no_operation() { return {}; }
+  static constexpr std::string (*kNoOperation)() = &no_operation;
   std::chrono::steady_clock::time_point started_;
   bool reported_ = false;
   std::thread worker_, watchdog_;

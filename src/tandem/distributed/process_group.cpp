@@ -337,7 +337,7 @@ std::shared_ptr<Work> ProcessGroup::all_reduce(const Tensor& t, ReduceOp op, boo
                "; use SUM and divide, or cast to float32");
   TANDEM_CHECK(t.numel() <= INT32_MAX, ValueError, "all_reduce (rank ", g.rank, "): tensor of ",
                t.numel(), " elements exceeds MPI's int count; split it into chunks");
-  return g.dispatch(describe("all_reduce", t), async_op, [&g, t, op, type] {
+  return g.dispatch("all_reduce", &t, async_op, [&g, t, op, type] {
     const int64_t n = t.numel();
     const size_t wide_bytes = size_t(n) * (is_half(t.dtype()) ? sizeof(float) : t.itemsize());
     if (n > 0 && wide_bytes <= distributed::kSmallPayloadBytes) {
@@ -369,7 +369,7 @@ std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor& t, int src, bool asy
   const int64_t bytes = t.numel() * int64_t(t.itemsize());
   TANDEM_CHECK(bytes <= INT32_MAX, ValueError, "broadcast (rank ", g.rank, "): tensor of ", bytes,
                " bytes exceeds MPI's int count; split it into chunks");
-  return g.dispatch(describe("broadcast", t), async_op, [&g, t, src, bytes] {
+  return g.dispatch("broadcast", &t, async_op, [&g, t, src, bytes] {
     g.agree(Broadcast, "broadcast", &t, src);
     if (bytes == 0) return;
     check_mpi(MPI_Bcast(t.data_ptr(), int(bytes), MPI_BYTE, src, g.comm), "broadcast: MPI_Bcast",
@@ -397,7 +397,7 @@ std::shared_ptr<Work> ProcessGroup::all_gather(const std::vector<Tensor>& outs, 
   TANDEM_CHECK(bytes * g.size <= INT32_MAX, ValueError, "all_gather (rank ", g.rank,
                "): gathering ", bytes * g.size,
                " bytes exceeds MPI's int count; split the tensor into chunks");
-  return g.dispatch(describe("all_gather", in), async_op, [&g, outs, in, bytes] {
+  return g.dispatch("all_gather", &in, async_op, [&g, outs, in, bytes] {
     g.agree(AllGather, "all_gather", &in, -1);
     if (bytes == 0) return;
     // One gather into a staging buffer: the outputs are separate allocations, and the input
@@ -432,7 +432,7 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& out, const Tens
                out.numel(), " elements (", dtype_name(out.dtype()), "), one per rank");
   TANDEM_CHECK(in.numel() <= INT32_MAX, ValueError, "reduce_scatter (rank ", g.rank, "): input of ",
                in.numel(), " elements exceeds MPI's int count");
-  return g.dispatch(describe("reduce_scatter", in), async_op, [&g, out, in, op, type] {
+  return g.dispatch("reduce_scatter", &in, async_op, [&g, out, in, op, type] {
     g.agree(ReduceScatter, "reduce_scatter", &in, -1);
     const int64_t n = out.numel();
     if (n == 0) return;
@@ -460,7 +460,7 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& out, const Tens
 
 std::shared_ptr<Work> ProcessGroup::barrier(bool async_op) {
   Impl& g = *impl_;
-  return g.dispatch("barrier", async_op, [&g] {
+  return g.dispatch("barrier", nullptr, async_op, [&g] {
     g.agree(Barrier, "barrier", nullptr, -1);
     check_mpi(MPI_Barrier(g.comm), "barrier: MPI_Barrier", g.rank);
   });

@@ -24,6 +24,11 @@ namespace tandem {
 namespace distributed {
 // Throws DistributedError naming `what` and the rank unless rc is MPI_SUCCESS.
 void check_mpi(int rc, const std::string& what, int rank);
+// The same without building a string on the (every-call) success path.
+inline void check_mpi(int rc, const char* what, int rank) {
+  if (rc != MPI_SUCCESS) [[unlikely]]
+    check_mpi(rc, std::string(what), rank);
+}
 // The thread support MPI granted (MPI_THREAD_*), -1 before initialisation.
 int granted_thread_level();
 // Below MPI_THREAD_MULTIPLE, operations of different groups must not overlap.
@@ -124,26 +129,25 @@ struct ProcessGroup::Impl {
                  reduce_op_name(ReduceOp(reduce)), "); every rank must use the same op");
   }
 
-  // Runs fn now (after what is queued; returns a completed handle) or on the communication
-  // thread (returns the pending handle).
-  std::shared_ptr<Work> dispatch(std::shared_ptr<Work> work, bool async_op,
-                                 std::function<void()> fn) {
-    std::function<void()> guarded = [fn = std::move(fn)] {
+  // Runs fn now, after what is queued (returns null), or on the communication thread (returns
+  // the pending handle). The operation is described as "<op> of a <dtype> tensor of shape
+  // <shape>" (or just op without a tensor): formatted only for a handle or a timeout
+  // report, so a synchronous call allocates nothing on its own behalf.
+  template <class Fn>
+  std::shared_ptr<Work> dispatch(const char* op, const Tensor* t, bool async_op, Fn&& fn) {
+    auto guarded = [fn = std::forward<Fn>(fn)]() mutable {
       std::unique_lock<std::mutex> lock;
       if (distributed::granted_thread_level() < MPI_THREAD_MULTIPLE)
         lock = std::unique_lock<std::mutex>(distributed::serial_mutex());
       fn();
     };
     if (async_op) {
+      auto work = std::make_shared<Work>(t ? describe(op, *t) : std::string(op));
       queue->submit(work, std::move(guarded));
-    } else {
-      queue->run(work->description(), guarded);
-      work->finish(nullptr);
+      return work;
     }
-    return work;
-  }
-  std::shared_ptr<Work> dispatch(std::string desc, bool async_op, std::function<void()> fn) {
-    return dispatch(std::make_shared<Work>(std::move(desc)), async_op, std::move(fn));
+    queue->run([op, t] { return t ? describe(op, *t) : std::string(op); }, guarded);
+    return nullptr;
   }
 };
 
