@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -31,6 +35,40 @@ TEST(Allocator, Alignment) {
   // Tensors inherit the alignment.
   Tensor t = Tensor::empty({3, 5}, DType::Float64);
   EXPECT_TRUE(aligned64(t.data_ptr()));
+}
+
+namespace {
+// The VmFlags of the mapping that holds p (/proc/self/smaps), "" where it cannot be read.
+std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < 17) {
+      inside = lo <= addr && addr < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Allocator, LargeBlocksStartOnHugePageBoundariesWithHugePageAdvice) {
+  // From 4 MiB on, blocks are 2 MiB aligned and advised MADV_HUGEPAGE (the kernel marks the
+  // mapping "hg"); smaller ones are not.
+  const size_t big = size_t(6) << 20;
+  void* p = cpu_allocate(big);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t(2) << 20), 0u);
+  std::memset(p, 1, big);
+  const std::string flags = vm_flags_of(p);
+  if (!flags.empty()) {
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
+  cpu_free(p, big);
+  empty_cache();
 }
 
 TEST(Allocator, InUsePeakAndCachedAccounting) {
