@@ -53,6 +53,13 @@ bool conv2d_bwd_weights_prefers_gemm(const ConvParams& p);
 bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x, const void* gy, void* gw,
                                        void* gb);
 
+// The float32 weight gradient as one GEMM per kernel tap over the positions where the tap
+// meets the image (conv_wgrad_taps.cpp), for small output maps (conv2d_bwd_weights_prefers_taps);
+// false for other dtypes (nothing is written then).
+bool conv2d_bwd_weights_prefers_taps(const ConvParams& p);
+bool conv2d_backward_weights_taps(const ConvParams& p, DType dt, const void* x, const void* gy,
+                                  void* gw, void* gb);
+
 // im2col of one image's Cg channels into cols (Cg * KH * KW, OH * OW), and its adjoint
 // (col2im accumulates into x). Instantiated for float and double.
 namespace conv_ref {

@@ -436,6 +436,9 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
   if (dtype == DType::BFloat16 && conv2d_bwd_weights_prefers_gemm(p) &&
       conv2d_backward_weights_bf16_gemm(p, x, gy, gw, gb))
     return;
+  if (dtype == DType::Float32 && conv2d_bwd_weights_prefers_taps(p) &&
+      conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
+    return;
   guarded("conv2d_backward_weight", [&] {
     SmallOnOneThread threads(p);
     Entry& e = entry_for(p, dtype);
