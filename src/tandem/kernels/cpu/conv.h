@@ -53,9 +53,10 @@ bool conv2d_bwd_weights_prefers_gemm(const ConvParams& p);
 bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x, const void* gy, void* gw,
                                        void* gb);
 
-// The float32 weight gradient as one GEMM per kernel tap over the positions where the tap
-// meets the image (conv_wgrad_taps.cpp), for small output maps (conv2d_bwd_weights_prefers_taps);
-// false for other dtypes (nothing is written then).
+// The float32 or bfloat16 weight gradient as one GEMM per kernel tap over the positions where
+// the tap meets the image (conv_wgrad_taps.cpp), for small output maps
+// (conv2d_bwd_weights_prefers_taps); false for other dtypes, or where oneDNN has no native
+// bf16 matmul (nothing is written then).
 bool conv2d_bwd_weights_prefers_taps(const ConvParams& p);
 bool conv2d_backward_weights_taps(const ConvParams& p, DType dt, const void* x, const void* gy,
                                   void* gw, void* gb);

@@ -433,11 +433,10 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
     return conv_ref::backward_weights(p, dtype, static_cast<const double*>(x),
                                       static_cast<const double*>(gy), static_cast<double*>(gw),
                                       static_cast<double*>(gb));
+  if (conv2d_bwd_weights_prefers_taps(p) && conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
+    return;
   if (dtype == DType::BFloat16 && conv2d_bwd_weights_prefers_gemm(p) &&
       conv2d_backward_weights_bf16_gemm(p, x, gy, gw, gb))
-    return;
-  if (dtype == DType::Float32 && conv2d_bwd_weights_prefers_taps(p) &&
-      conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
     return;
   guarded("conv2d_backward_weight", [&] {
     SmallOnOneThread threads(p);
