@@ -61,6 +61,18 @@ bool conv2d_bwd_weights_prefers_taps(const ConvParams& p);
 bool conv2d_backward_weights_taps(const ConvParams& p, DType dt, const void* x, const void* gy,
                                   void* gw, void* gb);
 
+// The output indices [lo, hi) of one spatial axis whose input index
+// o * stride - pad + k * dilation falls inside [0, size): where kernel tap k meets the image.
+inline void conv_valid_range(int64_t out, int64_t size, int64_t stride, int64_t pad, int64_t k,
+                             int64_t dilation, int64_t& lo, int64_t& hi) {
+  const int64_t off = k * dilation - pad;  // in = o * stride + off
+  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  hi = size - off <= 0 ? 0 : (size - off + stride - 1) / stride;
+  lo = lo < out ? lo : out;
+  hi = hi < out ? hi : out;
+  if (hi < lo) hi = lo;
+}
+
 // im2col of one image's Cg channels into cols (Cg * KH * KW, OH * OW), and its adjoint
 // (col2im accumulates into x). Instantiated for float and double.
 namespace conv_ref {

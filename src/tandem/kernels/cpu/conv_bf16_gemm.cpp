@@ -52,8 +52,8 @@ bool conv2d_backward_weights_bf16_gemm(const ConvParams& p, const void* x_, cons
       const int64_t c = r / (p.KH * p.KW), kh = (r / p.KW) % p.KH, kw = r % p.KW;
       // Output columns whose input column is inside the image: [ow0, ow1).
       const int64_t off = kw * p.dw - p.pl;  // iw = ow * sw + off
-      const int64_t ow0 = std::min(p.OW, off >= 0 ? 0 : (-off + p.sw - 1) / p.sw);
-      const int64_t ow1 = std::max(ow0, std::min(p.OW, (p.W - off + p.sw - 1) / p.sw));
+      int64_t ow0, ow1;
+      conv_valid_range(p.OW, p.W, p.sw, p.pl, kw, p.dw, ow0, ow1);
       uint16_t* row = cp + r * NP;
       for (int64_t n = 0; n < p.N; ++n) {
         const uint16_t* xc = x + (p.blocked ? (n * p.C + c / 16 * 16) * p.H * p.W + c % 16

@@ -23,17 +23,6 @@ namespace tandem {
 
 namespace {
 
-// The output indices [lo, hi) whose input index o * stride - pad + k * dilation is in
-// [0, size).
-void valid_range(int64_t out, int64_t size, int64_t stride, int64_t pad, int64_t k,
-                 int64_t dilation, int64_t& lo, int64_t& hi) {
-  const int64_t off = k * dilation - pad;  // in = o * stride + off
-  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
-  hi = size - off <= 0 ? 0 : (size - off + stride - 1) / stride;
-  lo = std::min(lo, out);
-  hi = std::max(lo, std::min(hi, out));
-}
-
 // An activation of C channels on H x W maps, NCHW or nChw16c, copied into NHWC rows (one
 // row of C channels per position): the rows a tap needs are then plain copies.
 template <typename E>
@@ -105,8 +94,8 @@ bool run(const ConvParams& p, const E* x, const E* gy, E* gw, E* gb) {
   for (int64_t kh = 0; kh < p.KH; ++kh) {
     for (int64_t kw = 0; kw < p.KW; ++kw) {
       int64_t oh0, oh1, ow0, ow1;
-      valid_range(p.OH, p.H, p.sh, p.pt, kh, p.dh, oh0, oh1);
-      valid_range(p.OW, p.W, p.sw, p.pl, kw, p.dw, ow0, ow1);
+      conv_valid_range(p.OH, p.H, p.sh, p.pt, kh, p.dh, oh0, oh1);
+      conv_valid_range(p.OW, p.W, p.sw, p.pl, kw, p.dw, ow0, ow1);
       const int64_t rh = oh1 - oh0, rw = ow1 - ow0, K = p.N * rh * rw;
       E* out = tb + (kh * p.KW + kw) * p.O * p.C;
       if (K == 0) {                         // the tap never touches the image
