@@ -10,6 +10,7 @@
 
 #include "tandem/kernels/cpu/avx512_kernels.h"
 #include "tandem/kernels/cpu/cpu_features.h"
+#include "tandem/kernels/cpu/rnn_rows.h"
 #include "tandem/ops/elementwise_def.h"
 #include "tandem/ops/op_def.h"
 
@@ -110,6 +111,69 @@ TEST(CpuDispatch, Avx512FormsComputeTheirOps) {
 
 TEST(CpuDispatch, SoftmaxRowsTakeTheAvx512FormsWithTheCpu) {
   EXPECT_EQ(avx512_softmax_rows() != nullptr, has_avx512_forms());
+}
+
+// The recurrent gate kernels' AVX-512 forms against this file's baseline ones, on a row of
+// 37 units (two full 16-lane vectors and a partial one), forward and backward, every mode.
+TEST(CpuDispatch, RnnRowsMatchTheBaselineForms) {
+  EXPECT_EQ(avx512_rnn_rows_f32() != nullptr, has_avx512_forms());
+  EXPECT_EQ(avx512_rnn_rows_f64() != nullptr, has_avx512_forms());
+  if (!has_avx512_forms()) GTEST_SKIP() << "no AVX-512 forms here";
+  const RnnRowKernels<float>& w = *avx512_rnn_rows_f32();
+  const auto base = rnn_cpu::row_kernels<float, RnnRowKernels<float>>();
+  const int64_t H = 37;
+  auto vals = [&](int64_t n, float scale, int seed) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = scale * std::sin(0.7f * float(i) + float(seed));
+    return v;
+  };
+  auto near = [](const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 2e-6f * (1 + std::fabs(b[i]))) << what << " [" << i << "]";
+  };
+  const auto x = vals(4 * H, 3, 1), b = vals(4 * H, 0.5f, 2), prev = vals(H, 1, 3),
+             gh = vals(4 * H, 2, 4), dh = vals(H, 1, 5), go = vals(H, 0.3f, 6),
+             act = vals(4 * H, 0.9f, 7);
+  {  // LSTM
+    auto g1 = gh, g2 = gh;
+    std::vector<float> c1(H), c2(H), h1(H), h2(H);
+    w.lstm(H, g1.data(), x.data(), b.data(), prev.data(), c1.data(), h1.data());
+    base.lstm(H, g2.data(), x.data(), b.data(), prev.data(), c2.data(), h2.data());
+    near(g1, g2, "lstm saved");
+    near(c1, c2, "lstm c");
+    near(h1, h2, "lstm h");
+    std::vector<float> dc1 = vals(H, 0.2f, 8), dc2 = dc1, dg1(4 * H), dg2(4 * H);
+    w.lstm_bwd(H, dh.data(), go.data(), go.data(), dc1.data(), act.data(), c1.data(), prev.data(),
+               dg1.data());
+    base.lstm_bwd(H, dh.data(), go.data(), go.data(), dc2.data(), act.data(), c1.data(),
+                  prev.data(), dg2.data());
+    near(dc1, dc2, "lstm dc");
+    near(dg1, dg2, "lstm dgates");
+  }
+  {  // GRU
+    std::vector<float> h1(H), h2(H), s1(4 * H), s2(4 * H);
+    w.gru(H, gh.data(), x.data(), b.data(), prev.data(), h1.data(), s1.data());
+    base.gru(H, gh.data(), x.data(), b.data(), prev.data(), h2.data(), s2.data());
+    near(h1, h2, "gru h");
+    near(s1, s2, "gru saved");
+    std::vector<float> dx1(3 * H), dx2(3 * H), dg1(3 * H), dg2(3 * H), dd1(H), dd2(H);
+    w.gru_bwd(H, dh.data(), go.data(), act.data(), prev.data(), dx1.data(), dg1.data(), dd1.data());
+    base.gru_bwd(H, dh.data(), go.data(), act.data(), prev.data(), dx2.data(), dg2.data(),
+                 dd2.data());
+    near(dx1, dx2, "gru dx");
+    near(dg1, dg2, "gru dgh");
+    near(dd1, dd2, "gru dh");
+  }
+  for (bool relu : {false, true}) {  // Elman
+    std::vector<float> h1(gh.begin(), gh.begin() + H), h2 = h1, d1(H), d2(H);
+    w.elman(H, relu, h1.data(), x.data(), b.data());
+    base.elman(H, relu, h2.data(), x.data(), b.data());
+    near(h1, h2, relu ? "relu h" : "tanh h");
+    w.elman_bwd(H, relu, dh.data(), go.data(), h1.data(), d1.data());
+    base.elman_bwd(H, relu, dh.data(), go.data(), h1.data(), d2.data());
+    near(d1, d2, relu ? "relu dpre" : "tanh dpre");
+  }
 }
 
 }  // namespace

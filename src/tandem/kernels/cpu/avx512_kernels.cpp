@@ -23,6 +23,7 @@
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
 #define TANDEM_SIMD_FORCE_AVX512 1
 #include "tandem/kernels/cpu/binary_functors.h"
+#include "tandem/kernels/cpu/rnn_rows.h"
 #include "tandem/kernels/cpu/softmax_rows.h"
 #include "tandem/kernels/cpu/unary_functors.h"
 #if !TANDEM_SIMD_AVX512
@@ -106,6 +107,12 @@ const SoftmaxRowKernels* softmax_rows() {
   return &k;
 }
 
+template <typename T>
+const RnnRowKernels<T>* rnn_rows() {
+  static const RnnRowKernels<T> k = rnn_cpu::row_kernels<T, RnnRowKernels<T>>();
+  return &k;
+}
+
 }  // namespace
 }  // namespace tandem
 #pragma GCC pop_options
@@ -141,6 +148,16 @@ const SoftmaxRowKernels* avx512_softmax_rows() {
   static const SoftmaxRowKernels* k = cpu_use_avx512() ? softmax_rows() : nullptr;
   return k;
 }
+
+const RnnRowKernels<float>* avx512_rnn_rows_f32() {
+  static const RnnRowKernels<float>* k = cpu_use_avx512() ? rnn_rows<float>() : nullptr;
+  return k;
+}
+
+const RnnRowKernels<double>* avx512_rnn_rows_f64() {
+  static const RnnRowKernels<double>* k = cpu_use_avx512() ? rnn_rows<double>() : nullptr;
+  return k;
+}
 #else
 const EwFnTable* avx512_ew_table(const char*) {
   return nullptr;
@@ -152,6 +169,12 @@ const char* avx512_ew_table_name(int) {
   return nullptr;
 }
 const SoftmaxRowKernels* avx512_softmax_rows() {
+  return nullptr;
+}
+const RnnRowKernels<float>* avx512_rnn_rows_f32() {
+  return nullptr;
+}
+const RnnRowKernels<double>* avx512_rnn_rows_f64() {
   return nullptr;
 }
 #endif

@@ -26,4 +26,19 @@ struct SoftmaxRowKernels {
 };
 const SoftmaxRowKernels* avx512_softmax_rows();
 
+// The recurrent layer's gate kernels for one row (rnn_rows.h has their contracts).
+template <typename T>
+struct RnnRowKernels {
+  void (*lstm)(int64_t H, T* gh, const T* x, const T* b, const T* cprev, T* c, T* h);
+  void (*gru)(int64_t H, const T* gh, const T* x, const T* b, const T* hprev, T* h, T* saved);
+  void (*elman)(int64_t H, bool relu, T* h, const T* x, const T* b);
+  void (*lstm_bwd)(int64_t H, const T* dh, const T* go, const T* gc, T* dc, const T* act,
+                   const T* c, const T* cprev, T* dg);
+  void (*gru_bwd)(int64_t H, const T* dh, const T* go, const T* saved, const T* hprev, T* dx,
+                  T* dgh, T* dh_direct);
+  void (*elman_bwd)(int64_t H, bool relu, const T* dh, const T* go, const T* h, T* dpre);
+};
+const RnnRowKernels<float>* avx512_rnn_rows_f32();
+const RnnRowKernels<double>* avx512_rnn_rows_f64();
+
 }  // namespace tandem
