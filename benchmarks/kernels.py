@@ -21,6 +21,8 @@ from _common import THREADS, fma_peak, machine, median_time, run_peer  # noqa: E
 
 GEMM = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
         (256, 256, 784), (256, 10, 256), (256, 120, 400)]  # MLP / LeNet FC shapes (M, N, K)
+# Linear layers' x W^T (B transposed), (M, N, K): D2L's MLP and LeNet FC layers, a square one.
+LINEAR = [(256, 256, 784), (256, 120, 400), (512, 512, 512)]
 # (name, N, C, H, W, O, k, stride, pad)
 CONV = [("lenet conv1", 256, 1, 28, 28, 6, 5, 1, 2), ("lenet conv2", 256, 6, 14, 14, 16, 5, 1, 0),
         ("resnet18 s1", 32, 64, 24, 24, 64, 3, 1, 1), ("resnet18 s2", 32, 128, 12, 12, 128, 3, 1, 1),
@@ -46,6 +48,10 @@ def measure(lib: str, quick: bool) -> dict:
         a, b = T.randn(m, k), T.randn(k, n)
         t = median_time(lambda: T.matmul(a, b), reps=7 if m < 2048 else 5)
         res[f"gemm {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
+    for (m, n, k) in (LINEAR[:1] if quick else LINEAR):
+        x, w = T.randn(m, k), T.randn(n, k)
+        t = median_time(lambda: F.linear(x, w), reps=7)
+        res[f"linear x W^T {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
     convs = CONV[:2] if quick else CONV
     for (name, N, Ci, H, W, O, k, s, p) in convs:
         x, w, bias = T.randn(N, Ci, H, W), T.randn(O, Ci, k, k) * 0.1, T.randn(O)
@@ -126,6 +132,11 @@ def numpy_gemm(quick: bool) -> dict:
         b = np.random.randn(k, n).astype(np.float32)
         t = median_time(lambda: a @ b, reps=7 if m < 2048 else 5)
         res[f"gemm {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
+    for (m, n, k) in (LINEAR[:1] if quick else LINEAR):
+        x = np.random.randn(m, k).astype(np.float32)
+        w = np.random.randn(n, k).astype(np.float32)
+        t = median_time(lambda: x @ w.T, reps=7)
+        res[f"linear x W^T {m}x{n}x{k}"] = {"s": t, "gflops": 2 * m * n * k / t / 1e9}
     del limit
     return res
 

@@ -19,4 +19,11 @@ void gemm(DType dtype, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
 bool gemm_bf16(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const void* A,
                int64_t lda, const void* B, int64_t ldb, void* C, int64_t ldc);
 
+// C = op(A) @ op(B) (+ C when accumulate) for float32 on a cached oneDNN matmul primitive
+// instead of sgemm; gemm() chooses it where it is faster. Returns false, computing nothing,
+// where oneDNN has no fast kernel for it.
+bool gemm_f32_matmul(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const void* A,
+                     int64_t lda, const void* B, int64_t ldb, bool accumulate, void* C,
+                     int64_t ldc);
+
 }  // namespace tandem

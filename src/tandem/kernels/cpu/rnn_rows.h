@@ -102,8 +102,8 @@ void elman_row(int64_t H, bool relu, T* h, const T* x, const T* b) {
 // own gradient); the kernels write the pre-activation gradients.
 
 template <typename T>
-void lstm_row_bwd(int64_t H, const T* dh, const T* go, const T* gc, T* dc, const T* act,
-                  const T* c, const T* cprev, T* dg) {
+void lstm_row_bwd(int64_t H, const T* dh, const T* go, const T* gc, T* dc, const T* act, const T* c,
+                  const T* cprev, T* dg) {
   using namespace rows_detail;
   using V = typename simd::VecOf<T>::type;
   const V one = V::set1(1);
@@ -122,8 +122,8 @@ void lstm_row_bwd(int64_t H, const T* dh, const T* go, const T* gc, T* dc, const
 }
 
 template <typename T>
-void gru_row_bwd(int64_t H, const T* dh, const T* go, const T* saved, const T* hprev, T* dx,
-                 T* dgh, T* dh_direct) {
+void gru_row_bwd(int64_t H, const T* dh, const T* go, const T* saved, const T* hprev, T* dx, T* dgh,
+                 T* dh_direct) {
   using namespace rows_detail;
   using V = typename simd::VecOf<T>::type;
   const V one = V::set1(1);
@@ -159,8 +159,8 @@ void elman_row_bwd(int64_t H, bool relu, const T* dh, const T* go, const T* h, T
 // The kernels of T in this instruction set, for RnnRowKernels.
 template <typename T, typename K>
 K row_kernels() {
-  return {&lstm_row<T>, &gru_row<T>, &elman_row<T>, &lstm_row_bwd<T>, &gru_row_bwd<T>,
-          &elman_row_bwd<T>};
+  return {&lstm_row<T>,     &gru_row<T>,     &elman_row<T>,
+          &lstm_row_bwd<T>, &gru_row_bwd<T>, &elman_row_bwd<T>};
 }
 
 }  // namespace TANDEM_SIMD_NS
