@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import THREADS  # noqa: E402
-from workloads import LR, MLP_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
 
 
 def _ms():
@@ -74,21 +74,42 @@ def nets(ms, model: str):
         *stage(256, 512, False), GlobalAvgPool(), nn.Dense(512, 10)])
 
 
+def rnn_net(ms, kind: str):
+    """D2L's RNNModel (section 9.6) with mindspore.nn's recurrent layers: a recurrent layer
+    over one-hot steps (L, N, vocab) and a Dense head on every step's state."""
+    nn = ms.nn
+    vocab, hidden = RNN_SIZES[:2]
+    layer = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[kind](vocab, hidden)
+
+    class RNNModel(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.rnn, self.linear = layer, nn.Dense(hidden, vocab)
+
+        def construct(self, x):
+            y, _ = self.rnn(x)
+            return self.linear(y.reshape(-1, hidden))
+    return RNNModel()
+
+
 def model_step(ms, graph: bool, model: str, sz: dict):
-    if model in ("rnn", "gru", "lstm"):
-        raise NotImplementedError("the recurrent language models are not written for this "
-                                  "framework's worker yet")
     import numpy as np
     ms.set_seed(0)
-    net = nets(ms, model)
-    net.set_train(True)
-    if model == "resnet18":
-        shape = (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])
-    else:
-        shape = (sz[f"{model}_batch"], 1, 28, 28)
     rng = np.random.default_rng(0)
-    X = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
-    y = ms.Tensor(rng.integers(0, 10, shape[0]).astype(np.int32))
+    if model in ("rnn", "gru", "lstm"):
+        vocab, _, steps, batch = RNN_SIZES
+        net = rnn_net(ms, model)
+        X = ms.Tensor(np.eye(vocab, dtype=np.float32)[rng.integers(0, vocab, (steps, batch))])
+        y = ms.Tensor(rng.integers(0, vocab, steps * batch).astype(np.int32))
+    else:
+        net = nets(ms, model)
+        if model == "resnet18":
+            shape = (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])
+        else:
+            shape = (sz[f"{model}_batch"], 1, 28, 28)
+        X = ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+        y = ms.Tensor(rng.integers(0, 10, shape[0]).astype(np.int32))
+    net.set_train(True)
     loss_fn = ms.nn.CrossEntropyLoss()
     opt = ms.nn.SGD(net.trainable_params(), learning_rate=LR)
     def forward(X, y):

@@ -53,10 +53,10 @@ TEST(Gemm, Float32MatchesTheReferenceOnEveryPath) {
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (double beta : {0.0, 1.0, 0.5}) {
-          check({ta, tb, 5, 7, 9, pad, 1.0, beta});          // small: sgemm on one thread
-          check({ta, tb, 64, 130, 300, pad, 1.0, beta});     // x W^T here takes the primitive
-          check({ta, tb, 64, 130, 300, pad, 0.5, beta});     // alpha != 1: sgemm
-          check({ta, tb, 300, 40, 200, pad, 1.0, beta});     // a narrow output: sgemm
+          check({ta, tb, 5, 7, 9, pad, 1.0, beta});       // small: sgemm on one thread
+          check({ta, tb, 64, 130, 300, pad, 1.0, beta});  // x W^T here takes the primitive
+          check({ta, tb, 64, 130, 300, pad, 0.5, beta});  // alpha != 1: sgemm
+          check({ta, tb, 300, 40, 200, pad, 1.0, beta});  // a narrow output: sgemm
         }
 }
 
