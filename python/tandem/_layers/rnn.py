@@ -40,7 +40,8 @@ def _run_layer(mode: str, x: Tensor, w_ih: Tensor, b_ih: Optional[Tensor], h0: T
     # [L, N, G*H] and its backward a reduction of the same size, the layer's own column sum
     # of the gate gradients serving both biases.
     if b_ih is not None and b_hh is not None and mode != "GRU":
-        b_ih, b_hh = None, b_ih + b_hh
+        b_hh = b_ih + b_hh
+        b_ih = None
     if not low_precision and ac_mode == 1:
         with _amp.AutocastScope(0, ac_dtype):
             xw = F.linear(x, w_ih, b_ih)
