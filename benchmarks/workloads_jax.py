@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import LR, MLP_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
 
 
 def _layers(jax):
@@ -115,20 +115,68 @@ def _forward(jax, model: str):
     return {"mlp": mlp, "lenet": lenet, "resnet18": resnet18}[model]
 
 
+def _rnn(jax, kind: str, rng):
+    """D2L's RNNModel (section 9.6) with lax.scan over the steps: params (PyTorch's layout
+    and initialization, gates i, f, g, o / r, z, n) and forward(params, state, X) on one-hot
+    X (L, N, vocab) -> logits (L * N, vocab)."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    vocab, hidden = RNN_SIZES[:2]
+    G = {"rnn": 1, "gru": 3, "lstm": 4}[kind] * hidden
+    k = 1 / np.sqrt(hidden)
+
+    def u(*shape):
+        return rng.uniform(-k, k, shape).astype(np.float32)
+    params = {"w_ih": u(G, vocab), "w_hh": u(G, hidden), "b_ih": u(G), "b_hh": u(G),
+              "fc": {"w": u(hidden, vocab), "b": u(vocab)}}
+    sig = jax.nn.sigmoid
+
+    def cell(p, carry, xw):
+        h = carry[0]
+        gh = h @ p["w_hh"].T + p["b_hh"]
+        if kind == "rnn":
+            h = jnp.tanh(xw + gh)
+            return (h,), h
+        if kind == "gru":
+            xr, xz, xn = jnp.split(xw, 3, axis=-1)
+            hr, hz, hn = jnp.split(gh, 3, axis=-1)
+            r, z = sig(xr + hr), sig(xz + hz)
+            n = jnp.tanh(xn + r * hn)
+            h = (1 - z) * n + z * h
+            return (h,), h
+        i, f, g, o = jnp.split(xw + gh, 4, axis=-1)
+        c = sig(f) * carry[1] + sig(i) * jnp.tanh(g)
+        h = sig(o) * jnp.tanh(c)
+        return (h, c), h
+
+    def forward(p, state, X):
+        xw = X @ p["w_ih"].T + p["b_ih"]
+        zeros = jnp.zeros((X.shape[1], hidden), X.dtype)
+        init = (zeros, zeros) if kind == "lstm" else (zeros,)
+        _, hs = lax.scan(lambda carry, x: cell(p, carry, x), init, xw)
+        return hs.reshape(-1, hidden) @ p["fc"]["w"] + p["fc"]["b"], state
+    return params, forward
+
+
 def model_step(jax, model: str, sz: dict):
-    if model in ("rnn", "gru", "lstm"):
-        raise NotImplementedError("the recurrent language models are not written for this "
-                                  "framework's worker yet")
     import numpy as np
     rng = np.random.default_rng(0)
-    params, state = _init(rng, model)
-    forward, ce = _forward(jax, model), _layers(jax)[-1]
-    if model == "resnet18":
-        shape = (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])
+    ce = _layers(jax)[-1]
+    if model in ("rnn", "gru", "lstm"):
+        vocab, _, steps, batch = RNN_SIZES
+        (params, forward), state = _rnn(jax, model, rng), {}
+        X = jax.numpy.asarray(np.eye(vocab, dtype=np.float32)[rng.integers(0, vocab,
+                                                                           (steps, batch))])
+        y = jax.numpy.asarray(rng.integers(0, vocab, steps * batch).astype(np.int32))
     else:
-        shape = (sz[f"{model}_batch"], 1, 28, 28)
-    X = jax.numpy.asarray(rng.standard_normal(shape).astype(np.float32))
-    y = jax.numpy.asarray(rng.integers(0, 10, shape[0]).astype(np.int32))
+        params, state = _init(rng, model)
+        forward = _forward(jax, model)
+        if model == "resnet18":
+            shape = (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])
+        else:
+            shape = (sz[f"{model}_batch"], 1, 28, 28)
+        X = jax.numpy.asarray(rng.standard_normal(shape).astype(np.float32))
+        y = jax.numpy.asarray(rng.integers(0, 10, shape[0]).astype(np.int32))
 
     def loss_fn(params, state, X, y):
         logits, new_state = forward(params, state, X)
