@@ -18,7 +18,7 @@ struct MatmulPrimitive {
 // oneDNN's choice (trans_b and ldb are then ignored; `b` is the layout to reorder B into).
 // One primitive per argument set and OpenMP thread count, built on first use.
 const MatmulPrimitive& matmul_primitive(dnnl::memory::data_type type, bool trans_a, bool trans_b,
-                                        int64_t M, int64_t N, int64_t K, int64_t lda,
-                                        int64_t ldb, int64_t ldc, bool accumulate, bool b_any);
+                                        int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb,
+                                        int64_t ldc, bool accumulate, bool b_any);
 
 }  // namespace tandem
