@@ -128,7 +128,10 @@ void bind_tensor(nb::module_& m) {
   cls.def(
       "stride",
       [](const Tensor& t, nb::handle dim) -> nb::object {
-        if (dim.is_none()) return nb::cast(t.strides());
+        if (dim.is_none()) {  // a tuple, as torch's (strides could be compared to one)
+          nb::object list = nb::cast(t.strides());
+          return nb::steal(PyList_AsTuple(list.ptr()));
+        }
         TANDEM_CHECK(t.dim() > 0, IndexError, "stride: a 0-d tensor has no dimension ",
                      as_int(dim, "stride", "dim"));
         return nb::int_(t.strides()[wrap_dim(as_int(dim, "stride", "dim"), t.dim(), "stride")]);

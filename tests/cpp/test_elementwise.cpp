@@ -326,17 +326,23 @@ TEST_F(ElementwiseParallel, LargeContiguousBroadcastAndStrided) {
   for (int64_t i = 0; i < n; ++i) bad += ps[i] != pa[i] + pb[i];
   EXPECT_EQ(bad, 0);
 
-  // Transposed float32 + int32 row (converted per tile) into a fresh (513, 601) tensor.
+  // Transposed float32 + int32 row (converted per tile): the fresh (513, 601) result takes
+  // the transposed operand's layout, as PyTorch's; its float64 copy is row-major, so that
+  // cast runs the transposed tiles with a conversion.
   Tensor m = rand_tensor({601, 513}, DType::Float32, 23);
   Tensor mt = transpose(m, 0, 1);  // (513, 601)
   Tensor row = rand_tensor({601}, DType::Int32, 24);
   Tensor r = add(mt, row);
   EXPECT_EQ(r.dtype(), DType::Float32);
+  EXPECT_EQ(r.strides(), (Strides{1, 513}));
+  Tensor rd = to_dtype(r, DType::Float64);
+  EXPECT_TRUE(rd.is_contiguous());
   bad = 0;
   for (int64_t i = 0; i < 513; ++i)
     for (int64_t j = 0; j < 601; ++j) {
       float want = m.data<float>()[j * 513 + i] + float(row.data<int32_t>()[j]);
-      bad += r.data<float>()[i * 601 + j] != want;
+      bad += r.data<float>()[i + j * 513] != want;
+      bad += rd.data<double>()[i * 601 + j] != double(want);
     }
   EXPECT_EQ(bad, 0);
 

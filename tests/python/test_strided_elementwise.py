@@ -108,3 +108,79 @@ def test_random_permutations_match_numpy(shape, data, dtype):
     out = mint.zeros(*shape[::-1], dtype=DTYPES[dtype]).permute(*range(len(shape))[::-1])
     out.copy_(ta)
     np.testing.assert_array_equal(_np(out), a)
+
+
+# Result layout: elementwise results take their operands' memory order (PyTorch's rule), so
+# a chain of ops on permuted tensors walks memory in order. Each case: the framework form
+# (tandem or torch tensors a [6, 8], b [6, 8], c [8, 6], r [6]) and its numpy value.
+_LAYOUT_CASES = [
+    ("aT + bT", lambda a, b, c, r: a.T + b.T, lambda a, b, c, r: a.T + b.T),
+    ("aT + c", lambda a, b, c, r: a.T + c, lambda a, b, c, r: a.T + c),
+    ("c + aT", lambda a, b, c, r: c + a.T, lambda a, b, c, r: c + a.T),
+    ("aT + row", lambda a, b, c, r: a.T + r, lambda a, b, c, r: a.T + r),
+    ("row + aT", lambda a, b, c, r: r + a.T, lambda a, b, c, r: r + a.T),
+    ("exp(aT)", lambda a, b, c, r: a.T.exp(), lambda a, b, c, r: np.exp(a.T)),
+    ("aT * 2", lambda a, b, c, r: a.T * 2, lambda a, b, c, r: a.T * 2),
+    ("aT > 0", lambda a, b, c, r: a.T > 0, lambda a, b, c, r: a.T > 0),
+    ("mask * aT + bT", lambda a, b, c, r: (a.T > 0) * a.T + b.T,
+     lambda a, b, c, r: (a.T > 0) * a.T + b.T),
+    ("sliced", lambda a, b, c, r: a[:, ::2] + b[:, ::2], lambda a, b, c, r: a[:, ::2] + b[:, ::2]),
+    ("expanded", lambda a, b, c, r: a[:1].expand(6, 8) * b[:1].expand(6, 8),
+     lambda a, b, c, r: np.broadcast_to(a[:1] * b[:1], (6, 8))),
+    ("4-d permute", lambda a, b, c, r: a.reshape(2, 3, 2, 4).permute(0, 2, 3, 1)
+     - b.reshape(2, 3, 2, 4).permute(0, 2, 3, 1),
+     lambda a, b, c, r: (a - b).reshape(2, 3, 2, 4).transpose(0, 2, 3, 1)),
+    ("column + aT", lambda a, b, c, r: c[:, :1] + a.T, lambda a, b, c, r: c[:, :1] + a.T),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", _LAYOUT_CASES, ids=[c[0] for c in _LAYOUT_CASES])
+def test_result_layout_follows_operands(name, fn, ref):
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((6, 8), (6, 8), (8, 6), (6,))]
+    got = fn(*(_t(x) for x in args))
+    np.testing.assert_allclose(_np(got), ref(*args), rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    want = fn(*(torch.from_numpy(x) for x in args))
+    assert got.stride() == want.stride(), name
+    assert got.is_contiguous() == want.is_contiguous()
+
+
+def test_permuted_results_through_autograd_and_optimizer():
+    """A permuted intermediate flows through backward into a contiguous leaf's .grad, and an
+    optimizer step updates the right elements."""
+    rng = np.random.default_rng(8)
+    wn = rng.standard_normal((5, 7)).astype(np.float32)
+    xn = rng.standard_normal((7, 5)).astype(np.float32)
+    w = mint.tensor(wn, requires_grad=True)
+    x = _t(xn)
+    y = mint.tanh(w.T * 3 + x) * x  # every intermediate in w.T's layout
+    assert not y.is_contiguous() and y.stride() == (1, 7)
+    k = np.arange(35, dtype=np.float32).reshape(7, 5)
+    (y * _t(k)).sum().backward()
+    t = np.tanh(wn.T.astype(np.float64) * 3 + xn)
+    g = (k * xn * (1 - t * t) * 3).T
+    np.testing.assert_allclose(_np(w.grad), g, rtol=1e-4, atol=1e-4)
+    opt = tandem.mint.optim.SGD([w], lr=0.5)
+    opt.step()
+    np.testing.assert_allclose(_np(w.detach()), wn - 0.5 * _np(w.grad), rtol=1e-6, atol=1e-6)
+
+
+def test_permuted_results_eager_matches_graph():
+    """The compiled function returns the same values whatever layout eager gave them, and a
+    permuted result reshapes (a copy) but does not view, as in torch."""
+    rng = np.random.default_rng(9)
+    an = rng.standard_normal((32, 48)).astype(np.float32)
+    bn = rng.standard_normal((32, 48)).astype(np.float32)
+    a, b = _t(an), _t(bn)
+
+    def f(u, v):
+        s = u.T + v.T
+        return mint.sigmoid(s) * s - 1, s.reshape(-1), s.sum(0)
+    eager = f(a, b)
+    graph = tandem.jit(f)(a, b)
+    for e, g in zip(eager, graph):
+        np.testing.assert_allclose(_np(e), _np(g), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(_np(eager[1]), (an.T + bn.T).reshape(-1))
+    with pytest.raises(ValueError, match="view"):
+        (a.T + b.T).view(-1)

@@ -25,7 +25,7 @@ def check(t, expected):
 
 
 def np_strides(a):
-    return [s // a.itemsize for s in a.strides]
+    return tuple(s // a.itemsize for s in a.strides)
 
 
 def shares(view, base):
@@ -175,7 +175,7 @@ def test_expand_and_broadcast_to():
     check(x.broadcast_to([3, 0]), np.zeros((3, 0)))
     check(x.expand_as(T(np.zeros((4, 3, 2)))), np.broadcast_to(a, (4, 3, 2)))
     e = x.expand(3, 4)
-    assert e.stride() == [1, 0]
+    assert e.stride() == (1, 0)
     assert not e.is_contiguous()
     x[1, 0] = 50  # the expanded view sees base writes
     check(e[1], np.full(4, 50, np.float32))
@@ -321,7 +321,7 @@ def test_contiguous():
     assert not y.is_contiguous()
     c = y.contiguous()
     assert c.is_contiguous() and not c._is_view_of(x)
-    assert c.stride() == [3, 1]
+    assert c.stride() == (3, 1)
     check(c, a.T)
     assert not x[:, ::2].is_contiguous()
     assert x[1:].is_contiguous()

@@ -45,6 +45,66 @@ Tensor Tensor::empty(Shape shape, DType dtype) {
   return Tensor(std::move(impl));
 }
 
+namespace {
+
+// Operand k's stride along dim d of `shape`, 0 where it broadcasts (absent or size 1).
+int64_t operand_stride(const Tensor& t, const Shape& shape, size_t d) {
+  size_t off = shape.size() - size_t(t.dim());
+  if (d < off || t.shape()[d - off] == 1) return 0;
+  int64_t s = t.strides()[d - off];
+  return s < 0 ? -s : s;  // a reversed view's dim orders by its distance
+}
+
+}  // namespace
+
+Tensor Tensor::empty_following(Shape shape, DType dtype, const Tensor* const* operands, int n) {
+  bool all_contiguous = true;
+  for (int k = 0; k < n && all_contiguous; ++k)
+    all_contiguous = operands[k]->dim() == 0 || operands[k]->is_contiguous();
+  const size_t nd = shape.size();
+  if (all_contiguous || nd < 2) return empty(std::move(shape), dtype);
+  // > 0: dim a belongs inside dim b; < 0: outside; 0: no operand tells. The first operand
+  // with distinct, non-zero strides decides; equal strides put the smaller dim inside.
+  auto order = [&](size_t a, size_t b) {
+    for (int k = 0; k < n; ++k) {
+      int64_t sa = operand_stride(*operands[k], shape, a);
+      int64_t sb = operand_stride(*operands[k], shape, b);
+      if (sa == 0 || sb == 0) continue;
+      if (sa != sb) return sa < sb ? 1 : -1;
+      if (shape[a] < shape[b]) return 1;
+    }
+    return 0;
+  };
+  // perm[0] is the innermost dim. Insertion sort that stops at the first dim known to be
+  // outside (ambiguous pairs keep their row-major order), starting from row-major.
+  int64_t perm[kMaxDims];
+  for (size_t i = 0; i < nd; ++i) perm[i] = int64_t(nd - 1 - i);
+  for (size_t i = 1; i < nd; ++i) {
+    size_t cur = i;
+    for (size_t j = i; j-- > 0;) {
+      int c = order(size_t(perm[cur]), size_t(perm[j]));
+      if (c > 0) {
+        std::swap(perm[cur], perm[j]);
+        cur = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool row_major = true;
+  for (size_t i = 0; i < nd && row_major; ++i) row_major = perm[i] == int64_t(nd - 1 - i);
+  if (row_major) return empty(std::move(shape), dtype);
+  Strides strides(nd);
+  int64_t acc = 1;
+  for (size_t i = 0; i < nd; ++i) {
+    strides[size_t(perm[i])] = acc;
+    acc *= shape[size_t(perm[i])] > 1 ? shape[size_t(perm[i])] : 1;
+  }
+  Tensor t = empty(std::move(shape), dtype);
+  t.impl_->strides = std::move(strides);
+  return t;
+}
+
 Tensor Tensor::make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset) {
   check_ndim(shape, "view");
   auto impl = std::make_shared<TensorImpl>();

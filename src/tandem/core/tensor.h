@@ -36,6 +36,12 @@ class Tensor {
 
   // A new, uninitialised dense tensor (pass the shape as an rvalue to spare a copy).
   static Tensor empty(Shape shape, DType dtype);
+  // A new dense tensor laid out in memory as its operands are (PyTorch's TensorIterator
+  // rule, which elementwise results follow): dims ordered innermost-first by the strides of
+  // the first operand that orders them, broadcast dims skipped; plain row-major when every
+  // operand is contiguous or nothing orders the dims. a.T + b.T is then a.T's layout, so its
+  // kernel walks memory in order, and the result has the strides PyTorch gives it.
+  static Tensor empty_following(Shape shape, DType dtype, const Tensor* const* operands, int n);
   // A view of `base`'s storage with the given geometry.
   static Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
   // A 0-d tensor holding a Python number (promotes as a wrapped scalar).

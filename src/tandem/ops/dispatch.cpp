@@ -25,6 +25,14 @@ bool aliases_any(const Tensor& out, const std::vector<Tensor>& inputs) {
     if (t.shares_storage(out)) return true;
   return false;
 }
+// An op's fresh output: row-major, or laid out as its inputs for ops that ask.
+Tensor allocate_output(const OpDef& op, TensorMeta&& m, const std::vector<Tensor>& inputs) {
+  if (!op.out_follows_layout || inputs.size() > size_t(kMaxEwInputs))
+    return Tensor::empty(std::move(m.shape), m.dtype);
+  const Tensor* ptrs[kMaxEwInputs];
+  for (size_t i = 0; i < inputs.size(); ++i) ptrs[i] = &inputs[i];
+  return Tensor::empty_following(std::move(m.shape), m.dtype, ptrs, int(inputs.size()));
+}
 }  // namespace
 
 void register_op(const OpDef* op) {
@@ -77,7 +85,7 @@ std::vector<Tensor> execute(const OpDef& op, const std::vector<Tensor>& inputs,
   }
   std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
   outs.reserve(metas.size());
-  for (auto& m : metas) outs.push_back(Tensor::empty(std::move(m.shape), m.dtype));
+  for (auto& m : metas) outs.push_back(allocate_output(op, std::move(m), inputs));
   op.kernel(op, inputs, outs, attrs);
   return outs;
 }
@@ -98,7 +106,7 @@ Tensor dispatch1(const OpDef& op, const std::vector<Tensor>& given, const Attrs&
       outs.push_back(op.view(op, inputs, attrs));
     } else {
       std::vector<TensorMeta> metas = op.infer(op, inputs, attrs);
-      outs.push_back(Tensor::empty(std::move(metas[0].shape), metas[0].dtype));
+      outs.push_back(allocate_output(op, std::move(metas[0]), inputs));
       op.kernel(op, inputs, outs, attrs);
     }
   }

@@ -225,7 +225,7 @@ void ew_kernel(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<T
 
 Tensor ew_eager(const OpDef& op, const Tensor* const* inputs, int n, const Attrs& attrs) {
   EwMeta m = ew_meta(op, inputs, n, attrs);
-  Tensor out = Tensor::empty(std::move(m.meta.shape), m.meta.dtype);
+  Tensor out = Tensor::empty_following(std::move(m.meta.shape), m.meta.dtype, inputs, n);
   ew_launch(op, inputs, n, m.compute, out, attrs);
   return out;
 }
@@ -254,6 +254,7 @@ OpDef make_ew_op(const char* name, const EwInfo* info) {
   op.eager = ew_eager;
   op.data = with_avx512_kernels(name, info);
   op.kernel_writes_any_out = true;
+  op.out_follows_layout = true;
   return op;
 }
 

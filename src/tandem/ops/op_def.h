@@ -54,6 +54,9 @@ struct OpDef {
   // The kernel writes any output strides and dtypes itself (elementwise ops); otherwise
   // dispatch_out computes into a dense temporary and copies.
   bool kernel_writes_any_out = false;
+  // Dense outputs take the inputs' memory layout (Tensor::empty_following) instead of
+  // row-major: elementwise ops, as PyTorch's.
+  bool out_follows_layout = false;
   // Backward rule, set next to the op's definition with TANDEM_DEFINE_VJP (mutable so the
   // rule can follow the const definition in the same file).
   mutable VjpFn vjp = nullptr;

@@ -57,9 +57,25 @@ Geometry build_geometry(const EwCall& call, const Tensor* outs, int nout,
     g.fn_dtype[k] = call.in_dtypes[i];
   }
   for (int k = 0; k < g.nops; ++k) g.fn_size[k] = itemsize(g.fn_dtype[k]);
+  // Walk the dims in the first output's memory order, outermost first (the order of an
+  // elementwise op is free): a result laid out like transposed inputs (a.T + b.T) or an
+  // in-place op on a transposed view then runs as one dense pass instead of in tiles. Dims
+  // where it has stride 0 or a negative stride keep row-major order.
+  size_t order[kMaxDims];
+  size_t nsorted = 0;
+  bool sortable = true;
+  for (size_t d = 0; d < nd; ++d)
+    if (shape[d] != 1) {
+      sortable &= st[0][d] > 0;
+      order[nsorted++] = d;
+    }
+  if (sortable)  // insertion sort, stable; row-major outputs are already in order
+    for (size_t j = 1; j < nsorted; ++j)
+      for (size_t i = j; i > 0 && st[0][order[i - 1]] < st[0][order[i]]; --i)
+        std::swap(order[i - 1], order[i]);
   // Drop size-1 dims, then merge dim j into the previous one when every operand allows it.
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
+  for (size_t j = 0; j < nsorted; ++j) {
+    const size_t d = order[j];
     if (g.ndim > 0) {
       bool mergeable = true;
       int p = g.ndim - 1;
