@@ -14,6 +14,9 @@ void eliminate_common_subexpressions(Graph& g);
 void simplify_and_fold(Graph& g, bool frozen = false);
 // Folds a relu that alone reads a conv2d's or a batch_norm's output into that op.
 void fold_activation(Graph& g);
+// An elementwise op on operands permuted alike runs unpermuted and permutes its result
+// (passes/sink_permutes.cpp).
+void sink_permutes(Graph& g);
 // Keeps convolution activations in oneDNN's channel-blocked layout between convolutions,
 // batch norms and elementwise ops (passes/blocked_layout.cpp).
 void propagate_blocked_layout(Graph& g);

@@ -92,6 +92,7 @@ void optimize(Graph& g) {
   const std::vector<int64_t> traced_outputs = g.outputs;
   if (pass_enabled("cse")) eliminate_common_subexpressions(g);
   if (pass_enabled("simplify")) simplify_and_fold(g);
+  if (pass_enabled("sink_permutes")) sink_permutes(g);
   if (pass_enabled("cse")) eliminate_common_subexpressions(g);
   if (pass_enabled("dce")) eliminate_dead_code(g);
   if (pass_enabled("fold_activation")) fold_activation(g);
