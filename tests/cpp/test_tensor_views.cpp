@@ -101,6 +101,44 @@ TEST(Tensor, Contiguous) {
   EXPECT_EQ(values(hc), dvec({0.5, 2.5, 1.5, 3.5}));
 }
 
+// Elementwise results' layout: the first operand that orders two dims decides; broadcast
+// dims, size-1 dims and equal strides defer to the next operand; nothing ordered (or every
+// operand contiguous) gives row-major strides.
+TEST(Tensor, EmptyFollowingTakesTheOperandsLayout) {
+  auto follow = [](const Shape& shape, std::vector<Tensor> ops) {
+    std::vector<const Tensor*> p;
+    for (auto& t : ops) p.push_back(&t);
+    return Tensor::empty_following(shape, DType::Float32, p.data(), int(p.size())).strides();
+  };
+  Tensor x = iota<float>({3, 4});
+  Tensor xt = Tensor::make_view(x, {4, 3}, {1, 4}, 0);  // x.T
+  Tensor c = iota<float>({4, 3});
+  Tensor row = iota<float>({3});
+  EXPECT_EQ(follow({4, 3}, {xt, xt}), (Strides{1, 4}));
+  EXPECT_EQ(follow({4, 3}, {xt, c}), (Strides{1, 4}));   // the first operand decides
+  EXPECT_EQ(follow({4, 3}, {c, xt}), (Strides{3, 1}));
+  EXPECT_EQ(follow({4, 3}, {row, xt}), (Strides{1, 4}));  // a broadcast row cannot
+  EXPECT_EQ(follow({4, 3}, {c, c}), (Strides{3, 1}));
+  // A column slice (strides 8, 2) is not dense but still row-ordered: row-major result.
+  Tensor wide = iota<float>({4, 8});
+  Tensor sl = Tensor::make_view(wide, {4, 4}, {8, 2}, 0);
+  EXPECT_EQ(follow({4, 4}, {sl}), (Strides{4, 1}));
+  // Expanded dims (stride 0) defer to the next operand.
+  Tensor ex = Tensor::make_view(row, {4, 3}, {0, 1}, 0);
+  EXPECT_EQ(follow({4, 3}, {ex, xt}), (Strides{1, 4}));
+  // A channels-last 4-d permute, and a reversed view ordered by its distance.
+  Tensor nhwc = iota<float>({2, 3, 4, 5});                               // N H W C storage
+  Tensor nchw = Tensor::make_view(nhwc, {2, 5, 3, 4}, {60, 1, 20, 5}, 0);  // viewed as NCHW
+  EXPECT_EQ(follow({2, 5, 3, 4}, {nchw, nchw}), (Strides{60, 1, 20, 5}));
+  Tensor rev = Tensor::make_view(x, {4, 3}, {-1, 4}, 3);
+  EXPECT_EQ(follow({4, 3}, {rev}), (Strides{1, 4}));
+  // Results are fresh, dense and of the right size.
+  Tensor t = Tensor::empty_following({4, 3}, DType::Float64,
+                                     std::vector<const Tensor*>{&xt}.data(), 1);
+  EXPECT_FALSE(t.shares_storage(x));
+  EXPECT_EQ(t.storage()->nbytes(), 12u * 8u);
+}
+
 TEST(Tensor, Item) {
   EXPECT_DOUBLE_EQ(from_vec<float>({2.5f}, {}).item().to_double(), 2.5);
   EXPECT_TRUE(from_vec<double>({-1.25}, {1, 1}).item().is_float());
