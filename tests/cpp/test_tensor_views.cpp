@@ -115,7 +115,7 @@ TEST(Tensor, EmptyFollowingTakesTheOperandsLayout) {
   Tensor c = iota<float>({4, 3});
   Tensor row = iota<float>({3});
   EXPECT_EQ(follow({4, 3}, {xt, xt}), (Strides{1, 4}));
-  EXPECT_EQ(follow({4, 3}, {xt, c}), (Strides{1, 4}));   // the first operand decides
+  EXPECT_EQ(follow({4, 3}, {xt, c}), (Strides{1, 4}));  // the first operand decides
   EXPECT_EQ(follow({4, 3}, {c, xt}), (Strides{3, 1}));
   EXPECT_EQ(follow({4, 3}, {row, xt}), (Strides{1, 4}));  // a broadcast row cannot
   EXPECT_EQ(follow({4, 3}, {c, c}), (Strides{3, 1}));
@@ -127,14 +127,14 @@ TEST(Tensor, EmptyFollowingTakesTheOperandsLayout) {
   Tensor ex = Tensor::make_view(row, {4, 3}, {0, 1}, 0);
   EXPECT_EQ(follow({4, 3}, {ex, xt}), (Strides{1, 4}));
   // A channels-last 4-d permute, and a reversed view ordered by its distance.
-  Tensor nhwc = iota<float>({2, 3, 4, 5});                               // N H W C storage
+  Tensor nhwc = iota<float>({2, 3, 4, 5});                                 // N H W C storage
   Tensor nchw = Tensor::make_view(nhwc, {2, 5, 3, 4}, {60, 1, 20, 5}, 0);  // viewed as NCHW
   EXPECT_EQ(follow({2, 5, 3, 4}, {nchw, nchw}), (Strides{60, 1, 20, 5}));
   Tensor rev = Tensor::make_view(x, {4, 3}, {-1, 4}, 3);
   EXPECT_EQ(follow({4, 3}, {rev}), (Strides{1, 4}));
   // Results are fresh, dense and of the right size.
-  Tensor t = Tensor::empty_following({4, 3}, DType::Float64,
-                                     std::vector<const Tensor*>{&xt}.data(), 1);
+  Tensor t =
+      Tensor::empty_following({4, 3}, DType::Float64, std::vector<const Tensor*>{&xt}.data(), 1);
   EXPECT_FALSE(t.shares_storage(x));
   EXPECT_EQ(t.storage()->nbytes(), 12u * 8u);
 }
