@@ -1,7 +1,7 @@
 // float32 gemm() against a float64 reference, on the shapes that take each of its paths:
-// oneDNN's sgemm, and the cached matmul primitive it picks for large x W^T products
-// (gemm_matmul.cpp), with padded row strides, alpha and beta, and the primitive entry itself
-// with accumulation.
+// its own loop for tiny products, oneDNN's sgemm, and the cached matmul primitive it picks for
+// large x W^T products (gemm_matmul.cpp), with padded row strides, alpha and beta, and the
+// primitive entry itself with accumulation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,11 +53,25 @@ TEST(Gemm, Float32MatchesTheReferenceOnEveryPath) {
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (double beta : {0.0, 1.0, 0.5}) {
-          check({ta, tb, 5, 7, 9, pad, 1.0, beta});       // small: sgemm on one thread
+          check({ta, tb, 5, 7, 9, pad, 1.0, beta});       // tiny: gemm's own loop
+          check({ta, tb, 16, 16, 16, pad, 0.5, beta});    // the largest tiny product
+          check({ta, tb, 2, 33, 3, pad, 1.0, beta});      // too wide for the tiny loop
+          check({ta, tb, 20, 40, 30, pad, 1.0, beta});    // small: sgemm on one thread
           check({ta, tb, 64, 130, 300, pad, 1.0, beta});  // x W^T here takes the primitive
           check({ta, tb, 64, 130, 300, pad, 0.5, beta});  // alpha != 1: sgemm
           check({ta, tb, 300, 40, 200, pad, 1.0, beta});  // a narrow output: sgemm
         }
+}
+
+// beta == 0 ignores what C held (NaN included), on the tiny loop as on the library paths.
+TEST(Gemm, BetaZeroIgnoresNanInC) {
+  for (int64_t M : {4, 40}) {
+    const int64_t N = 8, K = 6;
+    const auto A = fill(M * K, 7), B = fill(K * N, 8);
+    std::vector<float> C(size_t(M * N), std::nanf(""));
+    gemm(DType::Float32, false, false, M, N, K, 1.0, A.data(), K, B.data(), N, 0.0, C.data(), N);
+    for (float v : C) ASSERT_TRUE(std::isfinite(v)) << "M " << M;
+  }
 }
 
 TEST(Gemm, MatmulPrimitiveAccumulates) {

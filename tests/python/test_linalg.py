@@ -518,3 +518,30 @@ def test_matmul_zero_dim_operands():
         s @ T(np.ones(3))
     with pytest.raises(ValueError, match="0-d"):
         mint.matmul(T(np.ones((3, 3))), s)
+
+
+def test_many_tiny_batched_products_match_numpy():
+    """Attention-sized products (heads x batch of 10 x 8 matrices) run side by side on the
+    threads with gemm's own loop: every batch layout and transposition against numpy."""
+    rng = np.random.default_rng(13)
+    q = rng.standard_normal((256, 10, 8)).astype(np.float32)
+    k = rng.standard_normal((256, 10, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 6)).astype(np.float32)
+    tq, tk = mint.tensor(q), mint.tensor(k)
+    np.testing.assert_allclose(mint.bmm(tq, tk.transpose(1, 2)).numpy(),
+                               q @ k.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mint.bmm(tq.transpose(1, 2), tk).numpy(),
+                               q.transpose(0, 2, 1) @ k, rtol=1e-5, atol=1e-5)
+    # broadcast batch dims, and a [4, 64, ...] batch read through a permuted view
+    np.testing.assert_allclose(mint.matmul(tq.reshape(4, 64, 10, 8), mint.tensor(w)).numpy(),
+                               q.reshape(4, 64, 10, 8) @ w, rtol=1e-5, atol=1e-5)
+    p = tq.reshape(64, 4, 10, 8).permute(1, 0, 2, 3)
+    np.testing.assert_allclose(mint.matmul(p, p.transpose(-1, -2)).numpy(),
+                               q.reshape(64, 4, 10, 8).transpose(1, 0, 2, 3)
+                               @ q.reshape(64, 4, 10, 8).transpose(1, 0, 3, 2),
+                               rtol=1e-5, atol=1e-5)
+    # gradients through the batched path
+    tq.requires_grad_(True)
+    (mint.bmm(tq, tk.transpose(1, 2)) ** 2).sum().backward()
+    s = q @ k.transpose(0, 2, 1)
+    np.testing.assert_allclose(tq.grad.numpy(), 2 * s @ k, rtol=1e-4, atol=1e-4)

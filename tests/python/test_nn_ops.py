@@ -1125,3 +1125,33 @@ def test_max_pool2d_values_indices_ties_and_nan(shape, k, s, p):
     y, idx = F.max_pool2d(T(x), k, s, p, return_indices=True)
     np.testing.assert_array_equal(y.numpy(), ey)
     np.testing.assert_array_equal(idx.numpy(), ei)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_short_rows_match_torch_rules(log):
+    """Rows shorter than a vector and row tails (1..40 elements: attention over a few keys)
+    run as partial vectors; values, -inf columns, all -inf rows and NaN as numpy says, and
+    the backward against the closed form. Enough rows to take the threaded path."""
+    rng = np.random.default_rng(12)
+    for R in list(range(1, 20)) + [31, 33, 40]:
+        x = (rng.standard_normal((300, R)) * 4).astype(np.float32)
+        x[1, 0] = -np.inf
+        x[2, :] = -np.inf
+        x[3, R // 2] = np.nan
+        xd = x.astype(np.float64)
+        m = np.max(np.where(np.isnan(xd), -np.inf, xd), axis=1, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)
+        e = np.exp(xd - m)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want = (xd - m) - np.log(e.sum(1, keepdims=True)) if log else \
+                e / e.sum(1, keepdims=True)
+        t = mint.tensor(x, requires_grad=True)
+        y = (F.log_softmax if log else F.softmax)(t, dim=-1)
+        np.testing.assert_allclose(y.detach().numpy(), want, rtol=2e-6, atol=1e-6)
+        g = rng.standard_normal((300, R)).astype(np.float32)
+        y.backward(mint.tensor(g))
+        ok = np.isfinite(want).all(1)
+        yv = want[ok]
+        gw = (g[ok] - np.exp(yv) * g[ok].sum(1, keepdims=True)) if log else \
+            yv * (g[ok] - (g[ok] * yv).sum(1, keepdims=True))
+        np.testing.assert_allclose(t.grad.numpy()[ok], gw, rtol=1e-5, atol=1e-6)

@@ -262,3 +262,21 @@ def test_graph_training_step_with_transposed_weights_matches_eager():
     wg, gg = run(True)
     np.testing.assert_allclose(wg, we, rtol=1e-5, atol=1e-6)
     assert gg.is_contiguous() and ge.is_contiguous()
+
+
+@pytest.mark.parametrize("inner", [1, 3, 5, 8, 17])
+def test_dense_short_rows_split_between_threads(inner):
+    """Copies and ops whose operands are dense only along a short innermost dim (heads split
+    from features, [B, heads, L, d] read as [B, L, heads, d]) walk rows directly; with ~200 K
+    elements the threads' ranges start and end inside rows."""
+    rng = np.random.default_rng(inner)
+    a = rng.standard_normal((37, 7, 101, inner)).astype(np.float32)
+    b = rng.standard_normal((37, 7, 101, inner)).astype(np.float32)
+    ta, tb = _t(a).permute(0, 2, 1, 3), _t(b).permute(0, 2, 1, 3)
+    want = a.transpose(0, 2, 1, 3)
+    np.testing.assert_array_equal(_np(ta.contiguous()), want)
+    np.testing.assert_array_equal(_np(ta.reshape(37, 101, -1)), want.reshape(37, 101, -1))
+    np.testing.assert_array_equal(_np(ta * tb), want * b.transpose(0, 2, 1, 3))
+    out = mint.zeros(37, 101, 7, inner)
+    out.copy_(ta)
+    np.testing.assert_array_equal(_np(out), want)

@@ -7,6 +7,7 @@
 
 #include "tandem/autograd/autograd.h"
 #include "tandem/core/error.h"
+#include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
 #include "tandem/ops/autocast.h"
@@ -133,21 +134,32 @@ void matmul_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tens
     if (!c.same(out0)) copy_into(out0, c);
     return;
   }
-  std::vector<int64_t> idx(batch.size(), 0);
-  for (int64_t i = 0; i < nb; ++i) {
+  // Batch matrix i, from its index digits (so threads can start anywhere in the batch).
+  auto one = [&](int64_t i) {
     int64_t oa = 0, ob = 0;
-    for (size_t d = 0; d < batch.size(); ++d) {
-      oa += idx[d] * pa.t.strides()[d];
-      ob += idx[d] * pb.t.strides()[d];
+    for (size_t d = batch.size(), rem = size_t(i); d-- > 0;) {
+      const int64_t digit = int64_t(rem % size_t(batch[d]));
+      rem /= size_t(batch[d]);
+      oa += digit * pa.t.strides()[d];
+      ob += digit * pb.t.strides()[d];
     }
     const char* ap = static_cast<const char*>(pa.t.data_ptr()) + oa * int64_t(isz);
     const char* bp = static_cast<const char*>(pb.t.data_ptr()) + ob * int64_t(isz);
     char* cp = static_cast<char*>(c.data_ptr()) + i * M * N * int64_t(isz);
     gemm(kt, pa.trans, pb.trans, M, N, K, 1.0, ap, pa.ld, bp, pb.ld, 0.0, cp, N);
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
-    }
+  };
+  // Many tiny products (attention's heads times batch) run side by side on the threads;
+  // larger ones parallelize inside gemm.
+  const int nt = kt == DType::Float32 && is_tiny_gemm(M, N, K)
+                     ? parallel_threads(nb * M * N * std::max<int64_t>(K, 1), 1 << 14)
+                     : 1;
+  if (nt > 1) {
+    parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < nb; ++i) one(i);
+    });
+  } else {
+    for (int64_t i = 0; i < nb; ++i) one(i);
   }
   if (!c.same(out0)) copy_into(out0, c);
 }

@@ -93,8 +93,14 @@ Geometry build_geometry(const EwCall& call, const Tensor* outs, int nout,
     g.ndim++;
   }
   // A tiny innermost dim (x.expand(n, 2)) would mean one call per couple of elements: walk
-  // the larger of the last two dims innermost instead (order is free for elementwise ops).
-  if (g.ndim >= 2 && g.shape[g.ndim - 1] < 16 && g.shape[g.ndim - 2] > g.shape[g.ndim - 1]) {
+  // the larger of the last two dims innermost instead (order is free for elementwise ops),
+  // unless every operand is dense along the tiny dim and would be strided along the other
+  // (heads split from a feature dim, [B, heads, L, 8] read as [B, L, heads, 8]).
+  bool inner_dense = g.ndim >= 1;
+  for (int k = 0; k < g.nops && inner_dense; ++k)
+    inner_dense = g.strides[k][g.ndim - 1] == int64_t(itemsize(g.dtype[k]));
+  if (g.ndim >= 2 && !inner_dense && g.shape[g.ndim - 1] < 16 &&
+      g.shape[g.ndim - 2] > g.shape[g.ndim - 1]) {
     int a = g.ndim - 2, b = g.ndim - 1;
     std::swap(g.shape[a], g.shape[b]);
     for (int k = 0; k < g.nops; ++k) std::swap(g.strides[k][a], g.strides[k][b]);
@@ -225,6 +231,46 @@ void run_range(const EwCall& call, const Geometry& g, int64_t begin, int64_t end
     rem /= g.shape[d];
   }
   int64_t pos = begin;
+  // Every operand dense along the innermost dim in fn's own dtype: call fn row by row,
+  // stepping the row pointers instead of recomputing them (short rows: the per-row cost is
+  // what a [B, heads, L, 8] copy pays).
+  bool direct = g.ndim >= 2;
+  for (int k = 0; k < g.nops && direct; ++k)
+    direct = g.dtype[k] == g.fn_dtype[k] && g.strides[k][last] == int64_t(g.fn_size[k]);
+  if (direct) {
+    const int no = g.nout;
+    char* row[kMaxOps];  // element (idx[0], ..., idx[last - 1], 0) of each operand
+    auto locate = [&] {
+      for (int k = 0; k < g.nops; ++k) {
+        char* q = g.base[k];
+        for (int d = 0; d < last; ++d) q += idx[d] * g.strides[k][d];
+        row[k] = q;
+      }
+    };
+    locate();
+    while (pos < end) {
+      const int64_t len = std::min(g.shape[last] - idx[last], end - pos);
+      char* p[kMaxOps];
+      const void* in[kMaxEwInputs];
+      for (int k = 0; k < g.nops; ++k) p[k] = row[k] + idx[last] * g.strides[k][last];
+      for (int k = no; k < g.nops; ++k) in[k - no] = p[k];
+      call_fn(call, no, len, p, in);
+      pos += len;
+      idx[last] += len;
+      if (idx[last] < g.shape[last]) break;  // the range ended inside this row
+      idx[last] = 0;
+      if (++idx[last - 1] < g.shape[last - 1]) {
+        for (int k = 0; k < g.nops; ++k) row[k] += g.strides[k][last - 1];
+        continue;
+      }
+      for (int d = last - 1; d > 0 && idx[d] == g.shape[d]; --d) {
+        idx[d] = 0;
+        idx[d - 1]++;
+      }
+      if (pos < end) locate();
+    }
+    return;
+  }
   while (pos < end) {
     char* p[kMaxOps];
     for (int k = 0; k < g.nops; ++k) {

@@ -50,6 +50,36 @@ void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const
   });
 }
 
+// C = alpha * op(A) op(B) + beta * C for products too small to pay for a library call
+// (attention's per-head score matrices: 10 x 10 x 8). dnnl_sgemm spends ~0.3-0.5 us per call
+// deciding and packing; these loops finish such a product in less. One thread, no buffers.
+template <typename T>
+void gemm_tiny(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+               const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  auto a_at = [&](int64_t i, int64_t k) { return ta ? A[k * lda + i] : A[i * lda + k]; };
+  for (int64_t i = 0; i < M; ++i) {
+    T* c = C + i * ldc;
+    if (tb) {  // rows of B are columns of op(B): dot products along K
+      for (int64_t j = 0; j < N; ++j) {
+        const T* b = B + j * ldb;
+        T acc = T(0);
+        for (int64_t k = 0; k < K; ++k) acc += a_at(i, k) * b[k];
+        c[j] = beta == T(0) ? T(alpha * acc) : T(alpha * acc + beta * c[j]);
+      }
+      continue;
+    }
+    T acc[kTinyGemmMaxN];
+    for (int64_t j = 0; j < N; ++j) acc[j] = T(0);
+    for (int64_t k = 0; k < K; ++k) {
+      const T a = a_at(i, k);
+      const T* b = B + k * ldb;
+      for (int64_t j = 0; j < N; ++j) acc[j] += a * b[j];
+    }
+    for (int64_t j = 0; j < N; ++j)
+      c[j] = beta == T(0) ? T(alpha * acc[j]) : T(alpha * acc[j] + beta * c[j]);
+  }
+}
+
 }  // namespace
 
 void gemm(DType dtype, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
@@ -62,6 +92,11 @@ void gemm(DType dtype, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j)
           c[i * ldc + j] = beta == 0 ? 0.f : float(beta) * c[i * ldc + j];
+      return;
+    }
+    if (is_tiny_gemm(M, N, K)) {
+      gemm_tiny<float>(ta, tb, M, N, K, float(alpha), static_cast<const float*>(A), lda,
+                       static_cast<const float*>(B), ldb, float(beta), static_cast<float*>(C), ldc);
       return;
     }
     // Tiny products finish faster on one thread than a parallel region costs (and a busy

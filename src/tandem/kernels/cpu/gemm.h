@@ -13,6 +13,14 @@ void gemm(DType dtype, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
           const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
           int64_t ldc);
 
+// Float32 products this small (attention's per-head matrices, 10 x 10 x 8) skip the library
+// call, whose fixed cost is larger than the arithmetic: gemm() runs them in a plain loop on
+// the calling thread, and batched callers spread many of them over the threads.
+constexpr int64_t kTinyGemmMaxN = 32;
+inline bool is_tiny_gemm(int64_t M, int64_t N, int64_t K) {
+  return N <= kTinyGemmMaxN && M * N * K <= 4096;
+}
+
 // C = op(A) @ op(B) for bfloat16 A, B and C (float32 accumulation) on oneDNN's matmul
 // primitive. Returns false, computing nothing, where oneDNN has no fast kernel for it (the
 // caller then converts to float32).

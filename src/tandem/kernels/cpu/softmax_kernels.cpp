@@ -63,7 +63,7 @@ void cols(bool log, const T* x, T* y, int64_t R, int64_t I, T* m, T* s) {
 
 template <typename T>
 void run(bool log, const T* x, T* y, int64_t O, int64_t R, int64_t I) {
-  int nt = parallel_threads(O * R * I, 1 << 14);
+  int nt = parallel_threads(O * R * I, 1 << 12);  // an exp per element: worth a thread early
   if (I == 1) {
     const auto fn = row_kernels<T>().forward;
     parallel_region(nt, [&] {

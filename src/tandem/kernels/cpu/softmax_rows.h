@@ -44,10 +44,13 @@ void softmax_row(bool log, const T* x, T* y, int64_t R) {
   acc.store(lanes);
   T s = 0;
   for (int k = 0; k < W; ++k) s += lanes[k];
-  for (; r < R; ++r) {
-    T e = std::exp(x[r] - m);
-    if (!log) y[r] = e;
-    s += e;
+  if (r < R) {  // the tail as one partial vector: a row shorter than W (attention's 10
+                // keys) would otherwise be all scalar exp calls
+    const int n = int(R - r);
+    V e = simd::vexp(V::load_partial(x + r, n) - vm);
+    if (!log) e.store_partial(y + r, n);
+    e.store(lanes);  // lanes past n hold exp(-m) of the zero fill: not summed
+    for (int k = 0; k < n; ++k) s += lanes[k];
   }
   if (log) {
     // (x - m) - log(s), not x - (m + log(s)): for large |m| the sum would round away
@@ -83,7 +86,11 @@ void softmax_backward_row(bool log, const T* yr, const T* gr, T* xr, int64_t R) 
     V yv = V::load(yr + r), g = V::load(gr + r);
     (log ? g - simd::vexp(yv) * vs : yv * (g - vs)).store(xr + r);
   }
-  for (; r < R; ++r) xr[r] = log ? gr[r] - std::exp(yr[r]) * s : yr[r] * (gr[r] - s);
+  if (r < R) {  // the tail as one partial vector (log_softmax's exp, as above)
+    const int n = int(R - r);
+    V yv = V::load_partial(yr + r, n), g = V::load_partial(gr + r, n);
+    (log ? g - simd::vexp(yv) * vs : yv * (g - vs)).store_partial(xr + r, n);
+  }
 }
 
 }  // namespace TANDEM_SIMD_NS
