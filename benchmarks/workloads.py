@@ -41,6 +41,8 @@ WORKLOADS = [
     ("rnn_step", "D2L RNN (tanh) training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
     ("gru_step", "D2L GRU training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
     ("lstm_step", "D2L LSTM training step: vocab 28, hidden 256, 35 steps, batch 32", "s"),
+    ("attn_step", "D2L Transformer encoder training step: 2 blocks, hidden 32, 4 heads, FFN 64, "
+     "10 steps, batch 64", "s"),
     ("lenet_compile", "compile time of the LeNet training step", "compile"),
     ("resnet18_peak", "peak memory of the ResNet-18 training step", "bytes"),
 ]
@@ -56,6 +58,9 @@ CONV = {"conv_lenet1": (256, 1, 28, 28, 6, 5, 1, 2), "conv_lenet2": (256, 6, 14,
 MLP_SIZES = (784, 256, 256, 10)
 # D2L chapter 9's language models: (vocab, hidden, num_steps, batch).
 RNN_SIZES = (28, 256, 35, 32)
+# D2L's Transformer (zh edition 10.7, machine translation): (vocab, hidden, heads, FFN hidden,
+# blocks, num_steps, batch); the encoder with an embedding and a token-classifier head.
+ATTN_SIZES = (200, 32, 4, 64, 2, 10, 64)
 LR = 0.05
 
 
@@ -169,7 +174,7 @@ def add_model_rows(impls: dict, make_step, timed, sync, compiled: bool) -> None:
     if compiled:
         impls["lenet_compile"] = compile_time
 
-    for model in ("rnn", "gru", "lstm"):
+    for model in ("rnn", "gru", "lstm", "attn"):
         impls[f"{model}_step"] = lambda model=model: timed(*make_step(model))
 
     def peak():

@@ -9,7 +9,8 @@ from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import (  # noqa: E402
+    ATTN_SIZES, LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed)
 
 
 def _layers(jax):
@@ -158,11 +159,62 @@ def _rnn(jax, kind: str, rng):
     return params, forward
 
 
+def _transformer(jax, rng):
+    """D2L's Transformer encoder (section 10.7, no dropout), as workloads_torchlike's: params
+    in PyTorch's layout and forward(params, state, tokens) -> logits (batch * steps, vocab)."""
+    import numpy as np
+    vocab, hidden, heads, ffn, blocks = ATTN_SIZES[:5]
+
+    def u(fan_in, *shape):
+        k = 1 / np.sqrt(fan_in)
+        return rng.uniform(-k, k, shape).astype(np.float32)
+
+    def block():
+        return {"q": u(hidden, hidden, hidden), "k": u(hidden, hidden, hidden),
+                "v": u(hidden, hidden, hidden), "o": u(hidden, hidden, hidden),
+                "ln1": {"g": np.ones(hidden, np.float32), "b": np.zeros(hidden, np.float32)},
+                "ln2": {"g": np.ones(hidden, np.float32), "b": np.zeros(hidden, np.float32)},
+                "f1": {"w": u(hidden, ffn, hidden), "b": u(hidden, ffn)},
+                "f2": {"w": u(ffn, hidden, ffn), "b": u(ffn, hidden)}}
+    params = {"emb": rng.standard_normal((vocab, hidden)).astype(np.float32),
+              "blocks": [block() for _ in range(blocks)],
+              "head": {"w": u(hidden, vocab, hidden), "b": u(hidden, vocab)}}
+
+    def ln(p, x):
+        m, v = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - m) * jax.lax.rsqrt(v + 1e-5) * p["g"] + p["b"]
+
+    def split(x):
+        b, n = x.shape[:2]
+        return x.reshape(b, n, heads, -1).transpose(0, 2, 1, 3).reshape(b * heads, n, -1)
+
+    def merge(x):
+        n = x.shape[1]
+        x = x.reshape(-1, heads, n, x.shape[2]).transpose(0, 2, 1, 3)
+        return x.reshape(x.shape[0], n, -1)
+
+    def forward(p, state, tokens):
+        x = p["emb"][tokens] * hidden ** 0.5
+        for b in p["blocks"]:
+            q, k, v = split(x @ b["q"].T), split(x @ b["k"].T), split(x @ b["v"].T)
+            scores = q @ k.transpose(0, 2, 1) / (hidden // heads) ** 0.5
+            y = ln(b["ln1"], x + merge(jax.nn.softmax(scores, -1) @ v) @ b["o"].T)
+            h = jax.nn.relu(y @ b["f1"]["w"].T + b["f1"]["b"])
+            x = ln(b["ln2"], y + h @ b["f2"]["w"].T + b["f2"]["b"])
+        return x.reshape(-1, hidden) @ p["head"]["w"].T + p["head"]["b"], state
+    return params, forward
+
+
 def model_step(jax, model: str, sz: dict):
     import numpy as np
     rng = np.random.default_rng(0)
     ce = _layers(jax)[-1]
-    if model in ("rnn", "gru", "lstm"):
+    if model == "attn":
+        vocab, steps, batch = ATTN_SIZES[0], ATTN_SIZES[5], ATTN_SIZES[6]
+        (params, forward), state = _transformer(jax, rng), {}
+        X = jax.numpy.asarray(rng.integers(0, vocab, (batch, steps)).astype(np.int32))
+        y = jax.numpy.asarray(rng.integers(0, vocab, steps * batch).astype(np.int32))
+    elif model in ("rnn", "gru", "lstm"):
         vocab, _, steps, batch = RNN_SIZES
         (params, forward), state = _rnn(jax, model, rng), {}
         X = jax.numpy.asarray(np.eye(vocab, dtype=np.float32)[rng.integers(0, vocab,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import THREADS  # noqa: E402
-from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import (  # noqa: E402
+    ATTN_SIZES, LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed)
 
 
 def _ms():
@@ -92,11 +93,57 @@ def rnn_net(ms, kind: str):
     return RNNModel()
 
 
+def transformer_net(ms):
+    """D2L's Transformer encoder (section 10.7, no dropout), as workloads_torchlike's, with
+    mindspore.nn layers and ops.bmm: logits (batch * steps, vocab)."""
+    nn, ops = ms.nn, ms.ops
+    vocab, hidden, heads, ffn, blocks = ATTN_SIZES[:5]
+
+    def split(x):
+        x = ops.transpose(x.reshape(x.shape[0], x.shape[1], heads, -1), (0, 2, 1, 3))
+        return x.reshape(-1, x.shape[2], x.shape[3])
+
+    def merge(x):
+        x = ops.transpose(x.reshape(-1, heads, x.shape[1], x.shape[2]), (0, 2, 1, 3))
+        return x.reshape(x.shape[0], x.shape[1], -1)
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Dense(hidden, hidden, has_bias=False)
+                                              for _ in range(4))
+            self.ln1, self.ln2 = nn.LayerNorm((hidden,)), nn.LayerNorm((hidden,))
+            self.ffn1, self.ffn2 = nn.Dense(hidden, ffn), nn.Dense(ffn, hidden)
+
+        def construct(self, x):
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            scores = ops.bmm(q, ops.transpose(k, (0, 2, 1))) / (hidden // heads) ** 0.5
+            y = self.ln1(x + self.o(merge(ops.bmm(ops.softmax(scores, -1), v))))
+            return self.ln2(y + self.ffn2(ops.relu(self.ffn1(y))))
+
+    class Encoder(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab, hidden)
+            self.blocks = nn.SequentialCell([Block() for _ in range(blocks)])
+            self.head = nn.Dense(hidden, vocab)
+
+        def construct(self, tokens):
+            y = self.blocks(self.embedding(tokens) * hidden ** 0.5)
+            return self.head(y.reshape(-1, hidden))
+    return Encoder()
+
+
 def model_step(ms, graph: bool, model: str, sz: dict):
     import numpy as np
     ms.set_seed(0)
     rng = np.random.default_rng(0)
-    if model in ("rnn", "gru", "lstm"):
+    if model == "attn":
+        vocab, steps, batch = ATTN_SIZES[0], ATTN_SIZES[5], ATTN_SIZES[6]
+        net = transformer_net(ms)
+        X = ms.Tensor(rng.integers(0, vocab, (batch, steps)).astype(np.int32))
+        y = ms.Tensor(rng.integers(0, vocab, steps * batch).astype(np.int32))
+    elif model in ("rnn", "gru", "lstm"):
         vocab, _, steps, batch = RNN_SIZES
         net = rnn_net(ms, model)
         X = ms.Tensor(np.eye(vocab, dtype=np.float32)[rng.integers(0, vocab, (steps, batch))])

@@ -12,7 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import THREADS  # noqa: E402
-from workloads import LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed  # noqa: E402
+from workloads import (  # noqa: E402
+    ATTN_SIZES, LR, MLP_SIZES, RNN_SIZES, add_model_rows, add_op_rows, make_timed)
 
 
 def lenet(nn):
@@ -77,6 +78,48 @@ def rnn_model(nn, kind: str):
     return RNNModel()
 
 
+def transformer_encoder(T, nn):
+    """D2L's Transformer encoder (section 10.7, no dropout): token embedding scaled by
+    sqrt(hidden), blocks of multi-head self-attention (heads split by transpose_qkv's
+    reshape / permute, scores by bmm) and a position-wise FFN, each with residual + LayerNorm;
+    a linear head classifies every position's token: logits (batch * steps, vocab)."""
+    vocab, hidden, heads, ffn, blocks = ATTN_SIZES[:5]
+
+    def split(x):  # [B, L, H] -> [B * heads, L, H / heads]
+        x = x.reshape(x.shape[0], x.shape[1], heads, -1).permute(0, 2, 1, 3)
+        return x.reshape(-1, x.shape[2], x.shape[3])
+
+    def merge(x):  # the inverse
+        x = x.reshape(-1, heads, x.shape[1], x.shape[2]).permute(0, 2, 1, 3)
+        return x.reshape(x.shape[0], x.shape[1], -1)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(hidden, hidden, bias=False)
+                                              for _ in range(4))
+            self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+            self.ffn1, self.ffn2 = nn.Linear(hidden, ffn), nn.Linear(ffn, hidden)
+
+        def forward(self, x):
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            scores = T.bmm(q, k.transpose(1, 2)) / (hidden // heads) ** 0.5
+            y = self.ln1(x + self.o(merge(T.bmm(T.softmax(scores, dim=-1), v))))
+            return self.ln2(y + self.ffn2(T.relu(self.ffn1(y))))
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab, hidden)
+            self.blocks = nn.Sequential(*(Block() for _ in range(blocks)))
+            self.head = nn.Linear(hidden, vocab)
+
+        def forward(self, tokens):
+            y = self.blocks(self.embedding(tokens) * hidden ** 0.5)
+            return self.head(y.reshape(-1, hidden))
+    return Encoder()
+
+
 def framework(lib: str):
     """(module, mint-like namespace, nn, functional) for 'tandem' or 'torch'."""
     if lib == "tandem":
@@ -122,6 +165,12 @@ def model_step(lib: str, compiled: bool, model: str, sz: dict):
         net = rnn_model(nn, model)
         X = F.one_hot(mint.randint(0, vocab, (steps, batch)), vocab).float()
         y = T.randint(0, vocab, (steps * batch,))
+        return train_step(lib, compiled, net, nn.CrossEntropyLoss()), X, y
+    if model == "attn":
+        vocab, steps, batch = ATTN_SIZES[0], ATTN_SIZES[5], ATTN_SIZES[6]
+        net = transformer_encoder(T if lib == "torch" else mint, nn)
+        X = T.randint(0, vocab, (batch, steps))
+        y = T.randint(0, vocab, (batch * steps,))
         return train_step(lib, compiled, net, nn.CrossEntropyLoss()), X, y
     if model == "resnet18":
         net, shape = resnet18(nn), (sz["resnet_batch"], 1, sz["resnet_hw"], sz["resnet_hw"])

@@ -945,3 +945,33 @@ def test_attributes_set_to_computed_tensors_get_their_values_every_call():
     assert net.attr.tolist() == [2, 3, 4] and net.kept.tolist() == [9]
     assert net(tandem.tensor([5, 6, 7])).tolist() == [12, 14, 16]
     assert net.attr.tolist() == [6, 7, 8]
+
+
+def test_embedding_in_a_compiled_training_step():
+    """Token embeddings (D2L's seq2seq and Transformer) compile: the index check runs in the
+    gather kernel, so a traced step never reads the symbolic indices, and a bad index raises
+    IndexError naming embedding in both modes."""
+    def make():
+        tandem.manual_seed(0)
+        emb, head = mint.nn.Embedding(12, 4), mint.nn.Linear(4, 12)
+        opt = mint.optim.SGD(list(emb.parameters()) + list(head.parameters()), lr=0.5)
+
+        def step(tokens, y):
+            opt.zero_grad()
+            loss = mint.nn.functional.cross_entropy(head(emb(tokens)).reshape(-1, 12), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return emb, step
+    tokens = mint.tensor([[1, 2, 3], [3, 11, 0]])
+    y = mint.tensor([2, 3, 4, 11, 0, 1])
+    (e_emb, e_step), (g_emb, g_step) = make(), make()
+    g_step = tandem.jit(g_step)
+    for _ in range(3):
+        np.testing.assert_allclose(float(g_step(tokens, y)), float(e_step(tokens, y)), rtol=1e-5)
+    np.testing.assert_allclose(g_emb.weight.detach().numpy(), e_emb.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    for bad in ([[1, 12, 0], [0, 0, 0]], [[-1, 2, 0], [0, 0, 0]]):
+        for step in (e_step, g_step):
+            with pytest.raises(IndexError, match="embedding: index"):
+                step(mint.tensor(bad), y)

@@ -40,15 +40,11 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
   TANDEM_CHECK(indices.dtype() == DType::Int64 || indices.dtype() == DType::Int32, TypeError,
                "embedding: indices must be an integer tensor (int64), got ",
                dtype_name(indices.dtype()));
-  // index_select would wrap negative indices numpy-style; an embedding index must name a row.
-  int64_t n_rows = weight.shape()[0];
-  if (indices.numel() > 0) {
-    int64_t lo = amin(indices).item().to_int(), hi = amax(indices).item().to_int();
-    TANDEM_CHECK(lo >= 0 && hi < n_rows, IndexError, "embedding: index ", lo < 0 ? lo : hi,
-                 " is out of range for ", n_rows, " embeddings (valid: 0..", n_rows - 1, ")");
-  }
+  // An index must name a row: index_select's kernel refuses negative and too large ones
+  // (IndexError naming embedding) as it gathers, also in a compiled graph, where the indices
+  // have no values while tracing.
   Tensor flat = reshape(indices, {-1});
-  Tensor rows = index_select(weight, 0, flat);
+  Tensor rows = index_select_for("embedding", weight, 0, flat);
   if (padding_idx >= 0 && requires_grad(rows)) {
     // The padding row's value is returned as is but receives no gradient (PyTorch).
     Tensor keep = unsqueeze(ne(flat, scalar_tensor(Scalar(padding_idx))), 1);
@@ -66,7 +62,9 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t
                shape_str(indices.shape()), " plus the embedding dim");
   TANDEM_CHECK(padding_idx < num_weights, IndexError, "embedding_backward: padding_idx ",
                padding_idx, " is out of range for ", num_weights, " embeddings");
-  if (indices.numel() > 0) {
+  // Checked here for direct calls (index_put would wrap a negative index); in a compiled
+  // step the indices are symbolic, and the forward's gather has checked the same tensor.
+  if (indices.numel() > 0 && !indices.is_symbolic()) {
     int64_t lo = amin(indices).item().to_int(), hi = amax(indices).item().to_int();
     TANDEM_CHECK(lo >= 0 && hi < num_weights, IndexError, "embedding_backward: index ",
                  lo < 0 ? lo : hi, " is out of range for ", num_weights, " embeddings");

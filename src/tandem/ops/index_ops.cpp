@@ -81,8 +81,9 @@ std::vector<int64_t> index_offsets(const Tensor& xf, const IndexPlan& p,
     for (int64_t b = 0; b < n; ++b) {
       int64_t k = ip[b];
       if (k < (wrap ? -size : 0) || k >= size) [[unlikely]]
-        throw_error<IndexError>(op, ": index ", k, " is out of bounds for dimension ", d,
-                                " with size ", size, wrap ? "" : " (indices must be in [0, size))");
+        throw_error<IndexError>(op, ": index ", k, wrap ? " is out of bounds" : " is out of range",
+                                " for dimension ", d, " with size ", size,
+                                wrap ? "" : " (indices must be in [0, size))");
       off[b] += (k < 0 ? k + size : k) * stride;
     }
   }
@@ -457,6 +458,10 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
+  return index_select_for("index_select", x, dim, idx);
+}
+
+Tensor index_select_for(const char* op, const Tensor& x, int64_t dim, const Tensor& idx) {
   // int32 / int64 only, as in PyTorch: index() would read a bool or uint8 index as a mask
   TANDEM_CHECK(!idx.defined() || idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32,
                IndexError, "index_select: expected an int32 or int64 index, got ",
@@ -469,7 +474,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& idx) {
   TANDEM_CHECK(!scalar || idx.numel() == 1, IndexError,
                "index_select: the index into a 0-d tensor must hold one value, got ", idx.numel());
   Tensor y = dispatch1(index_op, {scalar ? reshape(x, {1}) : x, reshape(idx, {-1})},
-                       unwrapped({{"dims", std::vector<int64_t>{d}}}, "index_select"));
+                       unwrapped({{"dims", std::vector<int64_t>{d}}}, op));
   return scalar ? reshape(y, {}) : y;
 }
 

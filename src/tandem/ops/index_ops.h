@@ -29,6 +29,9 @@ const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& va
 // 1-D tensor of the elements of x where mask (broadcast to x) is true.
 Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// index_select for a composite op: an index outside [0, size) raises IndexError naming `op`
+// when the kernel runs (so also in a compiled graph, where indices have no values yet).
+Tensor index_select_for(const char* op, const Tensor& x, int64_t dim, const Tensor& index);
 // out[i][j] = x[index[i][j]][j] for dim 0 (PyTorch's gather). wrap: negative indices count
 // from the end (MindSpore's gather_elements); false: they raise IndexError (PyTorch).
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool wrap = true);
