@@ -138,7 +138,7 @@ TEST(Errors, IndexErrors) {
       [&] {
         index_select(x, 1, from_vec<int64_t>({0, 3}, {2}));
       },
-      {"out of bounds", "3"}));
+      {"index_select", "out of range", "3"}));
   EXPECT_TRUE(throws_with<IndexError>([&] { take(x, from_vec<int64_t>({-7}, {1})); },
                                       {"out of bounds", "-7"}));
 }
