@@ -62,17 +62,13 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t
                shape_str(indices.shape()), " plus the embedding dim");
   TANDEM_CHECK(padding_idx < num_weights, IndexError, "embedding_backward: padding_idx ",
                padding_idx, " is out of range for ", num_weights, " embeddings");
-  // Checked here for direct calls (index_put would wrap a negative index); in a compiled
-  // step the indices are symbolic, and the forward's gather has checked the same tensor.
-  if (indices.numel() > 0 && !indices.is_symbolic()) {
-    int64_t lo = amin(indices).item().to_int(), hi = amax(indices).item().to_int();
-    TANDEM_CHECK(lo >= 0 && hi < num_weights, IndexError, "embedding_backward: index ",
-                 lo < 0 ? lo : hi, " is out of range for ", num_weights, " embeddings");
-  }
   int64_t d = grad_out.shape().back();
   Tensor g = reshape(grad_out, {indices.numel(), d});  // not -1: ambiguous when d is 0
   Tensor idx = reshape(indices, {-1});
-  Tensor gw = index_put(zeros({num_weights, d}, grad_out.dtype()), {0}, {idx}, g, true);
+  // index_add's kernel checks the bounds (a direct call's bad index raises IndexError naming
+  // embedding_backward), so neither eager nor a traced step reads the indices beforehand.
+  Tensor gw =
+      index_add_for("embedding_backward", zeros({num_weights, d}, grad_out.dtype()), 0, idx, g);
   if (padding_idx >= 0) fill_(select(gw, 0, padding_idx), Scalar(0.0));
   return gw;
 }

@@ -520,6 +520,11 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& source,
                  Scalar alpha) {
+  return index_add_for("index_add", x, dim, idx, source, alpha);
+}
+
+Tensor index_add_for(const char* op, const Tensor& x, int64_t dim, const Tensor& idx,
+                     const Tensor& source, Scalar alpha) {
   int64_t d = wrap_dim_scalar(dim, x.dim(), "index_add");
   // Checked here, in index_add's terms, rather than by the index_put it becomes.
   TANDEM_CHECK(idx.dim() <= 1, IndexError, "index_add: index must be a vector, got shape ",
@@ -552,7 +557,7 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& 
   Tensor y =
       dispatch1(index_put_op,
                 {scalar ? reshape(x, {1}) : x, scalar ? reshape(s, {1}) : s, reshape(idx, {-1})},
-                unwrapped({{"dims", std::vector<int64_t>{d}}, {"accumulate", true}}, "index_add"));
+                unwrapped({{"dims", std::vector<int64_t>{d}}, {"accumulate", true}}, op));
   return scalar ? reshape(y, {}) : y;
 }
 

@@ -43,6 +43,10 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
                    bool wrap = true);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  Scalar alpha = 1);
+// index_add for a composite op: an index outside [0, size) raises IndexError naming `op`
+// when the kernel runs (as index_select_for).
+Tensor index_add_for(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+                     const Tensor& source, Scalar alpha = 1);
 // Elements of the flattened x at `index` (result has index's shape).
 Tensor take(const Tensor& x, const Tensor& index);
 // num_classes = -1 infers max(x) + 1.

@@ -17,12 +17,9 @@ namespace tandem::graph {
 void sink_permutes(Graph& g) {
   const OpDef* permute = find_op("permute");
   const size_t nv = g.values.size(), nn = g.nodes.size();
-  std::vector<int64_t> producer(nv, -1);
   std::vector<std::vector<int64_t>> readers(nv);
-  for (size_t i = 0; i < nn; ++i) {
-    for (int64_t o : g.nodes[i].outputs) producer[size_t(o)] = int64_t(i);
+  for (size_t i = 0; i < nn; ++i)
     for (int64_t v : g.nodes[i].inputs) readers[size_t(v)].push_back(int64_t(i));
-  }
   std::vector<char> returned(nv, 0), pinned(nv, 0);  // pinned: read outside the nodes
   const size_t visible = g.outputs.size() - g.num_hidden_outputs;
   for (size_t k = 0; k < g.outputs.size(); ++k)
