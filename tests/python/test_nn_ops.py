@@ -177,11 +177,12 @@ def test_conv2d_odd_shapes(xs, ws, kw):
     check(F.conv2d(T(xf), T(wf), T(bf), **kw), exp32, tandem.float32, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("shape", [(2, 32, 10, 10, 48), (1, 64, 13, 9, 32), (2, 48, 8, 8, 64)],
-                         ids=str)
+@pytest.mark.parametrize("shape", [(2, 32, 10, 10, 48), (1, 64, 13, 9, 32), (2, 48, 8, 8, 64),
+                                   (16, 32, 6, 6, 32), (16, 32, 7, 6, 48)], ids=str)
 def test_conv2d_winograd_shapes_forward_and_gradients(shape):
-    """3x3 stride-1 float32 convolutions with >= 32 channels and >= 8x8 outputs run on
-    Winograd F(4x4, 3x3) (kernels/cpu/conv_dnnl.cpp): output and both gradients stay within
+    """3x3 stride-1 float32 convolutions with >= 32 channels and >= 8x8 outputs (or 6x6 and
+    7x7 ones in batches of >= 64 tiles) run on Winograd F(4x4, 3x3) (kernels/cpu/
+    conv_dnnl.cpp), whose 4x4 tiles overhang a 6x6 map: output and both gradients stay within
     1e-5 of the magnitude of the float64 result, with and without bias and a ReLU folded in."""
     n, c, h, w_, o = shape
     rng = np.random.default_rng(5)

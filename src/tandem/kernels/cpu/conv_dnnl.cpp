@@ -46,7 +46,11 @@ using dt = memory::data_type;
 
 // Winograd F(4x4, 3x3) does 2.25x fewer multiplies than a direct 3x3 convolution and
 // measured 1.5-1.7x faster for fwd+bwd on ResNet's 64- and 128-channel stages (24x24, 12x12)
-// and on 56x56 maps, but slower below 8x8 outputs (tile overhead) and with few channels.
+// and on 56x56 maps, but slower with few channels and on small maps: its 4x4 tiles cover a
+// 5x5 map with 64 outputs for 25, a 6x6 one with 64 for 36. At 6x6 and 7x7 it still wins
+// once a batch gives 64 tiles (ResNet's 256-channel stage at batch 32: fwd+bwd 17.6 -> 15.9
+// ms; 512 channels 74 -> 52 ms) and loses below that (batch 8: 4.6 -> 5.8 ms); at 5x5 and
+// below it loses or ties.
 // Its error is larger (~2e-6 of the output's magnitude against float64, direct ~3e-7),
 // as with cuDNN's default algorithms; TANDEM_CONV_ALG=direct turns it off.
 dnnl::algorithm alg_for(const ConvParams& p) {
@@ -55,7 +59,9 @@ dnnl::algorithm alg_for(const ConvParams& p) {
     return std::string(e ? e : "");
   }();
   const bool wino = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
-                    p.groups == 1 && p.C >= 32 && p.O >= 32 && p.OH >= 8 && p.OW >= 8;
+                    p.groups == 1 && p.C >= 32 && p.O >= 32 &&
+                    ((p.OH >= 8 && p.OW >= 8) ||
+                     (p.OH >= 6 && p.OW >= 6 && p.N * ((p.OH + 3) / 4) * ((p.OW + 3) / 4) >= 64));
   if (forced == "direct" || (!wino && forced != "winograd"))
     return dnnl::algorithm::convolution_direct;
   return dnnl::algorithm::convolution_winograd;
