@@ -96,6 +96,9 @@ TEST(BlockedLayout, ConvolutionMatchesThePlainLayout) {
       {3, 64, 3, 3, 16, 3, 1, 1},    // small map; bf16: GEMM weight gradient
       {2, 32, 8, 8, 48, 1, 2, 0},    // 1x1 stride 2
       {1, 16, 5, 6, 16, 5, 1, 2},
+      {16, 64, 6, 6, 64, 3, 1, 1},  // float32: Winograd F(3x3, 3x3), conv_winograd3.cpp
+      {2, 64, 9, 9, 80, 3, 1, 1},   // F(3x3, 3x3) on 3 x 3 tiles, overlapping windows
+      {16, 64, 3, 6, 64, 3, 1, 1},  // F(3x3, 3x3) on a map of two tiles
   };
   uint32_t seed = 1;
   for (DType dt : {DType::Float32, DType::BFloat16}) {

@@ -61,6 +61,16 @@ bool conv2d_bwd_weights_prefers_taps(const ConvParams& p);
 bool conv2d_backward_weights_taps(const ConvParams& p, DType dt, const void* x, const void* gy,
                                   void* gw, void* gb);
 
+// Float32 3x3 stride-1 convolutions with padding 1 on 3x3, 6x6 and 9x9 maps by Winograd
+// F(3x3, 3x3) (conv_winograd3.cpp), for the shapes and passes conv2d_prefers_winograd3 accepts.
+bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass);
+void conv2d_forward_winograd3(const ConvParams& p, const float* x, const float* w, const float* b,
+                              float* y);
+void conv2d_backward_data_winograd3(const ConvParams& p, const float* gy, const float* w,
+                                    float* gx);
+void conv2d_backward_weights_winograd3(const ConvParams& p, const float* x, const float* gy,
+                                       float* gw, float* gb);
+
 // The output indices [lo, hi) of one spatial axis whose input index
 // o * stride - pad + k * dilation falls inside [0, size): where kernel tap k meets the image.
 inline void conv_valid_range(int64_t out, int64_t size, int64_t stride, int64_t pad, int64_t k,

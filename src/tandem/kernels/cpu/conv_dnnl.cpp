@@ -53,11 +53,22 @@ using dt = memory::data_type;
 // below it loses or ties.
 // Its error is larger (~2e-6 of the output's magnitude against float64, direct ~3e-7),
 // as with cuDNN's default algorithms; TANDEM_CONV_ALG=direct turns it off.
-dnnl::algorithm alg_for(const ConvParams& p) {
+const std::string& forced_alg() {
   static const std::string forced = [] {
     const char* e = std::getenv("TANDEM_CONV_ALG");
     return std::string(e ? e : "");
   }();
+  return forced;
+}
+
+// Our F(3x3, 3x3) kernels (conv_winograd3.cpp) where they fit; TANDEM_CONV_ALG=direct
+// turns them off with oneDNN's Winograd.
+bool use_winograd3(const ConvParams& p, DType dtype, ConvPass pass) {
+  return dtype == DType::Float32 && forced_alg() != "direct" && conv2d_prefers_winograd3(p, pass);
+}
+
+dnnl::algorithm alg_for(const ConvParams& p) {
+  const std::string& forced = forced_alg();
   const bool wino = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
                     p.groups == 1 && p.C >= 32 && p.O >= 32 &&
                     ((p.OH >= 8 && p.OW >= 8) ||
@@ -382,6 +393,9 @@ void conv2d_forward(const ConvParams& p, DType dtype, const void* x, const void*
   if (dtype == DType::Float64)
     return conv_ref::forward(p, dtype, static_cast<const double*>(x), static_cast<const double*>(w),
                              static_cast<const double*>(b), static_cast<double*>(y));
+  if (use_winograd3(p, dtype, ConvPass::Forward))
+    return conv2d_forward_winograd3(p, static_cast<const float*>(x), static_cast<const float*>(w),
+                                    static_cast<const float*>(b), static_cast<float*>(y));
   guarded("conv2d", [&] {
     SmallOnOneThread threads(p);
     Entry& e = entry_for(p, dtype);
@@ -414,6 +428,9 @@ void conv2d_backward_data(const ConvParams& p, DType dtype, const void* gy, cons
   if (dtype == DType::Float64)
     return conv_ref::backward_data(p, dtype, static_cast<const double*>(gy),
                                    static_cast<const double*>(w), static_cast<double*>(gx));
+  if (use_winograd3(p, dtype, ConvPass::BackwardData))
+    return conv2d_backward_data_winograd3(p, static_cast<const float*>(gy),
+                                          static_cast<const float*>(w), static_cast<float*>(gx));
   guarded("conv2d_backward_input", [&] {
     SmallOnOneThread threads(p);
     Entry& e = entry_for(p, dtype);
@@ -439,6 +456,10 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
     return conv_ref::backward_weights(p, dtype, static_cast<const double*>(x),
                                       static_cast<const double*>(gy), static_cast<double*>(gw),
                                       static_cast<double*>(gb));
+  if (use_winograd3(p, dtype, ConvPass::BackwardWeights))
+    return conv2d_backward_weights_winograd3(p, static_cast<const float*>(x),
+                                             static_cast<const float*>(gy), static_cast<float*>(gw),
+                                             static_cast<float*>(gb));
   if (conv2d_bwd_weights_prefers_taps(p) && conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
     return;
   if (dtype == DType::BFloat16 && conv2d_bwd_weights_prefers_gemm(p) &&
