@@ -55,11 +55,8 @@ constexpr Mat<5, 3> kG{{{0.5f, 0.f, 0.f},
                         {-1.f / 6, 1.f / 6, -1.f / 6},
                         {1.f / 6, 1.f / 3, 2.f / 3},
                         {0.f, 0.f, 1.f}}};
-constexpr Mat<5, 5> kBT{{{2, -1, -2, 1, 0},
-                         {0, -2, -1, 1, 0},
-                         {0, 2, -3, 1, 0},
-                         {0, -1, 0, 1, 0},
-                         {0, 2, -1, -2, 1}}};
+constexpr Mat<5, 5> kBT{
+    {{2, -1, -2, 1, 0}, {0, -2, -1, 1, 0}, {0, 2, -3, 1, 0}, {0, -1, 0, 1, 0}, {0, 2, -1, -2, 1}}};
 constexpr Mat<3, 5> kAT{{{1, 1, 1, 1, 0}, {0, 1, -1, 2, 0}, {0, 1, 1, 4, 1}}};
 template <int R, int K>
 constexpr Mat<K, R> transpose(const Mat<R, K>& m) {
@@ -80,30 +77,31 @@ inline Vec fma_c(Vec acc, float m, Vec x) {
   return acc + m * x;
 }
 
-// out = M in (M: R x K; in: K x C) and out = in M^T (in: R x K; M: C x K).
-template <int R, int K, int C, Mat<R, K> M>
-inline void left(const Vec (&in)[K][C], Vec (&out)[R][C]) {
+// out[r][c] = sum over k of coef(r, c, k) * in(r, c, k), unrolled.
+template <int R, int K, int C, typename Coef, typename In>
+inline void contract(Vec (&out)[R][C], const Coef& coef, const In& in) {
 #pragma GCC unroll 32
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 32
     for (int c = 0; c < C; ++c) {
       Vec acc = {};
 #pragma GCC unroll 32
-      for (int k = 0; k < K; ++k) acc = fma_c(acc, M.v[r][k], in[k][c]);
+      for (int k = 0; k < K; ++k) acc = fma_c(acc, coef(r, c, k), in(r, c, k));
       out[r][c] = acc;
     }
 }
+// out = M in (M: R x K; in: K x C) and out = in M^T (in: R x K; M: C x K).
+template <int R, int K, int C, Mat<R, K> M>
+inline void left(const Vec (&in)[K][C], Vec (&out)[R][C]) {
+  contract<R, K, C>(
+      out, [](int r, int, int k) { return M.v[r][k]; },
+      [&](int, int c, int k) -> const Vec& { return in[k][c]; });
+}
 template <int R, int K, int C, Mat<C, K> M>
 inline void right_t(const Vec (&in)[R][K], Vec (&out)[R][C]) {
-#pragma GCC unroll 32
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 32
-    for (int c = 0; c < C; ++c) {
-      Vec acc = {};
-#pragma GCC unroll 32
-      for (int k = 0; k < K; ++k) acc = fma_c(acc, M.v[c][k], in[r][k]);
-      out[r][c] = acc;
-    }
+  contract<R, K, C>(
+      out, [](int, int c, int k) { return M.v[c][k]; },
+      [&](int r, int, int k) -> const Vec& { return in[r][k]; });
 }
 inline Vec load(const float* p) {
   Vec v;
@@ -180,104 +178,98 @@ struct Tile {
   Tile(const Geometry& g, int64_t t) : n(t / (g.TY * g.TX)), ty(t / g.TX % g.TY), tx(t % g.TX) {}
 };
 
-// V[point][tile][c] = (B^T X B)[point] of each tile's 5x5 window (zeros outside the map).
-void input_transform(const Act& x, const Geometry& g, float* V) {
-  const int64_t CB = x.C / VL, ls = x.lane_stride();
-  const int nt = parallel_threads(g.T * x.C * 64);
+// f(t, c0) for every tile t and vector of channels c0 of C channels, split between threads.
+template <typename F>
+void for_tile_vectors(const Geometry& g, int64_t C, const F& f) {
+  const int64_t CB = C / VL;
+  const int nt = parallel_threads(g.T * C * 64);
   parallel_region(nt, [&] {
 #pragma omp for schedule(static)
-    for (int64_t k = 0; k < g.T * CB; ++k) {
-      const int64_t t = k / CB, c0 = k % CB * VL;
-      const Tile tl(g, t);
-      Vec d[5][5], s[5][5], v[5][5];
-      for (int i = 0; i < 5; ++i)
-        for (int j = 0; j < 5; ++j) {
-          const int64_t y = tl.ty * 3 - 1 + i, xx = tl.tx * 3 - 1 + j;
-          if (y < 0 || y >= g.H || xx < 0 || xx >= g.W) {
-            d[i][j] = Vec{};
-            continue;
-          }
-          const float* src = x.base + x.at(tl.n, c0, y, xx);
-          if (ls == 1) {
-            d[i][j] = load(src);
-          } else {
-            for (int l = 0; l < VL; ++l) d[i][j][l] = src[l * ls];
-          }
-        }
-      left<5, 5, 5, kBT>(d, s);
-      right_t<5, 5, 5, kBT>(s, v);
-      for (int a = 0; a < 5; ++a)
-        for (int b = 0; b < 5; ++b) store(V + ((a * 5 + b) * g.T + t) * x.C + c0, v[a][b]);
+    for (int64_t k = 0; k < g.T * CB; ++k) f(k / CB, k % CB * VL);
+  });
+}
+
+// The S x S window of a whose top-left corner is (y0, x0) in image n, channels [c0, c0 + VL);
+// zeros outside the map (padding, or the part of an edge tile beyond it).
+template <int S>
+void gather(const Act& a, int64_t n, int64_t c0, int64_t y0, int64_t x0, Vec (&d)[S][S]) {
+  const int64_t ls = a.lane_stride();
+  for (int i = 0; i < S; ++i)
+    for (int j = 0; j < S; ++j) {
+      const int64_t y = y0 + i, x = x0 + j;
+      if (y < 0 || y >= a.H || x < 0 || x >= a.W) {
+        d[i][j] = Vec{};
+        continue;
+      }
+      const float* src = a.base + a.at(n, c0, y, x);
+      if (ls == 1) {
+        d[i][j] = load(src);
+      } else {
+        for (int l = 0; l < VL; ++l) d[i][j][l] = src[l * ls];
+      }
     }
+}
+
+// V[point][tile][c] = (B^T X B)[point] of each tile's 5x5 window (zeros outside the map).
+void input_transform(const Act& x, const Geometry& g, float* V) {
+  for_tile_vectors(g, x.C, [&](int64_t t, int64_t c0) {
+    const Tile tl(g, t);
+    Vec d[5][5], s[5][5], v[5][5];
+    gather(x, tl.n, c0, tl.ty * 3 - 1, tl.tx * 3 - 1, d);
+    left<5, 5, 5, kBT>(d, s);
+    right_t<5, 5, 5, kBT>(s, v);
+    for (int a = 0; a < 5; ++a)
+      for (int b = 0; b < 5; ++b) store(V + ((a * 5 + b) * g.T + t) * x.C + c0, v[a][b]);
   });
 }
 
 // Mb[point][tile][o] = (A gY A^T)[point]: the adjoint of the output transform, for the
-// output gradient gy (O channels).
+// output gradient gy (O channels); positions of an edge tile beyond the map are no outputs
+// and get no gradient.
 void output_adjoint(const Act& gy, const Geometry& g, float* Mb) {
-  const int64_t CB = gy.C / VL, ls = gy.lane_stride();
-  const int nt = parallel_threads(g.T * gy.C * 64);
-  parallel_region(nt, [&] {
-#pragma omp for schedule(static)
-    for (int64_t k = 0; k < g.T * CB; ++k) {
-      const int64_t t = k / CB, c0 = k % CB * VL;
-      const Tile tl(g, t);
-      Vec y3[3][3], s[5][3], m[5][5];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const int64_t y = tl.ty * 3 + i, xx = tl.tx * 3 + j;
-          if (y >= g.H || xx >= g.W) {  // beyond the map: not an output, no gradient
-            y3[i][j] = Vec{};
-            continue;
-          }
-          const float* src = gy.base + gy.at(tl.n, c0, y, xx);
-          if (ls == 1) {
-            y3[i][j] = load(src);
-          } else {
-            for (int l = 0; l < VL; ++l) y3[i][j][l] = src[l * ls];
-          }
-        }
-      left<5, 3, 3, kA>(y3, s);
-      right_t<5, 3, 5, kA>(s, m);
-      for (int a = 0; a < 5; ++a)
-        for (int b = 0; b < 5; ++b) store(Mb + ((a * 5 + b) * g.T + t) * gy.C + c0, m[a][b]);
-    }
+  for_tile_vectors(g, gy.C, [&](int64_t t, int64_t c0) {
+    const Tile tl(g, t);
+    Vec y3[3][3], s[5][3], m[5][5];
+    gather(gy, tl.n, c0, tl.ty * 3, tl.tx * 3, y3);
+    left<5, 3, 3, kA>(y3, s);
+    right_t<5, 3, 5, kA>(s, m);
+    for (int a = 0; a < 5; ++a)
+      for (int b = 0; b < 5; ++b) store(Mb + ((a * 5 + b) * g.T + t) * gy.C + c0, m[a][b]);
   });
+}
+
+// Stores v as channels [c0, c0 + VL) of a at (n, y, x).
+void put(const Act& a, int64_t n, int64_t c0, int64_t y, int64_t x, Vec v) {
+  float* dst = const_cast<float*>(a.base) + a.at(n, c0, y, x);
+  const int64_t ls = a.lane_stride();
+  if (ls == 1) {
+    store(dst, v);
+  } else {
+    for (int l = 0; l < VL; ++l) dst[l * ls] = v[l];
+  }
 }
 
 // y = A^T M A per tile (+ bias, ReLU), the outputs inside the map written.
 void output_transform(const float* M, const Geometry& g, int64_t O, bool blocked, const float* b,
                       bool relu, float* y) {
-  const int64_t CB = O / VL;
   const Act ya{y, O, g.H, g.W, blocked};
-  const int64_t ls = ya.lane_stride();
-  const int nt = parallel_threads(g.T * O * 64);
-  parallel_region(nt, [&] {
-#pragma omp for schedule(static)
-    for (int64_t k = 0; k < g.T * CB; ++k) {
-      const int64_t t = k / CB, o0 = k % CB * VL;
-      const Tile tl(g, t);
-      Vec m[5][5], s[3][5], r[3][3];
-      for (int a = 0; a < 5; ++a)
-        for (int c = 0; c < 5; ++c) m[a][c] = load(M + ((a * 5 + c) * g.T + t) * O + o0);
-      left<3, 5, 5, kAT>(m, s);
-      right_t<3, 5, 3, kAT>(s, r);
-      Vec bias{};
-      if (b) bias = load(b + o0);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const int64_t yy = tl.ty * 3 + i, xx = tl.tx * 3 + j;
-          if (yy >= g.H || xx >= g.W) continue;
-          Vec v = r[i][j] + bias;
-          if (relu) v = v > 0.f ? v : Vec{};
-          float* dst = y + ya.at(tl.n, o0, yy, xx);
-          if (ls == 1) {
-            store(dst, v);
-          } else {
-            for (int l = 0; l < VL; ++l) dst[l * ls] = v[l];
-          }
-        }
-    }
+  for_tile_vectors(g, O, [&](int64_t t, int64_t o0) {
+    const Tile tl(g, t);
+    Vec m[5][5], s[3][5], r[3][3];
+    for (int a = 0; a < 5; ++a)
+      for (int c = 0; c < 5; ++c) m[a][c] = load(M + ((a * 5 + c) * g.T + t) * O + o0);
+    left<3, 5, 5, kAT>(m, s);
+    right_t<3, 5, 3, kAT>(s, r);
+    Vec bias{};
+    if (b) bias = load(b + o0);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const int64_t yy = tl.ty * 3 + i, xx = tl.tx * 3 + j;
+        if (yy >= g.H || xx >= g.W) continue;
+        Vec v = r[i][j] + bias;
+        if (relu) v = v > 0.f ? v : Vec{};
+        put(ya, tl.n, o0, yy, xx, v);
+      }
   });
 }
 
@@ -286,7 +278,7 @@ void output_transform(const float* M, const Geometry& g, int64_t O, bool blocked
 void input_adjoint(const float* Vb, const Geometry& g, int64_t C, bool blocked, float* gx) {
   const int64_t CB = C / VL;
   const Act xa{gx, C, g.H, g.W, blocked};
-  const int64_t ls = xa.lane_stride(), HW = g.H * g.W;
+  const int64_t HW = g.H * g.W;
   const int nt = parallel_threads(g.T * C * 64);
   parallel_region(nt, [&] {
     Vec* acc = static_cast<Vec*>(cpu_allocate(size_t(HW) * sizeof(Vec)));
@@ -309,22 +301,15 @@ void input_adjoint(const float* Vb, const Geometry& g, int64_t C, bool blocked, 
               acc[y * g.W + xx] += d[i][j];
             }
         }
-      for (int64_t q = 0; q < HW; ++q) {
-        float* dst = gx + xa.at(n, c0, q / g.W, q % g.W);
-        if (ls == 1) {
-          store(dst, acc[q]);
-        } else {
-          for (int l = 0; l < VL; ++l) dst[l * ls] = acc[q][l];
-        }
-      }
+      for (int64_t q = 0; q < HW; ++q) put(xa, n, c0, q / g.W, q % g.W, acc[q]);
     }
     cpu_free(acc, size_t(HW) * sizeof(Vec));
   });
 }
 
 // One float32 GEMM per transformed point: C[pt] (M x N) = op(A[pt]) op(B[pt]).
-void per_point_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A,
-                    int64_t lda, const float* B, int64_t ldb, float* C) {
+void per_point_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+                    const float* B, int64_t ldb, float* C) {
   const int64_t a_step = M * K, b_step = K * N, c_step = M * N;
   for (int pt = 0; pt < P; ++pt)
     gemm(DType::Float32, ta, tb, M, N, K, 1.0, A + pt * a_step, lda, B + pt * b_step, ldb, 0.0,
@@ -342,9 +327,9 @@ bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass) {
   // On 3x3 maps (one tile per image) the forward and the input gradient only win from batch
   // 64 (512 channels: 9.0 -> 6.8 ms each; at batch 32 level, with 384 channels up to 1.5x
   // slower); the weight gradient wins from batch 16 (512 channels, batch 32: 4.9 -> 3.9 ms).
-  const bool shape = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 &&
-                     p.dw == 1 && p.pt == 1 && p.pl == 1 && p.pb == 1 && p.pr == 1 &&
-                     p.groups == 1 && p.OH == p.H && p.OW == p.W;
+  const bool shape = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
+                     p.pt == 1 && p.pl == 1 && p.pb == 1 && p.pr == 1 && p.groups == 1 &&
+                     p.OH == p.H && p.OW == p.W;
   const int64_t tiles = p.N * (p.H / 3) * (p.W / 3);
   if (pass != ConvPass::BackwardWeights && p.H * p.W == 9 && tiles < 64) return false;
   return shape && p.C % L == 0 && p.O % L == 0 && p.C >= 64 && p.O >= 64 && p.H % 3 == 0 &&
