@@ -671,6 +671,26 @@ def test_pool_backward_float32():
     check(gx, exp.reshape(x.shape))
 
 
+@pytest.mark.parametrize("dt", [tandem.float32, tandem.bfloat16], ids=str)
+def test_max_pool2d_backward_checks_every_index(dt):
+    """The backward's indices are an input: -1 (no window) sends nothing, an index outside
+    the plane raises IndexError naming it (checked inside the threaded scatter, which skips
+    it), and overlapping windows sum into one cell. Planes enough for several threads."""
+    planes, H, W = 6000, 6, 6  # 36,000 outputs: two threads' worth
+    idx = np.tile(np.array([0, 7, 7, -1, 35, 14], np.int64), (planes, 1)).reshape(1, planes, 2, 3)
+    gy = np.ones(idx.shape, np.float32)
+    gx = _C.max_pool2d_backward(T(gy, dt), T(idx), [1, planes, H, W])
+    exp = np.zeros((1, planes, H * W), np.float32)
+    for k in (0, 7, 7, 35, 14):
+        exp[..., k] += 1
+    check(gx.float(), exp.reshape(1, planes, H, W))
+    for bad in (36, -2, 1 << 40):
+        wrong = idx.copy()
+        wrong[0, planes - 1, 1, 2] = bad  # the last plane: another thread's share
+        with pytest.raises(IndexError, match=f"index {bad} out of range for a 6x6 plane"):
+            _C.max_pool2d_backward(T(gy, dt), T(wrong), [1, planes, H, W])
+
+
 def test_pool_errors():
     x = T(np.ones((1, 1, 6, 6)))
     with pytest.raises(ValueError, match="pad"):

@@ -115,10 +115,12 @@ void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Te
   DType kt = max_pool_kernel_dtype(out[0].dtype());
   Tensor gy = dense_as(in[0], kt), idx = in[1].contiguous(), gx = kernel_buffer(out[0], kt);
   const int64_t* ip = idx.data<int64_t>();
-  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ", ip[i],
-                 " out of range for a ", p.H, "x", p.W, " plane");
-  if (gx.numel()) max_pool2d_bwd(p, kt, gy.data_ptr(), ip, gx.data_ptr());
+  const bool ok = gx.numel() ? max_pool2d_bwd(p, kt, gy.data_ptr(), ip, gx.data_ptr()) : false;
+  if (!ok) {
+    for (int64_t i = 0, n = idx.numel(); i < n; ++i)  // the first culprit, for the message
+      TANDEM_CHECK(ip[i] >= -1 && ip[i] < p.H * p.W, IndexError, "max_pool2d_backward: index ",
+                   ip[i], " out of range for a ", p.H, "x", p.W, " plane");
+  }
   copy_back(gx, out[0]);
 }
 

@@ -81,9 +81,23 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
   const int64_t phase = PR * PC, out_len = p.OH * PC;
   const T ninf = -std::numeric_limits<T>::infinity();
   std::vector<int64_t> tap_i(size_t(p.kh * p.kw)), tap_j(size_t(p.kh * p.kw));  // no divisions
+  std::vector<int64_t> tap_off(size_t(p.kh * p.kw));  // tap's input offset from the corner
   for (int64_t i = 0; i < p.kh; ++i)
-    for (int64_t j = 0; j < p.kw; ++j)
-      tap_i[size_t(i * p.kw + j)] = i, tap_j[size_t(i * p.kw + j)] = j;
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const size_t t = size_t(i * p.kw + j);
+      tap_i[t] = i, tap_j[t] = j, tap_off[t] = i * p.W + j;
+    }
+  // Outputs whose window lies wholly inside the input (rows [in_r0, in_r1), columns [in_c0,
+  // in_c1)) find their winner's index without the padding checks.
+  auto inside = [](int64_t pad, int64_t stride, int64_t k, int64_t in, int64_t out, int64_t* lo,
+                   int64_t* hi) {
+    *lo = std::min(out, (pad + stride - 1) / stride);
+    *hi = in - k + pad >= 0 ? std::min(out, (in - k + pad) / stride + 1) : 0;
+    *hi = std::max(*hi, *lo);
+  };
+  int64_t in_r0, in_r1, in_c0, in_c1;
+  inside(p.ph, sh, p.kh, p.H, p.OH, &in_r0, &in_r1);
+  inside(p.pw, sw, p.kw, p.W, p.OW, &in_c0, &in_c1);
   int nt = threads_for(p);
   parallel_region(nt, [&] {
     std::vector<T> ph(size_t(sh * sw * phase + PC));  // + a row of slack for the last tap
@@ -125,20 +139,29 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
       const int64_t OH = p.OH, OW = p.OW, H = p.H, W = p.W, ph0 = p.ph, pw0 = p.pw;
       const int64_t* ti = tap_i.data();
       const int64_t* tj = tap_j.data();
+      const int64_t* to = tap_off.data();
       for (int64_t oh = 0; oh < OH; ++oh) {
         X* yr = y + (pl * OH + oh) * OW;
         for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = st<X>(bv[oh * PC + ow]);
         if (!idx) continue;
         int64_t* ir = idx + (pl * OH + oh) * OW;
         const int32_t* kr = k + oh * PC;
-        for (int64_t ow = 0; ow < OW; ++ow) {
+        auto checked = [&](int64_t ow) {  // a window that may reach into the padding
           int64_t ih = oh * sh + ti[kr[ow]] - ph0, iw = ow * sw + tj[kr[ow]] - pw0;
           if (ih < 0 || ih >= H || iw < 0 || iw >= W) {  // all -inf: the first real cell
             ih = std::max<int64_t>(oh * sh - ph0, 0);
             iw = std::max<int64_t>(ow * sw - pw0, 0);
           }
           ir[ow] = ih * W + iw;
+        };
+        if (oh < in_r0 || oh >= in_r1) {
+          for (int64_t ow = 0; ow < OW; ++ow) checked(ow);
+          continue;
         }
+        for (int64_t ow = 0; ow < in_c0; ++ow) checked(ow);
+        const int64_t corner = (oh * sh - ph0) * W - pw0;
+        for (int64_t ow = in_c0; ow < in_c1; ++ow) ir[ow] = corner + ow * sw + to[kr[ow]];
+        for (int64_t ow = in_c1; ow < OW; ++ow) checked(ow);
       }
     }
   });
@@ -182,34 +205,50 @@ void max_fwd(const PoolParams& p, const X* x, X* y, int64_t* idx) {
 }
 
 // bfloat16 gradients are summed per plane in float32 (overlapping windows send several to
-// one input) and rounded once, as the float32 kernel with converted buffers would.
+// one input) and rounded once, as the float32 kernel with converted buffers would. Each
+// plane is zeroed just before its scatter, while it is in cache, and every index is checked
+// as it is used (the indices are an input of the op: a wrong one must raise, not write
+// outside the plane). Returns false if any index was out of range; those were skipped.
 template <typename X>
-void max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
+bool max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
   using T = compute_t<X>;
   constexpr bool same = std::is_same_v<T, X>;
-  if constexpr (same) std::memset(gx, 0, sizeof(T) * size_t(p.planes * p.H * p.W));
-  int nt = parallel_threads(p.planes * p.OH * p.OW, 1 << 14);
+  const int64_t HW = p.H * p.W, OHW = p.OH * p.OW;
+  int nt = parallel_threads(p.planes * OHW, 1 << 14);
+  bool ok = true;
   parallel_region(nt, [&] {
-    std::vector<T> acc(same ? 0 : size_t(p.H * p.W));
+    std::vector<T> acc(same ? 0 : size_t(HW));
+    bool mine = true;
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < p.planes; ++pl) {
       T* g;
-      if constexpr (same) {
-        g = gx + pl * p.H * p.W;
-      } else {
-        std::fill(acc.begin(), acc.end(), T(0));
+      if constexpr (same)
+        g = gx + pl * HW;
+      else
         g = acc.data();
-      }
-      for (int64_t o = 0; o < p.OH * p.OW; ++o) {
-        int64_t k = idx[pl * p.OH * p.OW + o];
-        if (k >= 0) g[k] += ld(gy[pl * p.OH * p.OW + o]);
+      std::fill_n(g, HW, T(0));
+      const int64_t* ip = idx + pl * OHW;
+      const X* gp = gy + pl * OHW;
+      for (int64_t o = 0; o < OHW; ++o) {
+        const int64_t k = ip[o];
+        // -1 marks an output without a window (nothing to send); one unsigned compare
+        // covers both ends of the range.
+        if (uint64_t(k) < uint64_t(HW))
+          g[k] += ld(gp[o]);
+        else if (k != -1)
+          mine = false;
       }
       if constexpr (!same) {
-        X* out = gx + pl * p.H * p.W;
-        for (int64_t i = 0; i < p.H * p.W; ++i) out[i] = st<X>(g[i]);
+        X* out = gx + pl * HW;
+        for (int64_t i = 0; i < HW; ++i) out[i] = st<X>(g[i]);
       }
     }
+    if (!mine) {
+#pragma omp atomic write
+      ok = false;
+    }
   });
+  return ok;
 }
 
 // PyTorch's avg-pool window and divisor for output (oh, ow).
@@ -452,11 +491,13 @@ void max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y, int64
     max_fwd<T>(p, TANDEM_CPTR(T, x), TANDEM_PTR(T, y), idx);
   });
 }
-void max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx) {
+bool max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx) {
+  bool ok = true;
   by_float_or_bf16(dt, "max_pool2d_backward", [&](auto z) {
     using T = decltype(z);
-    max_bwd<T>(p, TANDEM_CPTR(T, gy), idx, TANDEM_PTR(T, gx));
+    ok = max_bwd<T>(p, TANDEM_CPTR(T, gy), idx, TANDEM_PTR(T, gx));
   });
+  return ok;
 }
 void avg_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y) {
   by_float(dt, "avg_pool2d", [&](auto z) {

@@ -15,8 +15,9 @@ struct PoolParams {
 
 // y and flat indices (ih * W + iw within the plane) of the max; NaN wins, as in PyTorch.
 void max_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y, int64_t* idx);
-// gx (zeroed here) += gy at the saved indices.
-void max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx);
+// gx (zeroed here) += gy at the saved indices (-1: none). Returns false, having skipped
+// them, if any index lies outside [-1, H * W).
+bool max_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, const int64_t* idx, void* gx);
 void avg_pool2d_fwd(const PoolParams& p, DType dt, const void* x, void* y);
 void avg_pool2d_bwd(const PoolParams& p, DType dt, const void* gy, void* gx);
 // Adaptive pooling: window [floor(o*In/Out), ceil((o+1)*In/Out)).
