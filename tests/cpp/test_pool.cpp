@@ -88,3 +88,29 @@ TEST(Pool, MaxPoolFastPathMatchesTheScan) {
       }
     }
 }
+
+// The backward's scatter checks its indices itself, on every thread's share: -1 sends
+// nothing, overlapping windows sum, and an index outside the plane raises (never writes).
+TEST(Pool, MaxPoolBackwardScattersAndRejectsBadIndices) {
+  const int64_t planes = 6000, H = 6, W = 6;  // 36,000 outputs: two threads' worth
+  const int64_t pattern[6] = {0, 7, 7, -1, 35, 14};
+  std::vector<double> idx(size_t(planes * 6)), gy(size_t(planes * 6));
+  for (size_t i = 0; i < idx.size(); ++i) {
+    idx[i] = double(pattern[i % 6]);
+    gy[i] = double(i % 5 + 1);
+  }
+  const std::vector<int64_t> shape{1, planes, 2, 3}, in_size{1, planes, H, W};
+  Tensor g = to_dtype(from_vec(gy, shape), DType::Float32);
+  Tensor gx = max_pool2d_backward(g, to_dtype(from_vec(idx, shape), DType::Int64), in_size);
+  std::vector<double> expect(size_t(planes * H * W), 0.0), got = values(gx);
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (idx[i] >= 0) expect[(i / 6) * H * W + size_t(idx[i])] += gy[i];
+  ASSERT_EQ(got.size(), expect.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expect[i]) << i;
+  for (double bad : {36.0, -2.0, 1e12}) {
+    std::vector<double> wrong = idx;
+    wrong.back() = bad;  // the last plane: the second thread's share
+    EXPECT_THROW(max_pool2d_backward(g, to_dtype(from_vec(wrong, shape), DType::Int64), in_size),
+                 Error);
+  }
+}
