@@ -16,6 +16,8 @@
 // tiles are one GEMM per point. The adjoint forms give the exact gradient of the forward
 // computation, so no flipped filter is needed. Float32 error: ~3e-6 of the output's
 // magnitude against float64 (direct ~5e-7), as oneDNN's F(4x4).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +25,7 @@
 #include "tandem/core/allocator.h"
 #include "tandem/core/threads.h"
 #include "tandem/kernels/cpu/conv.h"
+#include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
 
@@ -131,21 +134,29 @@ struct Geometry {
       : N(p.N), H(p.H), W(p.W), TY((p.H + 2) / 3), TX((p.W + 2) / 3), T(p.N * TY * TX) {}
 };
 
-// U[point][o][c] = (G w[o][c] G^T)[point] for weights w [O][C][3][3]: the 16 channels of
-// a vector are 16 neighbouring filters of one output channel, 576 contiguous bytes.
+// u = (G w G^T) of 16 filters of the weights w [O][C][3][3]: filters (o, c + l) for lanes
+// l (576 contiguous bytes), or (o + l, c) when across_o.
+inline void transform_filters(const float* w, int64_t C, bool across_o, int64_t o, int64_t c,
+                              Vec (&u)[5][5]) {
+  const float* src = w + (o * C + c) * 9;
+  const int64_t lane = across_o ? C * 9 : 9;
+  Vec g[3][3], t[5][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int l = 0; l < VL; ++l) g[i][j][l] = src[l * lane + i * 3 + j];
+  left<5, 3, 3, kG>(g, t);
+  right_t<5, 3, 5, kG>(t, u);
+}
+
+// U[point][o][c] = (G w[o][c] G^T)[point].
 void weight_transform(const float* w, int64_t O, int64_t C, float* U) {
   const int nt = parallel_threads(O * C * 64);
   parallel_region(nt, [&] {
 #pragma omp for schedule(static)
     for (int64_t o = 0; o < O; ++o)
       for (int64_t c0 = 0; c0 < C; c0 += VL) {
-        const float* src = w + (o * C + c0) * 9;
-        Vec g[3][3], t[5][3], u[5][5];
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            for (int l = 0; l < VL; ++l) g[i][j][l] = src[l * 9 + i * 3 + j];
-        left<5, 3, 3, kG>(g, t);
-        right_t<5, 3, 5, kG>(t, u);
+        Vec u[5][5];
+        transform_filters(w, C, false, o, c0, u);
         for (int a = 0; a < 5; ++a)
           for (int b = 0; b < 5; ++b) store(U + ((a * 5 + b) * O + o) * C + c0, u[a][b]);
       }
@@ -316,6 +327,106 @@ void per_point_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const flo
          C + pt * c_step, N);
 }
 
+// --- the weights transformed panel by panel into a register-tiled GEMM (AVX-512) -------
+// A pass multiplies the tiles' transforms (T rows; one tile per image on 3x3 maps) by U,
+// 25 matrices of up to 512 x 512. Materialized whole, U (25/9 of the weights, 26 MB at 512
+// x 512 channels) goes to memory and back, which cost as much as the multiplies Winograd
+// saves; and sgemm packs each matrix again before it multiplies. Instead each thread
+// transforms the weights of one panel of 32 output columns for all 25 points (1.6 MB at
+// 512 channels) straight into the layout its register tile reads, [point][k][32], and
+// multiplies it while it is in cache.
+constexpr int64_t kPW = 32;
+
+#if defined(__x86_64__)
+// C[R, w] = A[R, K] (rows lda apart) x panel [K][32], for w = 16 or 32 columns.
+template <int R>
+__attribute__((target("avx512f"))) void panel_tile(int64_t K, const float* A, int64_t lda,
+                                                   const float* B, int w, float* C, int64_t ldc) {
+  __m512 c0[R], c1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(B + k * kPW), b1 = _mm512_loadu_ps(B + k * kPW + 16);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(A[r * lda + k]);
+      c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
+      c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(C + r * ldc, c0[r]);
+    if (w > 16) _mm512_storeu_ps(C + r * ldc + 16, c1[r]);
+  }
+}
+
+// Rows [0, rows) of C = A x panel, eight at a time.
+void panel_rows(int64_t rows, int64_t K, const float* A, int64_t lda, const float* B, int w,
+                float* C, int64_t ldc) {
+  int64_t m = 0;
+  for (; m + 8 <= rows; m += 8) panel_tile<8>(K, A + m * lda, lda, B, w, C + m * ldc, ldc);
+  A += m * lda, C += m * ldc;
+  switch (rows - m) {
+    case 7:
+      return panel_tile<7>(K, A, lda, B, w, C, ldc);
+    case 6:
+      return panel_tile<6>(K, A, lda, B, w, C, ldc);
+    case 5:
+      return panel_tile<5>(K, A, lda, B, w, C, ldc);
+    case 4:
+      return panel_tile<4>(K, A, lda, B, w, C, ldc);
+    case 3:
+      return panel_tile<3>(K, A, lda, B, w, C, ldc);
+    case 2:
+      return panel_tile<2>(K, A, lda, B, w, C, ldc);
+    case 1:
+      return panel_tile<1>(K, A, lda, B, w, C, ldc);
+    default:
+      return;
+  }
+}
+
+// Out[pt] (T x N) = A[pt] (T x K) U[pt] for every point, U as the forward multiplies it (K =
+// C input channels, N = O outputs: U[pt][o][c] at (c, o)) or the input gradient (K = O, N =
+// C: at (o, c)). The panels are split between threads.
+void transformed_gemm(const float* wt, int64_t O, int64_t C, bool forward, int64_t T,
+                      const float* A, float* Out) {
+  const int64_t K = forward ? C : O, N = forward ? O : C, QN = (N + kPW - 1) / kPW;
+  const int nt = int(std::min<int64_t>(parallel_threads(P * T * N * K / 64), QN));
+  parallel_region(nt, [&] {
+    Buffer panel(size_t(P * K * kPW));  // [point][k][32]
+#pragma omp for schedule(static)
+    for (int64_t q = 0; q < QN; ++q) {
+      const int64_t n0 = q * kPW, w = std::min(kPW, N - n0);  // w: 16 or 32
+      if (w < kPW)  // the padding columns: read by the tile, never stored
+        for (int64_t r = 0; r < P * K; ++r) std::fill_n(panel.p + r * kPW + w, kPW - w, 0.f);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t v = 0; v < w; v += VL) {
+          Vec u[5][5];
+          if (forward)
+            transform_filters(wt, C, true, n0 + v, k, u);
+          else
+            transform_filters(wt, C, false, k, n0 + v, u);
+          for (int pt = 0; pt < P; ++pt) store(panel.p + (pt * K + k) * kPW + v, u[pt / 5][pt % 5]);
+        }
+      for (int pt = 0; pt < P; ++pt)
+        panel_rows(T, K, A + pt * T * K, K, panel.p + pt * K * kPW, int(w), Out + pt * T * N + n0,
+                   N);
+    }
+  });
+}
+#endif
+
+// Whether the passes take transformed_gemm (where the CPU has AVX-512) or U whole and sgemm.
+bool panel_gemm_on() {
+#if defined(__x86_64__)
+  return cpu_use_avx512();
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass) {
@@ -324,16 +435,20 @@ bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass) {
   // 256 channels 9x9 30.1 -> 20.5. It loses where the tiles overhang the map (4x4, 7x7, 8x8,
   // 10x10-12x12: 10-50 % slower), and where few tiles share one transform of the weights
   // (batch 8 of 3x3 maps, 512 channels: 6.4 -> 8.5 ms); with 32 channels the two are level.
-  // On 3x3 maps (one tile per image) the forward and the input gradient only win from batch
-  // 64 (512 channels: 9.0 -> 6.8 ms each; at batch 32 level, with 384 channels up to 1.5x
-  // slower); the weight gradient wins from batch 16 (512 channels, batch 32: 4.9 -> 3.9 ms).
+  // On 3x3 maps (one tile per image) the forward and the input gradient with U whole and
+  // sgemm only win from batch 64 (512 channels: 9.0 -> 6.8 ms each; level at batch 32); the
+  // weight gradient wins from batch 16 (512 channels, batch 32: 4.9 -> 3.9 ms). With the
+  // panel-by-panel transform (AVX-512) all three win at batch 32: fwd+bwd of 32 x 512 x 3x3
+  // 15.1-15.5 -> 12.9-14.1 ms.
   const bool shape = p.KH == 3 && p.KW == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
                      p.pt == 1 && p.pl == 1 && p.pb == 1 && p.pr == 1 && p.groups == 1 &&
                      p.OH == p.H && p.OW == p.W;
   const int64_t tiles = p.N * (p.H / 3) * (p.W / 3);
-  if (pass != ConvPass::BackwardWeights && p.H * p.W == 9 && tiles < 64) return false;
-  // The transformed weights are 25/9 of the weights' size and live while the convolution
-  // runs (26 MB at 512 x 512 channels); wider layers, beyond what was measured, stay on oneDNN.
+  if (pass != ConvPass::BackwardWeights && p.H * p.W == 9 && tiles < 64 && !panel_gemm_on())
+    return false;
+  // Without AVX-512 the transformed weights are held whole while the pass runs (25/9 of the
+  // weights, 26 MB at 512 x 512 channels); wider layers, beyond what was measured, stay on
+  // oneDNN.
   return shape && p.C % L == 0 && p.O % L == 0 && p.C >= 64 && p.O >= 64 && p.C <= 512 &&
          p.O <= 512 && p.H % 3 == 0 && p.W % 3 == 0 && p.H <= 9 && p.W <= 9 && tiles >= 16 &&
          (p.act == ConvParams::Act::None || p.act == ConvParams::Act::Relu);
@@ -342,22 +457,36 @@ bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass) {
 void conv2d_forward_winograd3(const ConvParams& p, const float* x, const float* w, const float* b,
                               float* y) {
   const Geometry g(p);
-  Buffer U(size_t(P * p.C * p.O)), V(size_t(P * g.T * p.C)), M(size_t(P * g.T * p.O));
-  weight_transform(w, p.O, p.C, U.p);
+  Buffer V(size_t(P * g.T * p.C)), M(size_t(P * g.T * p.O));
   input_transform(Act{x, p.C, p.H, p.W, p.blocked}, g, V.p);
   // M[pt] (T x O) = V[pt] (T x C) U[pt]^T, U[pt] being O x C.
-  per_point_gemm(false, true, g.T, p.O, p.C, V.p, p.C, U.p, p.C, M.p);
+  if (panel_gemm_on()) {
+#if defined(__x86_64__)
+    transformed_gemm(w, p.O, p.C, true, g.T, V.p, M.p);
+#endif
+  } else {
+    Buffer U(size_t(P * p.C * p.O));
+    weight_transform(w, p.O, p.C, U.p);
+    per_point_gemm(false, true, g.T, p.O, p.C, V.p, p.C, U.p, p.C, M.p);
+  }
   output_transform(M.p, g, p.O, p.blocked, b, p.act == ConvParams::Act::Relu, y);
 }
 
 void conv2d_backward_data_winograd3(const ConvParams& p, const float* gy, const float* w,
                                     float* gx) {
   const Geometry g(p);
-  Buffer U(size_t(P * p.C * p.O)), Mb(size_t(P * g.T * p.O)), Vb(size_t(P * g.T * p.C));
-  weight_transform(w, p.O, p.C, U.p);
+  Buffer Mb(size_t(P * g.T * p.O)), Vb(size_t(P * g.T * p.C));
   output_adjoint(Act{gy, p.O, p.H, p.W, p.blocked}, g, Mb.p);
   // Vb[pt] (T x C) = Mb[pt] (T x O) U[pt] (O x C).
-  per_point_gemm(false, false, g.T, p.C, p.O, Mb.p, p.O, U.p, p.C, Vb.p);
+  if (panel_gemm_on()) {
+#if defined(__x86_64__)
+    transformed_gemm(w, p.O, p.C, false, g.T, Mb.p, Vb.p);
+#endif
+  } else {
+    Buffer U(size_t(P * p.C * p.O));
+    weight_transform(w, p.O, p.C, U.p);
+    per_point_gemm(false, false, g.T, p.C, p.O, Mb.p, p.O, U.p, p.C, Vb.p);
+  }
   input_adjoint(Vb.p, g, p.C, p.blocked, gx);
 }
 
