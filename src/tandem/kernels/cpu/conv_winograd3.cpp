@@ -387,6 +387,28 @@ void panel_rows(int64_t rows, int64_t K, const float* A, int64_t lda, const floa
   }
 }
 
+// transform_filters, stored at dst + pt * step for point pt, with AVX-512: one gather
+// fetches a tap of all 16 filters where building the vector from scalars takes 16 inserts
+// (the transform spent ~1.8 ms of a 3.8 ms pass at 512 x 512 channels on them).
+__attribute__((target("avx512f"))) void transform_filters_to(const float* w, int64_t C,
+                                                             bool across_o, int64_t o, int64_t c,
+                                                             float* dst, int64_t step) {
+  const __m512i idx =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(int(across_o ? C * 9 : 9)));
+  const float* src = w + (o * C + c) * 9;
+  Vec g[3][3], t[5][3], u[5][5];
+  for (int k = 0; k < 9; ++k) {
+    // The masked form: the plain one's undefined pass-through trips GCC 12's
+    // -Wuninitialized (bug 105593).
+    const __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, src + k, 4);
+    std::memcpy(&g[k / 3][k % 3], &v, sizeof v);
+  }
+  left<5, 3, 3, kG>(g, t);
+  right_t<5, 3, 5, kG>(t, u);
+  for (int pt = 0; pt < P; ++pt) store(dst + pt * step, u[pt / 5][pt % 5]);
+}
+
 // Out[pt] (T x N) = A[pt] (T x K) U[pt] for every point, U as the forward multiplies it (K =
 // C input channels, N = O outputs: U[pt][o][c] at (c, o)) or the input gradient (K = O, N =
 // C: at (o, c)). The panels are split between threads.
@@ -402,14 +424,9 @@ void transformed_gemm(const float* wt, int64_t O, int64_t C, bool forward, int64
       if (w < kPW)  // the padding columns: read by the tile, never stored
         for (int64_t r = 0; r < P * K; ++r) std::fill_n(panel.p + r * kPW + w, kPW - w, 0.f);
       for (int64_t k = 0; k < K; ++k)
-        for (int64_t v = 0; v < w; v += VL) {
-          Vec u[5][5];
-          if (forward)
-            transform_filters(wt, C, true, n0 + v, k, u);
-          else
-            transform_filters(wt, C, false, k, n0 + v, u);
-          for (int pt = 0; pt < P; ++pt) store(panel.p + (pt * K + k) * kPW + v, u[pt / 5][pt % 5]);
-        }
+        for (int64_t v = 0; v < w; v += VL)
+          transform_filters_to(wt, C, forward, forward ? n0 + v : k, forward ? k : n0 + v,
+                               panel.p + k * kPW + v, K * kPW);
       for (int pt = 0; pt < P; ++pt)
         panel_rows(T, K, A + pt * T * K, K, panel.p + pt * K * kPW, int(w), Out + pt * T * N + n0,
                    N);
