@@ -180,16 +180,17 @@ def test_conv2d_odd_shapes(xs, ws, kw):
 @pytest.mark.parametrize("shape", [(2, 32, 10, 10, 48), (1, 64, 13, 9, 32), (2, 48, 8, 8, 64),
                                    (16, 32, 6, 6, 32), (16, 32, 7, 6, 48), (16, 64, 6, 6, 64),
                                    (16, 64, 3, 3, 96), (64, 64, 3, 3, 64), (2, 64, 9, 9, 80),
-                                   (8, 80, 3, 6, 64)],
+                                   (8, 80, 3, 6, 64), (16, 160, 3, 3, 144)],
                          ids=str)
 def test_conv2d_winograd_shapes_forward_and_gradients(shape):
     """3x3 stride-1 float32 convolutions with >= 32 channels and >= 8x8 outputs (or 6x6 and
     7x7 ones in batches of >= 64 tiles) run on oneDNN's Winograd F(4x4, 3x3) (kernels/cpu/
     conv_dnnl.cpp), whose 4x4 tiles overhang a 6x6 map; 3x3, 6x6 and 9x9 maps with >= 64
     channels in batches of >= 16 tiles on F(3x3, 3x3) (conv_winograd3.cpp), with
-    overlapping windows on 9x9 maps (on 3x3 maps the forward and input gradient from 64
-    tiles, the weight gradient from 16): output and both gradients stay within
-    1e-5 of the magnitude of the float64 result, with and without bias and a ReLU folded in."""
+    overlapping windows on 9x9 maps (on 3x3 maps without AVX-512 the forward and input
+    gradient from 64 tiles; 160 and 144 channels take the AVX-512 GEMM's k in two chunks and
+    a half-filled last panel): output and both gradients stay within 1e-5 of the magnitude
+    of the float64 result, with and without bias and a ReLU folded in."""
     n, c, h, w_, o = shape
     rng = np.random.default_rng(5)
     x = rng.standard_normal((n, c, h, w_)).astype(np.float32)
