@@ -374,25 +374,10 @@ void panel_rows(int64_t rows, int64_t K, const float* A, int64_t lda, const floa
                 float* C, int64_t ldc, bool acc) {
   int64_t m = 0;
   for (; m + 8 <= rows; m += 8) panel_tile<8>(K, A + m * lda, lda, B, w, C + m * ldc, ldc, acc);
-  A += m * lda, C += m * ldc;
-  switch (rows - m) {
-    case 7:
-      return panel_tile<7>(K, A, lda, B, w, C, ldc, acc);
-    case 6:
-      return panel_tile<6>(K, A, lda, B, w, C, ldc, acc);
-    case 5:
-      return panel_tile<5>(K, A, lda, B, w, C, ldc, acc);
-    case 4:
-      return panel_tile<4>(K, A, lda, B, w, C, ldc, acc);
-    case 3:
-      return panel_tile<3>(K, A, lda, B, w, C, ldc, acc);
-    case 2:
-      return panel_tile<2>(K, A, lda, B, w, C, ldc, acc);
-    case 1:
-      return panel_tile<1>(K, A, lda, B, w, C, ldc, acc);
-    default:
-      return;
-  }
+  using Tile = void (*)(int64_t, const float*, int64_t, const float*, int, float*, int64_t, bool);
+  static constexpr Tile kLast[8] = {nullptr,        &panel_tile<1>, &panel_tile<2>, &panel_tile<3>,
+                                    &panel_tile<4>, &panel_tile<5>, &panel_tile<6>, &panel_tile<7>};
+  if (m < rows) kLast[rows - m](K, A + m * lda, lda, B, w, C + m * ldc, ldc, acc);
 }
 
 // transform_filters, stored at dst + pt * step for point pt, with AVX-512: one gather
@@ -455,6 +440,21 @@ bool panel_gemm_on() {
 #endif
 }
 
+// The forward's Out[pt] (T x O) = A[pt] (T x C) U[pt]^T, or the input gradient's Out[pt]
+// (T x C) = A[pt] (T x O) U[pt], U[pt] (O x C) being the weights w transformed.
+void multiply_by_u(const float* w, int64_t O, int64_t C, bool forward, int64_t T, const float* A,
+                   float* Out) {
+#if defined(__x86_64__)
+  if (panel_gemm_on()) return transformed_gemm(w, O, C, forward, T, A, Out);
+#endif
+  Buffer U(size_t(P * C * O));
+  weight_transform(w, O, C, U.p);
+  if (forward)
+    per_point_gemm(false, true, T, O, C, A, C, U.p, C, Out);
+  else
+    per_point_gemm(false, false, T, C, O, A, O, U.p, C, Out);
+}
+
 }  // namespace
 
 bool conv2d_prefers_winograd3(const ConvParams& p, ConvPass pass) {
@@ -487,16 +487,7 @@ void conv2d_forward_winograd3(const ConvParams& p, const float* x, const float* 
   const Geometry g(p);
   Buffer V(size_t(P * g.T * p.C)), M(size_t(P * g.T * p.O));
   input_transform(Act{x, p.C, p.H, p.W, p.blocked}, g, V.p);
-  // M[pt] (T x O) = V[pt] (T x C) U[pt]^T, U[pt] being O x C.
-  if (panel_gemm_on()) {
-#if defined(__x86_64__)
-    transformed_gemm(w, p.O, p.C, true, g.T, V.p, M.p);
-#endif
-  } else {
-    Buffer U(size_t(P * p.C * p.O));
-    weight_transform(w, p.O, p.C, U.p);
-    per_point_gemm(false, true, g.T, p.O, p.C, V.p, p.C, U.p, p.C, M.p);
-  }
+  multiply_by_u(w, p.O, p.C, true, g.T, V.p, M.p);
   output_transform(M.p, g, p.O, p.blocked, b, p.act == ConvParams::Act::Relu, y);
 }
 
@@ -505,16 +496,7 @@ void conv2d_backward_data_winograd3(const ConvParams& p, const float* gy, const 
   const Geometry g(p);
   Buffer Mb(size_t(P * g.T * p.O)), Vb(size_t(P * g.T * p.C));
   output_adjoint(Act{gy, p.O, p.H, p.W, p.blocked}, g, Mb.p);
-  // Vb[pt] (T x C) = Mb[pt] (T x O) U[pt] (O x C).
-  if (panel_gemm_on()) {
-#if defined(__x86_64__)
-    transformed_gemm(w, p.O, p.C, false, g.T, Mb.p, Vb.p);
-#endif
-  } else {
-    Buffer U(size_t(P * p.C * p.O));
-    weight_transform(w, p.O, p.C, U.p);
-    per_point_gemm(false, false, g.T, p.C, p.O, Mb.p, p.O, U.p, p.C, Vb.p);
-  }
+  multiply_by_u(w, p.O, p.C, false, g.T, Mb.p, Vb.p);
   input_adjoint(Vb.p, g, p.C, p.blocked, gx);
 }
 
