@@ -29,6 +29,10 @@
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
 
+// GCC 12 reports the _mm512_undefined_* pass-through operand of the unpack intrinsics as
+// uninitialized once they are inlined (GCC bug 105593): noise.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace tandem {
 namespace {
 
@@ -380,26 +384,75 @@ void panel_rows(int64_t rows, int64_t K, const float* A, int64_t lda, const floa
   if (m < rows) kLast[rows - m](K, A + m * lda, lda, B, w, C + m * ldc, ldc, acc);
 }
 
-// transform_filters, stored at dst + pt * step for point pt, with AVX-512: one gather
-// fetches a tap of all 16 filters where building the vector from scalars takes 16 inserts
-// (the transform spent ~1.8 ms of a 3.8 ms pass at 512 x 512 channels on them).
-__attribute__((target("avx512f"))) void transform_filters_to(const float* w, int64_t C,
-                                                             bool across_o, int64_t o, int64_t c,
-                                                             float* dst, int64_t step) {
-  const __m512i idx =
-      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm512_set1_epi32(int(across_o ? C * 9 : 9)));
-  const float* src = w + (o * C + c) * 9;
-  Vec g[3][3], t[5][3], u[5][5];
-  for (int k = 0; k < 9; ++k) {
-    // The masked form: the plain one's undefined pass-through trips GCC 12's
-    // -Wuninitialized (bug 105593).
-    const __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, idx, src + k, 4);
-    std::memcpy(&g[k / 3][k % 3], &v, sizeof v);
+// r[i] <- column i of the 16 x 16 matrix whose rows are r.
+__attribute__((target("avx512f"))) inline void transpose16(__m512 (&r)[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
   }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+  }
+}
+
+// The taps of one panel's filters for rows [k0, k0 + kc) of k, in the order the transform
+// reads them, dst[k - k0][tap][32]: lane l at row k is the filter (o = n0 + l, c = k) for
+// the forward and (o = k, c = n0 + l) for the input gradient, so each tap of 16 filters is
+// one plain load. Gathering the taps from w [O][C][3][3] instead cost as much as the rest
+// of the transform: a gather takes ~26 cycles on this core even from L1. 16 x 16 blocks
+// through registers; a panel's chunk (147 KB) stays in its core's L2 for the transform.
+constexpr int64_t kAhead = 4;  // rows of k prefetched ahead by the input gradient's panel_taps
+__attribute__((target("avx512f"))) void panel_taps(const float* w, int64_t C, bool forward,
+                                                   int64_t n0, int64_t width, int64_t k0,
+                                                   int64_t kc, float* dst) {
+  __m512 r[16];
+  for (int64_t h = 0; h < width; h += VL) {
+    if (forward) {  // rows n0 + h .. + 15 of w [O][C * 9], 16 columns at a time
+      const float* src = w + (n0 + h) * C * 9 + k0 * 9;
+      for (int64_t j0 = 0; j0 < kc * 9; j0 += VL) {
+        for (int i = 0; i < VL; ++i) r[i] = _mm512_loadu_ps(src + i * C * 9 + j0);
+        transpose16(r);
+        for (int j = 0; j < VL; ++j) _mm512_storeu_ps(dst + (j0 + j) * kPW + h, r[j]);
+      }
+      continue;
+    }
+    for (int64_t k = 0; k < kc; ++k) {  // 16 filters (k0 + k, n0 + h + i) of 9 taps each
+      const float* src = w + ((k0 + k) * C + n0 + h) * 9;
+      // Each row k lies in a page of its own, where the hardware prefetchers stop.
+      if (k + kAhead < kc)
+        for (int l = 0; l < 9 * VL; l += 16) _mm_prefetch(src + kAhead * C * 9 + l, _MM_HINT_T0);
+      for (int i = 0; i < VL; ++i) r[i] = _mm512_maskz_loadu_ps(0x1FF, src + i * 9);
+      transpose16(r);
+      for (int t = 0; t < 9; ++t) _mm512_storeu_ps(dst + (k * 9 + t) * kPW + h, r[t]);
+    }
+  }
+}
+
+// u = G g G^T of the 16 filters whose taps start at src (taps_major's layout), stored at
+// dst + pt * step for point pt.
+__attribute__((target("avx512f"))) void transform_taps(const float* src, float* dst, int64_t step) {
+  Vec g[3][3], t[5][3], u[5][5];
+  for (int k = 0; k < 9; ++k) g[k / 3][k % 3] = load(src + k * kPW);
   left<5, 3, 3, kG>(g, t);
   right_t<5, 3, 5, kG>(t, u);
-  for (int pt = 0; pt < P; ++pt) store(dst + pt * step, u[pt / 5][pt % 5]);
+#pragma GCC unroll 5
+  for (int a = 0; a < 5; ++a)
+#pragma GCC unroll 5
+    for (int b = 0; b < 5; ++b) store(dst + (a * 5 + b) * step, u[a][b]);
 }
 
 // Out[pt] (T x N) = A[pt] (T x K) U[pt] for every point, U as the forward multiplies it (K =
@@ -408,22 +461,28 @@ __attribute__((target("avx512f"))) void transform_filters_to(const float* w, int
 void transformed_gemm(const float* wt, int64_t O, int64_t C, bool forward, int64_t T,
                       const float* A, float* Out) {
   const int64_t K = forward ? C : O, N = forward ? O : C, QN = (N + kPW - 1) / kPW;
+  // A point's panel, padded by a cache line: the 25 stores of one transformed vector would
+  // otherwise fall in one L1 set (measured 89 -> 56 us per panel of 512 rows).
+  constexpr int64_t kStep = kKC * kPW + VL;
   const int nt = int(std::min<int64_t>(parallel_threads(P * T * N * K / 64), QN));
   parallel_region(nt, [&] {
-    Buffer panel(size_t(P * kKC * kPW));  // [point][k][32] for kKC rows of k
+    Buffer panel(size_t(P * kStep));     // [point][k][32] for kKC rows of k
+    Buffer taps(size_t(kKC * 9 * kPW));  // [k][tap][32]
 #pragma omp for schedule(static)
     for (int64_t q = 0; q < QN; ++q) {
       const int64_t n0 = q * kPW, w = std::min(kPW, N - n0);  // w: 16 or 32
       if (w < kPW)  // the padding columns: read by the tile, never stored
-        for (int64_t r = 0; r < P * kKC; ++r) std::fill_n(panel.p + r * kPW + w, kPW - w, 0.f);
+        for (int pt = 0; pt < P; ++pt)
+          for (int64_t r = 0; r < kKC; ++r)
+            std::fill_n(panel.p + pt * kStep + r * kPW + w, kPW - w, 0.f);
       for (int64_t k0 = 0; k0 < K; k0 += kKC) {
         const int64_t kc = std::min(kKC, K - k0);
-        for (int64_t k = k0; k < k0 + kc; ++k)
+        panel_taps(wt, C, forward, n0, w, k0, kc, taps.p);
+        for (int64_t k = 0; k < kc; ++k)
           for (int64_t v = 0; v < w; v += VL)
-            transform_filters_to(wt, C, forward, forward ? n0 + v : k, forward ? k : n0 + v,
-                                 panel.p + (k - k0) * kPW + v, kKC * kPW);
+            transform_taps(taps.p + k * 9 * kPW + v, panel.p + k * kPW + v, kStep);
         for (int pt = 0; pt < P; ++pt)
-          panel_rows(T, kc, A + pt * T * K + k0, K, panel.p + pt * kKC * kPW, int(w),
+          panel_rows(T, kc, A + pt * T * K + k0, K, panel.p + pt * kStep, int(w),
                      Out + pt * T * N + n0, N, k0 > 0);
       }
     }
