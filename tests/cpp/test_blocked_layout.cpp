@@ -99,6 +99,9 @@ TEST(BlockedLayout, ConvolutionMatchesThePlainLayout) {
       {16, 64, 6, 6, 64, 3, 1, 1},  // float32: Winograd F(3x3, 3x3), conv_winograd3.cpp
       {2, 64, 9, 9, 80, 3, 1, 1},   // F(3x3, 3x3) on 3 x 3 tiles, overlapping windows
       {16, 64, 3, 6, 64, 3, 1, 1},  // F(3x3, 3x3) on a map of two tiles
+      // F(3x3, 3x3) on 3x3 maps (AVX-512: the panel GEMMs): two chunks of k each way, half
+      // panels, and the weight gradient's second block of input channels
+      {16, 160, 3, 3, 144, 3, 1, 1},
   };
   uint32_t seed = 1;
   for (DType dt : {DType::Float32, DType::BFloat16}) {

@@ -16,8 +16,6 @@
 // tiles are one GEMM per point. The adjoint forms give the exact gradient of the forward
 // computation, so no flipped filter is needed. Float32 error: ~3e-6 of the output's
 // magnitude against float64 (direct ~5e-7), as oneDNN's F(4x4).
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -28,96 +26,12 @@
 #include "tandem/kernels/cpu/cpu_features.h"
 #include "tandem/kernels/cpu/elementwise.h"
 #include "tandem/kernels/cpu/gemm.h"
-
-// GCC 12 reports the _mm512_undefined_* pass-through operand of the unpack intrinsics as
-// uninitialized once they are inlined (GCC bug 105593): noise.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "tandem/kernels/cpu/winograd3_math.h"
 
 namespace tandem {
 namespace {
 
-constexpr int L = 16;   // channels per block of oneDNN's nChw16c layout
-constexpr int VL = 16;  // channels per vector (two AVX2 registers: more work in flight)
-constexpr int P = 25;   // transformed points (5 x 5)
-
-// A block from tandem's caching allocator (a training step asks for the same sizes again).
-struct Buffer {
-  float* p;
-  size_t n;
-  explicit Buffer(size_t count) : p(static_cast<float*>(cpu_allocate(count * 4))), n(count * 4) {}
-  ~Buffer() { cpu_free(p, n); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-};
-
-// Vectors of VL floats and the transform matrices as template arguments: with the loops
-// unrolled, the products by 0 and 1 fold away.
-typedef float Vec __attribute__((vector_size(VL * 4)));
-template <int R, int K>
-struct Mat {
-  float v[R][K];
-};
-constexpr Mat<5, 3> kG{{{0.5f, 0.f, 0.f},
-                        {-0.5f, -0.5f, -0.5f},
-                        {-1.f / 6, 1.f / 6, -1.f / 6},
-                        {1.f / 6, 1.f / 3, 2.f / 3},
-                        {0.f, 0.f, 1.f}}};
-constexpr Mat<5, 5> kBT{
-    {{2, -1, -2, 1, 0}, {0, -2, -1, 1, 0}, {0, 2, -3, 1, 0}, {0, -1, 0, 1, 0}, {0, 2, -1, -2, 1}}};
-constexpr Mat<3, 5> kAT{{{1, 1, 1, 1, 0}, {0, 1, -1, 2, 0}, {0, 1, 1, 4, 1}}};
-template <int R, int K>
-constexpr Mat<K, R> transpose(const Mat<R, K>& m) {
-  Mat<K, R> t{};
-  for (int r = 0; r < R; ++r)
-    for (int k = 0; k < K; ++k) t.v[k][r] = m.v[r][k];
-  return t;
-}
-constexpr Mat<3, 5> kGt = transpose(kG);
-constexpr Mat<5, 5> kB = transpose(kBT);
-constexpr Mat<5, 3> kA = transpose(kAT);
-
-// acc + m * x, with m a compile-time constant after unrolling.
-inline Vec fma_c(Vec acc, float m, Vec x) {
-  if (m == 0.f) return acc;
-  if (m == 1.f) return acc + x;
-  if (m == -1.f) return acc - x;
-  return acc + m * x;
-}
-
-// out[r][c] = sum over k of coef(r, c, k) * in(r, c, k), unrolled.
-template <int R, int K, int C, typename Coef, typename In>
-inline void contract(Vec (&out)[R][C], const Coef& coef, const In& in) {
-#pragma GCC unroll 32
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 32
-    for (int c = 0; c < C; ++c) {
-      Vec acc = {};
-#pragma GCC unroll 32
-      for (int k = 0; k < K; ++k) acc = fma_c(acc, coef(r, c, k), in(r, c, k));
-      out[r][c] = acc;
-    }
-}
-// out = M in (M: R x K; in: K x C) and out = in M^T (in: R x K; M: C x K).
-template <int R, int K, int C, Mat<R, K> M>
-inline void left(const Vec (&in)[K][C], Vec (&out)[R][C]) {
-  contract<R, K, C>(
-      out, [](int r, int, int k) { return M.v[r][k]; },
-      [&](int, int c, int k) -> const Vec& { return in[k][c]; });
-}
-template <int R, int K, int C, Mat<C, K> M>
-inline void right_t(const Vec (&in)[R][K], Vec (&out)[R][C]) {
-  contract<R, K, C>(
-      out, [](int, int c, int k) { return M.v[c][k]; },
-      [&](int r, int, int k) -> const Vec& { return in[r][k]; });
-}
-inline Vec load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store(float* p, Vec v) {
-  std::memcpy(p, &v, sizeof v);
-}
+using namespace winograd3;
 
 // An activation tensor of C channels on H x W maps, NCHW or nChw16c: the address of
 // channels [c0, c0 + VL) at (n, y, x) and the distance between those channels.
@@ -331,165 +245,6 @@ void per_point_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const flo
          C + pt * c_step, N);
 }
 
-// --- the weights transformed panel by panel into a register-tiled GEMM (AVX-512) -------
-// A pass multiplies the tiles' transforms (T rows; one tile per image on 3x3 maps) by U,
-// 25 matrices of up to 512 x 512. Materialized whole, U (25/9 of the weights, 26 MB at 512
-// x 512 channels) goes to memory and back, which cost as much as the multiplies Winograd
-// saves; and sgemm packs each matrix again before it multiplies. Instead each thread
-// transforms the weights of one panel of 32 output columns, for all 25 points and kKC rows
-// of k at a time, straight into the layout its register tile reads, [point][k][32], and
-// multiplies it while it is in cache.
-constexpr int64_t kPW = 32;
-// Rows of k transformed and multiplied at a time: a thread's panel of all 25 points is then
-// 400 KB, within its core's L2, instead of 1.6 MB at 512 channels (measured equally fast;
-// less memory).
-constexpr int64_t kKC = 128;
-
-#if defined(__x86_64__)
-// C[R, w] = A[R, K] (rows lda apart) x panel [K][32] (+ C when acc), w = 16 or 32 columns.
-template <int R>
-__attribute__((target("avx512f"))) void panel_tile(int64_t K, const float* A, int64_t lda,
-                                                   const float* B, int w, float* C, int64_t ldc,
-                                                   bool acc) {
-  __m512 c0[R], c1[R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    c0[r] = acc ? _mm512_loadu_ps(C + r * ldc) : _mm512_setzero_ps();
-    c1[r] = acc && w > 16 ? _mm512_loadu_ps(C + r * ldc + 16) : _mm512_setzero_ps();
-  }
-  for (int64_t k = 0; k < K; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(B + k * kPW), b1 = _mm512_loadu_ps(B + k * kPW + 16);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const __m512 a = _mm512_set1_ps(A[r * lda + k]);
-      c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
-      c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
-    }
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    _mm512_storeu_ps(C + r * ldc, c0[r]);
-    if (w > 16) _mm512_storeu_ps(C + r * ldc + 16, c1[r]);
-  }
-}
-
-// Rows [0, rows) of C = A x panel (+ C when acc), eight at a time.
-void panel_rows(int64_t rows, int64_t K, const float* A, int64_t lda, const float* B, int w,
-                float* C, int64_t ldc, bool acc) {
-  int64_t m = 0;
-  for (; m + 8 <= rows; m += 8) panel_tile<8>(K, A + m * lda, lda, B, w, C + m * ldc, ldc, acc);
-  using Tile = void (*)(int64_t, const float*, int64_t, const float*, int, float*, int64_t, bool);
-  static constexpr Tile kLast[8] = {nullptr,        &panel_tile<1>, &panel_tile<2>, &panel_tile<3>,
-                                    &panel_tile<4>, &panel_tile<5>, &panel_tile<6>, &panel_tile<7>};
-  if (m < rows) kLast[rows - m](K, A + m * lda, lda, B, w, C + m * ldc, ldc, acc);
-}
-
-// r[i] <- column i of the 16 x 16 matrix whose rows are r.
-__attribute__((target("avx512f"))) inline void transpose16(__m512 (&r)[16]) {
-  __m512 t[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int i = 0; i < 4; ++i) {
-    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
-    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
-  }
-  for (int i = 0; i < 8; ++i) {
-    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
-  }
-}
-
-// The taps of one panel's filters for rows [k0, k0 + kc) of k, in the order the transform
-// reads them, dst[k - k0][tap][32]: lane l at row k is the filter (o = n0 + l, c = k) for
-// the forward and (o = k, c = n0 + l) for the input gradient, so each tap of 16 filters is
-// one plain load. Gathering the taps from w [O][C][3][3] instead cost as much as the rest
-// of the transform: a gather takes ~26 cycles on this core even from L1. 16 x 16 blocks
-// through registers; a panel's chunk (147 KB) stays in its core's L2 for the transform.
-constexpr int64_t kAhead = 4;  // rows of k prefetched ahead by the input gradient's panel_taps
-__attribute__((target("avx512f"))) void panel_taps(const float* w, int64_t C, bool forward,
-                                                   int64_t n0, int64_t width, int64_t k0,
-                                                   int64_t kc, float* dst) {
-  __m512 r[16];
-  for (int64_t h = 0; h < width; h += VL) {
-    if (forward) {  // rows n0 + h .. + 15 of w [O][C * 9], 16 columns at a time
-      const float* src = w + (n0 + h) * C * 9 + k0 * 9;
-      for (int64_t j0 = 0; j0 < kc * 9; j0 += VL) {
-        for (int i = 0; i < VL; ++i) r[i] = _mm512_loadu_ps(src + i * C * 9 + j0);
-        transpose16(r);
-        for (int j = 0; j < VL; ++j) _mm512_storeu_ps(dst + (j0 + j) * kPW + h, r[j]);
-      }
-      continue;
-    }
-    for (int64_t k = 0; k < kc; ++k) {  // 16 filters (k0 + k, n0 + h + i) of 9 taps each
-      const float* src = w + ((k0 + k) * C + n0 + h) * 9;
-      // Each row k lies in a page of its own, where the hardware prefetchers stop.
-      if (k + kAhead < kc)
-        for (int l = 0; l < 9 * VL; l += 16) _mm_prefetch(src + kAhead * C * 9 + l, _MM_HINT_T0);
-      for (int i = 0; i < VL; ++i) r[i] = _mm512_maskz_loadu_ps(0x1FF, src + i * 9);
-      transpose16(r);
-      for (int t = 0; t < 9; ++t) _mm512_storeu_ps(dst + (k * 9 + t) * kPW + h, r[t]);
-    }
-  }
-}
-
-// u = G g G^T of the 16 filters whose taps start at src (taps_major's layout), stored at
-// dst + pt * step for point pt.
-__attribute__((target("avx512f"))) void transform_taps(const float* src, float* dst, int64_t step) {
-  Vec g[3][3], t[5][3], u[5][5];
-  for (int k = 0; k < 9; ++k) g[k / 3][k % 3] = load(src + k * kPW);
-  left<5, 3, 3, kG>(g, t);
-  right_t<5, 3, 5, kG>(t, u);
-#pragma GCC unroll 5
-  for (int a = 0; a < 5; ++a)
-#pragma GCC unroll 5
-    for (int b = 0; b < 5; ++b) store(dst + (a * 5 + b) * step, u[a][b]);
-}
-
-// Out[pt] (T x N) = A[pt] (T x K) U[pt] for every point, U as the forward multiplies it (K =
-// C input channels, N = O outputs: U[pt][o][c] at (c, o)) or the input gradient (K = O, N =
-// C: at (o, c)). The panels are split between threads.
-void transformed_gemm(const float* wt, int64_t O, int64_t C, bool forward, int64_t T,
-                      const float* A, float* Out) {
-  const int64_t K = forward ? C : O, N = forward ? O : C, QN = (N + kPW - 1) / kPW;
-  // A point's panel, padded by a cache line: the 25 stores of one transformed vector would
-  // otherwise fall in one L1 set (measured 89 -> 56 us per panel of 512 rows).
-  constexpr int64_t kStep = kKC * kPW + VL;
-  const int nt = int(std::min<int64_t>(parallel_threads(P * T * N * K / 64), QN));
-  parallel_region(nt, [&] {
-    Buffer panel(size_t(P * kStep));     // [point][k][32] for kKC rows of k
-    Buffer taps(size_t(kKC * 9 * kPW));  // [k][tap][32]
-#pragma omp for schedule(static)
-    for (int64_t q = 0; q < QN; ++q) {
-      const int64_t n0 = q * kPW, w = std::min(kPW, N - n0);  // w: 16 or 32
-      if (w < kPW)  // the padding columns: read by the tile, never stored
-        for (int pt = 0; pt < P; ++pt)
-          for (int64_t r = 0; r < kKC; ++r)
-            std::fill_n(panel.p + pt * kStep + r * kPW + w, kPW - w, 0.f);
-      for (int64_t k0 = 0; k0 < K; k0 += kKC) {
-        const int64_t kc = std::min(kKC, K - k0);
-        panel_taps(wt, C, forward, n0, w, k0, kc, taps.p);
-        for (int64_t k = 0; k < kc; ++k)
-          for (int64_t v = 0; v < w; v += VL)
-            transform_taps(taps.p + k * 9 * kPW + v, panel.p + k * kPW + v, kStep);
-        for (int pt = 0; pt < P; ++pt)
-          panel_rows(T, kc, A + pt * T * K + k0, K, panel.p + pt * kStep, int(w),
-                     Out + pt * T * N + n0, N, k0 > 0);
-      }
-    }
-  });
-}
-#endif
-
 // Whether the passes take transformed_gemm (where the CPU has AVX-512) or U whole and sgemm.
 bool panel_gemm_on() {
 #if defined(__x86_64__)
@@ -512,6 +267,24 @@ void multiply_by_u(const float* w, int64_t O, int64_t C, bool forward, int64_t T
     per_point_gemm(false, true, T, O, C, A, C, U.p, C, Out);
   else
     per_point_gemm(false, false, T, C, O, A, O, U.p, C, Out);
+}
+
+// gb[o] = the sum of gy over images and positions, 16 channels at a time on each thread.
+void bias_gradient(const Act& gy, int64_t N, float* gb) {
+  const int64_t HW = gy.H * gy.W, qs = gy.blocked ? L : 1, ls = gy.lane_stride();
+  const int nt = parallel_threads(N * HW * gy.C);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t c0 = 0; c0 < gy.C; c0 += VL) {
+      float acc[VL] = {};
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = gy.base + gy.at(n, c0, 0, 0);
+        for (int64_t q = 0; q < HW; ++q)
+          for (int l = 0; l < VL; ++l) acc[l] += p[q * qs + l * ls];
+      }
+      std::copy(acc, acc + VL, gb + c0);
+    }
+  });
 }
 
 }  // namespace
@@ -562,22 +335,21 @@ void conv2d_backward_data_winograd3(const ConvParams& p, const float* gy, const 
 void conv2d_backward_weights_winograd3(const ConvParams& p, const float* x, const float* gy,
                                        float* gw, float* gb) {
   const Geometry g(p);
-  Buffer V(size_t(P * g.T * p.C)), Mb(size_t(P * g.T * p.O)), dU(size_t(P * p.C * p.O));
+  Buffer V(size_t(P * g.T * p.C)), Mb(size_t(P * g.T * p.O));
   input_transform(Act{x, p.C, p.H, p.W, p.blocked}, g, V.p);
   output_adjoint(Act{gy, p.O, p.H, p.W, p.blocked}, g, Mb.p);
-  // dU[pt] (O x C) = Mb[pt]^T (O x T) V[pt] (T x C).
-  per_point_gemm(true, false, p.O, p.C, g.T, Mb.p, p.O, V.p, p.C, dU.p);
-  weight_adjoint(dU.p, p.O, p.C, gw);
-  if (gb) {
-    const Act ga{gy, p.O, p.H, p.W, p.blocked};
-    const int64_t HW = p.H * p.W;
-    for (int64_t o = 0; o < p.O; ++o) {
-      float s = 0.f;
-      for (int64_t n = 0; n < p.N; ++n)
-        for (int64_t q = 0; q < HW; ++q) s += gy[ga.at(n, o, q / p.W, q % p.W)];
-      gb[o] = s;
-    }
+#if defined(__x86_64__)
+  if (panel_gemm_on()) {
+    weight_gradient_blocks(Mb.p, V.p, g.T, p.O, p.C, gw);
+  } else
+#endif
+  {
+    // dU[pt] (O x C) = Mb[pt]^T (O x T) V[pt] (T x C).
+    Buffer dU(size_t(P * p.C * p.O));
+    per_point_gemm(true, false, p.O, p.C, g.T, Mb.p, p.O, V.p, p.C, dU.p);
+    weight_adjoint(dU.p, p.O, p.C, gw);
   }
+  if (gb) bias_gradient(Act{gy, p.O, p.H, p.W, p.blocked}, p.N, gb);
 }
 
 }  // namespace tandem
