@@ -39,8 +39,11 @@ class Block(nn.Module):
         return F.relu(y)
 
 
-def make_net(cin, widths, strides, scale, groups):
+def make_net(cin, widths, strides, scale, groups, stem=False):
     layers, c = [nn.Conv2d(cin, widths[0], 3, padding=1), nn.ReLU()], widths[0]
+    if stem:  # ResNet's: a 7x7 convolution of the image's few channels, batch norm, max pool
+        layers = [nn.Conv2d(cin, c, 7, stride=2, padding=3), nn.BatchNorm2d(c), nn.ReLU(),
+                  nn.MaxPool2d(3, 2, 1)]
     for w, s in zip(widths, strides):
         layers.append(Block(c, w, s, scale, groups))
         c = w
@@ -64,11 +67,12 @@ def train(net, x, y, compiled, bf16, steps=2):
     return losses, [p.detach().float().numpy().copy() for p in net.parameters()], f
 
 
-def run_pair(seed, cin, widths, strides, scale=False, groups=1, bf16=False, hw=12, batch=4):
+def run_pair(seed, cin, widths, strides, scale=False, groups=1, bf16=False, hw=12, batch=4,
+             stem=False):
     results = []
     for compiled in (False, True):
         mint.manual_seed(seed)
-        net = make_net(cin, widths, strides, scale, groups)
+        net = make_net(cin, widths, strides, scale, groups, stem)
         mint.manual_seed(seed + 1)
         x = mint.randn(batch, cin, hw, hw)
         y = mint.randint(0, 10, (batch,))
@@ -102,6 +106,45 @@ def test_residual_network_runs_blocked_and_equals_eager(bf16):
         assert count(text, "from_channel_blocked(") <= 3, optimized(text)
     else:
         assert count(text, "channel_block") == 0
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_first_layer_takes_its_channels_plain_and_max_pooling_stays_blocked(bf16):
+    text = run_pair(6, 1, [16, 16], [1, 1], bf16=bf16, hw=24, stem=True)
+    if not AVX512:
+        assert count(text, "channel_block") == 0
+        return
+    lines = optimized(text).splitlines()
+    stem = [ln for ln in lines if "conv2d" in ln and "padding=[3, 3, 3, 3]" in ln]
+    assert len(stem) == 2 and all("plain_input=True" in ln and "channel_block=16" in ln for ln in stem), (
+        "\n".join(stem))
+    pools = [ln for ln in lines if "max_pool2d" in ln]
+    assert len(pools) == 2 and all("channel_block=16" in ln for ln in pools), "\n".join(pools)
+    # Only the head converts: out of the blocks into the average pooling, and its gradient in.
+    assert count(text, "to_channel_blocked(") <= 1, optimized(text)
+    assert count(text, "from_channel_blocked(") <= 1, optimized(text)
+
+
+def test_first_layer_input_gradient_is_plain_and_equals_eager():
+    mint.manual_seed(7)
+    conv, bn, conv2 = nn.Conv2d(3, 16, 7, stride=2, padding=3), nn.BatchNorm2d(16), nn.Conv2d(
+        16, 16, 3, padding=1)
+
+    def f(x, w):
+        y = F.max_pool2d(F.relu(bn(F.conv2d(x, w, conv.bias, stride=2, padding=3))), 3, 2, 1)
+        return (conv2(y) ** 2).sum()
+
+    g = tandem.grad(f, grad_position=(0, 1))
+    x = mint.randn(2, 3, 20, 20)
+    want = g(x, conv.weight)
+    jg = tandem.jit(g)
+    got = jg(x, conv.weight)
+    for a, b in zip(got, want):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-4)
+    if AVX512:
+        text = optimized(jg.explain(x, conv.weight))
+        assert "conv2d_backward_input" in text and text.count("plain_input=True") == 3, text
 
 
 def test_broadcasts_groups_and_partial_blocks_stay_plain_and_correct():

@@ -76,11 +76,26 @@ Shape plain_shape(const Shape& s, const Attrs& at, const char* op, int64_t& L) {
   return L > 1 ? channel_unblocked_shape(s, L) : s;
 }
 
+// The node's channel block L and the (N, C, H, W) shape of its input-side activation s (x,
+// or the input gradient's size): blocked with the node, unless the "plain_input" attribute
+// (set by the layout pass on a first layer of few channels) keeps it NCHW.
+Shape input_shape(const Shape& s, const Attrs& at, const char* op, int64_t& L, bool& plain_in) {
+  plain_in = at.get_bool_or("plain_input", false);
+  if (!plain_in) return plain_shape(s, at, op, L);
+  L = at.get_int_or("channel_block", 1);
+  TANDEM_CHECK(L == kChannelBlock && s.size() == 4, ValueError, op,
+               ": plain_input needs channel_block=", kChannelBlock,
+               " and an (N, C, H, W) input, got channel_block=", L, " and shape ", shape_str(s));
+  return s;
+}
+
 // Blocked activations need what oneDNN's blocked kernels need: both channel counts whole
-// blocks, one group, a non-empty batch, float32 or bfloat16.
+// blocks (the input's unless it stays plain), one group, a non-empty batch, float32 or
+// bfloat16.
 void check_blocked(const ConvParams& p, int64_t L, DType dt, const char* op) {
   if (L == 1) return;
-  TANDEM_CHECK(p.groups == 1 && p.C % L == 0 && p.O % L == 0 && p.N > 0, ValueError, op,
+  TANDEM_CHECK(p.groups == 1 && (p.plain_input || p.C % L == 0) && p.O % L == 0 && p.N > 0,
+               ValueError, op,
                ": channel-blocked activations need groups=1, a non-empty batch and channel "
                "counts that are multiples of ",
                L, ", got groups=", p.groups, ", N=", p.N, ", C=", p.C, ", O=", p.O);
@@ -117,8 +132,10 @@ ConvParams::Act activation_of(const Attrs& at) {
 
 std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in, const Attrs& at) {
   int64_t L;
+  bool plain_in;
   ConvParams p =
-      params_of(plain_shape(in[0].shape(), at, "conv2d", L), in[1].shape(), at, "conv2d");
+      params_of(input_shape(in[0].shape(), at, "conv2d", L, plain_in), in[1].shape(), at, "conv2d");
+  p.plain_input = plain_in;
   activation_of(at);  // validates it
   DType dt = conv_dtype(in[0], in[1], "conv2d");
   check_blocked(p, L, dt, "conv2d");
@@ -132,9 +149,11 @@ std::vector<TensorMeta> conv2d_infer(const OpDef&, const std::vector<Tensor>& in
 void conv2d_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                    const Attrs& at) {
   int64_t L;
+  bool plain_in;
   ConvParams p =
-      params_of(plain_shape(in[0].shape(), at, "conv2d", L), in[1].shape(), at, "conv2d");
+      params_of(input_shape(in[0].shape(), at, "conv2d", L, plain_in), in[1].shape(), at, "conv2d");
   p.blocked = L > 1;
+  p.plain_input = plain_in;
   ConvParams::Act act = activation_of(at);
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::Forward);
   // oneDNN applies the activation to the float32 accumulator in its output pass; where the
@@ -173,19 +192,21 @@ std::vector<TensorMeta> bwd_input_infer(const OpDef&, const std::vector<Tensor>&
   const auto& xs = at.get_ints("input_size");
   const int64_t L = channel_block_of(at, in[0].shape(), op);
   ConvParams p = params_of(xs, in[1].shape(), at, op);
+  p.plain_input = at.get_bool_or("plain_input", false);
   const DType dt = conv_dtype(in[0], in[1], op);
   check_blocked(p, L, dt, op);
   Shape gy{p.N, p.O, p.OH, p.OW};
   if (L > 1) gy = channel_blocked_shape(gy, L);
   TANDEM_CHECK(in[0].shape() == gy, ValueError, op, ": grad_output has shape ",
                shape_str(in[0].shape()), ", expected ", shape_str(gy));
-  return {{L > 1 ? channel_blocked_shape(xs, L) : Shape(xs), dt}};
+  return {{L > 1 && !p.plain_input ? channel_blocked_shape(xs, L) : Shape(xs), dt}};
 }
 
 void bwd_input_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const Attrs& at) {
   ConvParams p = params_of(at.get_ints("input_size"), in[1].shape(), at, "conv2d_backward_input");
   p.blocked = channel_block_of(at, in[0].shape(), "conv2d_backward_input") > 1;
+  p.plain_input = at.get_bool_or("plain_input", false);
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardData);
   Tensor gy = dense_as(in[0], kt), w = dense_as(in[1], kt);
   Tensor gx = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);
@@ -204,7 +225,9 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
   const char* op = "conv2d_backward_weight";
   const auto& ws = at.get_ints("weight_size");
   int64_t L;
-  ConvParams p = params_of(plain_shape(in[0].shape(), at, op, L), ws, at, op);
+  bool plain_in;
+  ConvParams p = params_of(input_shape(in[0].shape(), at, op, L, plain_in), ws, at, op);
+  p.plain_input = plain_in;
   DType dt = conv_dtype(in[0], in[1], op);
   check_blocked(p, L, dt, op);
   Shape gy{p.N, p.O, p.OH, p.OW};
@@ -217,9 +240,11 @@ std::vector<TensorMeta> bwd_weight_infer(const OpDef&, const std::vector<Tensor>
 void bwd_weight_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                        const Attrs& at) {
   int64_t L;
-  ConvParams p = params_of(plain_shape(in[0].shape(), at, "conv2d_backward_weight", L),
+  bool plain_in;
+  ConvParams p = params_of(input_shape(in[0].shape(), at, "conv2d_backward_weight", L, plain_in),
                            at.get_ints("weight_size"), at, "conv2d_backward_weight");
   p.blocked = L > 1;
+  p.plain_input = plain_in;
   DType kt = conv_kernel_dtype(out[0].dtype(), p, ConvPass::BackwardWeights);
   Tensor x = dense_as(in[0], kt), gy = dense_as(in[1], kt);
   Tensor gw = out[0].dtype() == kt ? out[0] : Tensor::empty(out[0].shape(), kt);

@@ -6,6 +6,7 @@
 #include "tandem/ops/elementwise.h"
 #include "tandem/ops/float_kernel.h"
 #include "tandem/ops/index_ops.h"
+#include "tandem/ops/layout.h"
 #include "tandem/ops/pool.h"
 #include "tandem/ops/shape_ops.h"
 
@@ -79,15 +80,29 @@ DType max_pool_kernel_dtype(DType t) {
   return t == DType::BFloat16 ? t : float_kernel_dtype(t);
 }
 
+// A max pooling's parameters and, through s, its (N, C, H, W) input shape: channel-blocked
+// with the "channel_block" attribute (set by the graph's layout pass, ops/layout.h).
+PoolParams max_params_of(const Shape& x, const Attrs& at, const char* op, Shape& s) {
+  const int64_t L = channel_block_of(at, x, op);
+  s = L > 1 ? channel_unblocked_shape(x, L) : x;
+  PoolParams p = params_of(s, at, op);
+  p.lanes = L;
+  p.planes /= L;
+  return p;
+}
+
 std::vector<TensorMeta> maxp_infer(const OpDef& op, const std::vector<Tensor>& in,
                                    const Attrs& at) {
-  PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
-  Shape s{in[0].shape()[0], in[0].shape()[1], p.OH, p.OW};
+  Shape xs;
+  PoolParams p = max_params_of(in[0].shape(), at, "max_pool2d", xs);
+  Shape s{xs[0], xs[1], p.OH, p.OW};
+  if (p.lanes > 1) s = channel_blocked_shape(s, p.lanes);
   return {{s, float_dtype(in[0], "max_pool2d")}, {s, DType::Int64}};
 }
 void maxp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                  const Attrs& at) {
-  PoolParams p = params_of(in[0].shape(), at, "max_pool2d");
+  Shape xs;
+  PoolParams p = max_params_of(in[0].shape(), at, "max_pool2d", xs);
   DType kt = max_pool_kernel_dtype(out[0].dtype());
   Tensor x = dense_as(in[0], kt), y = kernel_buffer(out[0], kt);
   if (y.numel()) max_pool2d_fwd(p, kt, x.data_ptr(), y.data_ptr(), out[1].data<int64_t>());
@@ -98,20 +113,25 @@ void maxp_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor
 std::vector<TensorMeta> maxp_bwd_infer(const OpDef&, const std::vector<Tensor>& in,
                                        const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
-  TANDEM_CHECK(xs.size() == 4 && in[0].dim() == 4 && in[0].shape() == in[1].shape() &&
-                   in[0].shape()[0] == xs[0] && in[0].shape()[1] == xs[1],
+  // grad_output and the indices are channel-blocked with the "channel_block" attribute.
+  const int64_t L = channel_block_of(at, in[0].shape(), "max_pool2d_backward");
+  const Shape g = L > 1 ? channel_unblocked_shape(in[0].shape(), L) : in[0].shape();
+  TANDEM_CHECK(xs.size() == 4 && g.size() == 4 && in[0].shape() == in[1].shape() && g[0] == xs[0] &&
+                   g[1] == xs[1],
                ValueError, "max_pool2d_backward: grad_output ", shape_str(in[0].shape()),
                " and indices ", shape_str(in[1].shape()), " don't fit input size ", shape_str(xs));
   TANDEM_CHECK(in[1].dtype() == DType::Int64, TypeError,
                "max_pool2d_backward: indices must be int64");
-  return {{xs, float_dtype(in[0], "max_pool2d_backward")}};
+  return {{L > 1 ? channel_blocked_shape(xs, L) : Shape(xs),
+           float_dtype(in[0], "max_pool2d_backward")}};
 }
 void maxp_bwd_kernel(const OpDef&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                      const Attrs& at) {
   const auto& xs = at.get_ints("input_size");
+  const int64_t L = channel_block_of(at, in[0].shape(), "max_pool2d_backward");
+  const Shape g = L > 1 ? channel_unblocked_shape(in[0].shape(), L) : in[0].shape();
   PoolParams p{};
-  p.planes = xs[0] * xs[1], p.H = xs[2], p.W = xs[3], p.OH = in[0].shape()[2],
-  p.OW = in[0].shape()[3];
+  p.planes = xs[0] * xs[1] / L, p.lanes = L, p.H = xs[2], p.W = xs[3], p.OH = g[2], p.OW = g[3];
   DType kt = max_pool_kernel_dtype(out[0].dtype());
   Tensor gy = dense_as(in[0], kt), idx = in[1].contiguous(), gx = kernel_buffer(out[0], kt);
   const int64_t* ip = idx.data<int64_t>();
@@ -242,6 +262,9 @@ Attrs with_input_size(const Attrs& at, const Shape& xs) {
 // Gradient of the values output of max_pool2d / adaptive_max_pool2d (the indices output is
 // integer and gets none).
 std::vector<Tensor> max_pool_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  // Channel-blocked nodes appear only in optimized graphs, after differentiation.
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError,
+               "max_pool2d: differentiating a node on channel-blocked activations");
   if (!c.needs_grad[0]) return {Tensor()};
   return {max_pool2d_backward(g[0], c.outputs[1], c.inputs[0].shape())};
 }
@@ -249,6 +272,8 @@ std::vector<Tensor> max_pool_vjp(const VjpCtx& c, const std::vector<Tensor>& g) 
 // max_pool2d_backward scatters grad_out into the input plane at the indices; its adjoint
 // gathers G there. Index -1 (an empty window) contributed nothing and gets 0.
 std::vector<Tensor> max_pool2d_bwd_vjp(const VjpCtx& c, const std::vector<Tensor>& g) {
+  TANDEM_CHECK(!c.attrs.has("channel_block"), NotImplementedError,
+               "max_pool2d_backward: differentiating a node on channel-blocked activations");
   if (!c.needs_grad[0]) return {Tensor(), Tensor()};
   const Tensor& idx = c.inputs[1];
   const Shape& s = idx.shape();

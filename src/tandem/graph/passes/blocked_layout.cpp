@@ -4,9 +4,11 @@
 // ResNet-18 training step, 25 ms of activation reorders against ~170 ms of convolutions.
 // This pass keeps the activations blocked from one convolution to the next: convolutions
 // and their backward ops take and give blocked tensors, batch norms (forward and backward)
-// and elementwise ops (the residual add, relu, relu_backward, gradient sums) follow their
-// inputs into the blocked layout, and a conversion node stands only where a plain reader
-// (a pooling, a reduction, an output) or a plain producer meets the blocked region.
+// max poolings and elementwise ops (the residual add, relu, relu_backward, gradient sums)
+// follow their inputs into the blocked layout, and a conversion node stands only where a
+// plain reader (an average pooling, a reduction, an output) or a plain producer meets the
+// blocked region. A first convolution of 1-4 input channels takes them plain and gives a
+// blocked output.
 //
 // A blocked value gets a twin id (the plain value's id stays for plain readers, defined by
 // a from_channel_blocked node emitted just before its first plain reader), so outputs,
@@ -32,6 +34,15 @@ bool blockable_dtype(DType d) {
 bool blockable(const Value& v) {
   const Shape& s = v.shape;
   return s.size() == 4 && blockable_dtype(v.dtype) && s[0] > 0 && s[1] > 0 && s[1] % L == 0 &&
+         s[2] > 0 && s[3] > 0;
+}
+
+// A first layer's input (N, C <= 4, H, W), which a convolution takes in plain NCHW while its
+// output is blocked (the "plain_input" attribute): in the blocked layout its few channels
+// would be padded to a whole block.
+bool few_channels(const Value& v) {
+  const Shape& s = v.shape;
+  return s.size() == 4 && blockable_dtype(v.dtype) && s[0] > 0 && s[1] > 0 && s[1] <= 4 &&
          s[2] > 0 && s[3] > 0;
 }
 
@@ -113,21 +124,37 @@ class Propagator {
     if (op == "conv2d") {
       if (!plain_conv_attrs(n) || n.inputs.size() < 2) return false;
       const Value &x = val(n.inputs[0]), &w = val(n.inputs[1]), &y = val(n.outputs[0]);
-      if (!blockable(x) || !blockable(y) || w.dtype != x.dtype) return false;
-      n.inputs[0] = blocked(n.inputs[0]);
+      const bool plain_in = few_channels(x);
+      if (!(blockable(x) || plain_in) || !blockable(y) || w.dtype != x.dtype) return false;
+      if (plain_in) {
+        n.attrs.set("plain_input", true);
+        ensure_plain(n.inputs[0]);
+      } else {
+        n.inputs[0] = blocked(n.inputs[0]);
+      }
       for (size_t k = 1; k < n.inputs.size(); ++k) ensure_plain(n.inputs[k]);
       block_output(n, 0);
     } else if (op == "conv2d_backward_input") {
       if (!plain_conv_attrs(n)) return false;
       const Value &gy = val(n.inputs[0]), &gx = val(n.outputs[0]);
-      if (!blockable(gy) || !blockable(gx)) return false;
+      const bool plain_in = few_channels(gx);
+      if (!blockable(gy) || !(blockable(gx) || plain_in)) return false;
       n.inputs[0] = blocked(n.inputs[0]);
       ensure_plain(n.inputs[1]);
-      block_output(n, 0);
+      if (plain_in)
+        n.attrs.set("plain_input", true);
+      else
+        block_output(n, 0);
     } else if (op == "conv2d_backward_weight") {
       if (!plain_conv_attrs(n)) return false;
-      if (!blockable(val(n.inputs[0])) || !blockable(val(n.inputs[1]))) return false;
-      n.inputs[0] = blocked(n.inputs[0]);
+      const bool plain_in = few_channels(val(n.inputs[0]));
+      if (!(blockable(val(n.inputs[0])) || plain_in) || !blockable(val(n.inputs[1]))) return false;
+      if (plain_in) {
+        n.attrs.set("plain_input", true);
+        ensure_plain(n.inputs[0]);
+      } else {
+        n.inputs[0] = blocked(n.inputs[0]);
+      }
       n.inputs[1] = blocked(n.inputs[1]);
     } else if (op == "batch_norm") {
       // Follows a blocked input only: a norm between plain ops stays plain.
@@ -149,6 +176,21 @@ class Propagator {
         else
           ensure_plain(n.inputs[k]);
       }
+      block_output(n, 0);
+    } else if (op == "max_pool2d") {
+      // Follows a blocked input only, as a batch norm does; its indices (within each
+      // channel's plane either way) are blocked with its values.
+      if (n.attrs.has("channel_block") || !blockable(val(n.inputs[0])) || !has_twin(n.inputs[0]))
+        return false;
+      n.inputs[0] = blocked(n.inputs[0]);
+      block_output(n, 0);
+      block_output(n, 1);
+    } else if (op == "max_pool2d_backward") {
+      // Inputs: grad_out, indices: blocked where the forward's indices are.
+      if (n.attrs.has("channel_block") || !blockable(val(n.inputs[0])) || !has_twin(n.inputs[1]))
+        return false;
+      n.inputs[0] = blocked(n.inputs[0]);
+      n.inputs[1] = blocked(n.inputs[1]);
       block_output(n, 0);
     } else if (is_pointwise(n)) {
       const Value& y = val(n.outputs[0]);

@@ -22,6 +22,10 @@ struct ConvParams {
   // Activations (input, output and their gradients) are channel-blocked, oneDNN's nChw16c
   // (ops/layout.h), instead of NCHW: no reorder around the oneDNN call. Weights stay OIHW.
   bool blocked = false;
+  // With blocked: the input side (x and its gradient) stays NCHW. A first layer's few input
+  // channels (1-4) would be padded to a whole block; its output is blocked all the same.
+  // Only oneDNN's kernels take this mix.
+  bool plain_input = false;
   // Nonzero when the weights are a constant that never changes (an exported model's, as the
   // runtime's lowering marks them): the storage serial and byte offset identify it, and its
   // copy in oneDNN's layout is made once and cached instead of reordered on every call.

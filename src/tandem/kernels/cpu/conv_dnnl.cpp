@@ -34,7 +34,7 @@ std::string ConvParams::key() const {
   std::ostringstream os;
   os << N << ',' << C << ',' << H << ',' << W << ',' << O << ',' << KH << ',' << KW << ',' << sh
      << ',' << sw << ',' << pt << ',' << pl << ',' << pb << ',' << pr << ',' << dh << ',' << dw
-     << ',' << groups << ',' << int(act) << (blocked ? ",b" : "");
+     << ',' << groups << ',' << int(act) << (blocked ? ",b" : "") << (plain_input ? ",p" : "");
   return os.str();
 }
 
@@ -64,7 +64,8 @@ const std::string& forced_alg() {
 // Our F(3x3, 3x3) kernels (conv_winograd3.cpp) where they fit; TANDEM_CONV_ALG=direct
 // turns them off with oneDNN's Winograd.
 bool use_winograd3(const ConvParams& p, DType dtype, ConvPass pass) {
-  return dtype == DType::Float32 && forced_alg() != "direct" && conv2d_prefers_winograd3(p, pass);
+  return dtype == DType::Float32 && forced_alg() != "direct" && !p.plain_input &&
+         conv2d_prefers_winograd3(p, pass);
 }
 
 dnnl::algorithm alg_for(const ConvParams& p) {
@@ -95,7 +96,7 @@ Descs descs_of(const ConvParams& p, dt type) {
                          ? memory::dims{p.O, p.C, p.KH, p.KW}
                          : memory::dims{p.groups, p.O / p.groups, p.C / p.groups, p.KH, p.KW};
   const tag act = p.blocked ? tag::nChw16c : tag::nchw;
-  d.src = memory::desc(src, type, act);
+  d.src = memory::desc(src, type, p.plain_input ? tag::nchw : act);
   d.dst = memory::desc(dst, type, act);
   d.wei = memory::desc(wei, type, p.groups == 1 ? tag::oihw : tag::goihw);
   d.bias = memory::desc(bias, type, tag::x);
@@ -460,9 +461,11 @@ void conv2d_backward_weights(const ConvParams& p, DType dtype, const void* x, co
     return conv2d_backward_weights_winograd3(p, static_cast<const float*>(x),
                                              static_cast<const float*>(gy), static_cast<float*>(gw),
                                              static_cast<float*>(gb));
-  if (conv2d_bwd_weights_prefers_taps(p) && conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
+  // (our kernels read x in the layout of gy)
+  if (!p.plain_input && conv2d_bwd_weights_prefers_taps(p) &&
+      conv2d_backward_weights_taps(p, dtype, x, gy, gw, gb))
     return;
-  if (dtype == DType::BFloat16 && conv2d_bwd_weights_prefers_gemm(p) &&
+  if (dtype == DType::BFloat16 && !p.plain_input && conv2d_bwd_weights_prefers_gemm(p) &&
       conv2d_backward_weights_bf16_gemm(p, x, gy, gw, gb))
     return;
   guarded("conv2d_backward_weight", [&] {

@@ -16,6 +16,11 @@
 #include "tandem/kernels/cpu/simd.h"
 #include "tandem/kernels/cpu/storage_io.h"
 
+// GCC 12 reports the _mm512_undefined_* pass-through operand of some intrinsics as
+// uninitialized once they are inlined (GCC bug 105593): noise.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 namespace tandem {
 namespace {
 
@@ -167,9 +172,117 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
   });
 }
 
+#if defined(__x86_64__)
+// One output row of a channel-blocked max pooling, 16 lanes in one vector (max_fwd_lanes);
+// bfloat16 is widened exactly as it is loaded and its maxima, values of the input, narrowed
+// exactly as they are stored.
+template <typename X>
+__attribute__((target("avx512f,avx512bw"))) void max_row_lanes_avx512(const PoolParams& p,
+                                                                      const X* xp, int64_t oh, X* y,
+                                                                      int64_t* idx) {
+  constexpr bool bf16 = !std::is_same_v<X, float>;
+  for (int64_t ow = 0; ow < p.OW; ++ow) {
+    __m512 best = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    __m512i bi = _mm512_set1_epi32(-1);
+    bool first = true;
+    for (int64_t i = 0; i < p.kh; ++i) {
+      const int64_t ih = oh * p.sh - p.ph + i * p.dh;
+      if (ih < 0 || ih >= p.H) continue;
+      for (int64_t j = 0; j < p.kw; ++j) {
+        const int64_t iw = ow * p.sw - p.pw + j * p.dw;
+        if (iw < 0 || iw >= p.W) continue;
+        const X* src = xp + (ih * p.W + iw) * 16;
+        __m512 v;
+        if constexpr (bf16)
+          v = _mm512_castsi512_ps(_mm512_slli_epi32(
+              _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))),
+              16));
+        else
+          v = _mm512_loadu_ps(src);
+        const __m512i at = _mm512_set1_epi32(int32_t(ih * p.W + iw));
+        if (first) {  // the first real cell, whatever its value
+          best = v, bi = at, first = false;
+          continue;
+        }
+        const __mmask16 take =
+            _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) |
+            (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
+        best = _mm512_mask_mov_ps(best, take, v);
+        bi = _mm512_mask_mov_epi32(bi, take, at);
+      }
+    }
+    if constexpr (bf16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + ow * 16),
+                          _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(best), 16)));
+    else
+      _mm512_storeu_ps(y + ow * 16, best);
+    if (idx) {
+      _mm512_storeu_si512(idx + ow * 16, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(bi)));
+      _mm512_storeu_si512(idx + ow * 16 + 8,
+                          _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bi, 1)));
+    }
+  }
+}
+#endif
+
+// Channel-blocked planes (p.lanes channels at each position): the lanes of an output are one
+// vector, each tap of its window one load of all of them. max_fwd's rule (a strictly
+// greater value or the first NaN wins; the first real cell of an all -inf window) and its
+// indices, within each channel's plane.
+template <typename X>
+void max_fwd_lanes(const PoolParams& p, const X* x, X* y, int64_t* idx) {
+  using T = compute_t<X>;
+  constexpr int64_t V = 16;
+  TANDEM_CHECK(p.lanes == V, ValueError, "max_pool2d: channel blocks of ", p.lanes,
+               " are not supported (16 are)");
+  const int nt = parallel_threads(p.planes * V * p.OH * p.OW * p.kh * p.kw, 1 << 14);
+  // (indices as int32 in the vector form: planes of up to 2^31 cells)
+  const bool wide = cpu_use_avx512() && p.H * p.W < (int64_t(1) << 31);
+  parallel_region(nt, [&] {
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < p.planes * p.OH; ++r) {
+      const int64_t oh = r % p.OH;
+      const X* xp = x + r / p.OH * p.H * p.W * V;
+#if defined(__x86_64__)
+      if (wide) {
+        max_row_lanes_avx512(p, xp, oh, y + r * p.OW * V, idx ? idx + r * p.OW * V : idx);
+        continue;
+      }
+#endif
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        T best[V];
+        int64_t bi[V];
+        std::fill_n(best, V, -std::numeric_limits<T>::infinity());
+        std::fill_n(bi, V, int64_t(-1));
+        for (int64_t i = 0; i < p.kh; ++i) {
+          const int64_t ih = oh * p.sh - p.ph + i * p.dh;
+          if (ih < 0 || ih >= p.H) continue;
+          for (int64_t j = 0; j < p.kw; ++j) {
+            const int64_t iw = ow * p.sw - p.pw + j * p.dw;
+            if (iw < 0 || iw >= p.W) continue;
+            const X* src = xp + (ih * p.W + iw) * V;
+            const int64_t at = ih * p.W + iw;
+            for (int64_t l = 0; l < V; ++l) {
+              const T v = ld(src[l]), cur = best[l];
+              // Bitwise, not short-circuit: branches would keep the loop scalar.
+              const bool take = (bi[l] < 0) | (v > cur) | ((v != v) & (cur == cur));
+              best[l] = take ? v : cur;
+              bi[l] = take ? at : bi[l];
+            }
+          }
+        }
+        const int64_t o = (r * p.OW + ow) * V;
+        for (int64_t l = 0; l < V; ++l) y[o + l] = st<X>(best[l]);
+        if (idx) std::copy_n(bi, V, idx + o);
+      }
+    }
+  });
+}
+
 template <typename X>
 void max_fwd(const PoolParams& p, const X* x, X* y, int64_t* idx) {
   using T = compute_t<X>;
+  if (p.lanes > 1) return max_fwd_lanes(p, x, y, idx);
   if (p.dh == 1 && p.dw == 1 && p.H * p.W < (int64_t(1) << 31)) return max_fwd_dense(p, x, y, idx);
   int nt = threads_for(p);
   parallel_region(nt, [&] {
@@ -209,38 +322,51 @@ void max_fwd(const PoolParams& p, const X* x, X* y, int64_t* idx) {
 // plane is zeroed just before its scatter, while it is in cache, and every index is checked
 // as it is used (the indices are an input of the op: a wrong one must raise, not write
 // outside the plane). Returns false if any index was out of range; those were skipped.
+// With p.lanes > 1 (channel-blocked planes) element (o, l) of a plane is at o * lanes + l and
+// its index k, within channel l's plane, sends to k * lanes + l.
 template <typename X>
 bool max_bwd(const PoolParams& p, const X* gy, const int64_t* idx, X* gx) {
   using T = compute_t<X>;
   constexpr bool same = std::is_same_v<T, X>;
-  const int64_t HW = p.H * p.W, OHW = p.OH * p.OW;
-  int nt = parallel_threads(p.planes * OHW, 1 << 14);
+  const int64_t HW = p.H * p.W, OHW = p.OH * p.OW, V = p.lanes;
+  int nt = parallel_threads(p.planes * OHW * V, 1 << 14);
   bool ok = true;
   parallel_region(nt, [&] {
-    std::vector<T> acc(same ? 0 : size_t(HW));
+    std::vector<T> acc(same ? 0 : size_t(HW * V));
     bool mine = true;
 #pragma omp for schedule(static)
     for (int64_t pl = 0; pl < p.planes; ++pl) {
       T* g;
       if constexpr (same)
-        g = gx + pl * HW;
+        g = gx + pl * HW * V;
       else
         g = acc.data();
-      std::fill_n(g, HW, T(0));
-      const int64_t* ip = idx + pl * OHW;
-      const X* gp = gy + pl * OHW;
-      for (int64_t o = 0; o < OHW; ++o) {
-        const int64_t k = ip[o];
-        // -1 marks an output without a window (nothing to send); one unsigned compare
-        // covers both ends of the range.
-        if (uint64_t(k) < uint64_t(HW))
-          g[k] += ld(gp[o]);
-        else if (k != -1)
-          mine = false;
+      std::fill_n(g, HW * V, T(0));
+      const int64_t* ip = idx + pl * OHW * V;
+      const X* gp = gy + pl * OHW * V;
+      // -1 marks an output without a window (nothing to send); one unsigned compare covers
+      // both ends of the range.
+      if (V == 1) {
+        for (int64_t o = 0; o < OHW; ++o) {
+          const int64_t k = ip[o];
+          if (uint64_t(k) < uint64_t(HW))
+            g[k] += ld(gp[o]);
+          else if (k != -1)
+            mine = false;
+        }
+      } else {
+        for (int64_t o = 0; o < OHW * V; o += V)
+          for (int64_t l = 0; l < V; ++l) {
+            const int64_t k = ip[o + l];
+            if (uint64_t(k) < uint64_t(HW))
+              g[k * V + l] += ld(gp[o + l]);
+            else if (k != -1)
+              mine = false;
+          }
       }
       if constexpr (!same) {
-        X* out = gx + pl * HW;
-        for (int64_t i = 0; i < HW; ++i) out[i] = st<X>(g[i]);
+        X* out = gx + pl * HW * V;
+        for (int64_t i = 0; i < HW * V; ++i) out[i] = st<X>(g[i]);
       }
     }
     if (!mine) {

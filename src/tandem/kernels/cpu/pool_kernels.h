@@ -1,4 +1,5 @@
-// Pooling loops over dense NCHW planes (float32 / float64), parallel over N * C planes.
+// Pooling loops over dense NCHW planes (float32 / float64), parallel over N * C planes; max
+// pooling also over channel-blocked ones.
 #pragma once
 #include <cstdint>
 
@@ -7,7 +8,10 @@
 namespace tandem {
 
 struct PoolParams {
-  int64_t planes, H, W, OH, OW;  // planes = N * C
+  int64_t planes, H, W, OH, OW;  // planes = N * C (N * C / lanes with lanes > 1)
+  // Channels interleaved at each position (16: oneDNN's nChw16c, ops/layout.h; max pooling
+  // only), their indices still within their own H x W plane.
+  int64_t lanes = 1;
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   bool count_include_pad = true;
   int64_t divisor_override = 0;  // 0 = none

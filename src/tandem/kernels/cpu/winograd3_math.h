@@ -32,10 +32,10 @@ struct Mat {
   float v[R][K];
 };
 inline constexpr Mat<5, 3> kG{{{0.5f, 0.f, 0.f},
-                        {-0.5f, -0.5f, -0.5f},
-                        {-1.f / 6, 1.f / 6, -1.f / 6},
-                        {1.f / 6, 1.f / 3, 2.f / 3},
-                        {0.f, 0.f, 1.f}}};
+                               {-0.5f, -0.5f, -0.5f},
+                               {-1.f / 6, 1.f / 6, -1.f / 6},
+                               {1.f / 6, 1.f / 3, 2.f / 3},
+                               {0.f, 0.f, 1.f}}};
 inline constexpr Mat<5, 5> kBT{
     {{2, -1, -2, 1, 0}, {0, -2, -1, 1, 0}, {0, 2, -3, 1, 0}, {0, -1, 0, 1, 0}, {0, 2, -1, -2, 1}}};
 inline constexpr Mat<3, 5> kAT{{{1, 1, 1, 1, 0}, {0, 1, -1, 2, 0}, {0, 1, 1, 4, 1}}};
@@ -98,8 +98,8 @@ inline void store(float* p, Vec v) {
 // Out[pt] (T x N) = A[pt] (T x K) U[pt] for every point, U = the weights w [O][C][3][3]
 // transformed, as the forward multiplies it (K = C, N = O) or the input gradient (K = O,
 // N = C).
-void transformed_gemm(const float* w, int64_t O, int64_t C, bool forward, int64_t T,
-                      const float* A, float* Out);
+void transformed_gemm(const float* w, int64_t O, int64_t C, bool forward, int64_t T, const float* A,
+                      float* Out);
 // gw [O][C][3][3] from Mb [point][T][O] and V [point][T][C]: gw = G^T (Mb^T V) G per point.
 void weight_gradient_blocks(const float* Mb, const float* V, int64_t T, int64_t O, int64_t C,
                             float* gw);
