@@ -172,6 +172,22 @@ void max_fwd_dense(const PoolParams& p, const X* x, X* y, int64_t* idx) {
   });
 }
 
+// The taps of output (oh, ow)'s window that fall on real cells, [i0, i1) x [j0, j1).
+struct RealTaps {
+  int64_t i0, i1, j0, j1;
+};
+inline int64_t taps_before(int64_t start, int64_t d) {  // taps with start + i * d < 0
+  return start >= 0 ? 0 : (-start + d - 1) / d;
+}
+inline int64_t taps_within(int64_t start, int64_t d, int64_t k, int64_t in) {  // start + i*d < in
+  return start >= in ? 0 : std::min(k, (in - start + d - 1) / d);
+}
+inline RealTaps real_taps(const PoolParams& p, int64_t oh, int64_t ow) {
+  const int64_t h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
+  return {taps_before(h0, p.dh), taps_within(h0, p.dh, p.kh, p.H), taps_before(w0, p.dw),
+          taps_within(w0, p.dw, p.kw, p.W)};
+}
+
 #if defined(__x86_64__)
 // One output row of a channel-blocked max pooling, 16 lanes in one vector (max_fwd_lanes);
 // bfloat16 is widened exactly as it is loaded and its maxima, values of the input, narrowed
@@ -185,12 +201,11 @@ __attribute__((target("avx512f,avx512bw"))) void max_row_lanes_avx512(const Pool
     __m512 best = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     __m512i bi = _mm512_set1_epi32(-1);
     bool first = true;
-    for (int64_t i = 0; i < p.kh; ++i) {
+    const RealTaps t = real_taps(p, oh, ow);
+    for (int64_t i = t.i0; i < t.i1; ++i) {
       const int64_t ih = oh * p.sh - p.ph + i * p.dh;
-      if (ih < 0 || ih >= p.H) continue;
-      for (int64_t j = 0; j < p.kw; ++j) {
+      for (int64_t j = t.j0; j < t.j1; ++j) {
         const int64_t iw = ow * p.sw - p.pw + j * p.dw;
-        if (iw < 0 || iw >= p.W) continue;
         const X* src = xp + (ih * p.W + iw) * 16;
         __m512 v;
         if constexpr (bf16)
@@ -254,14 +269,12 @@ void max_fwd_lanes(const PoolParams& p, const X* x, X* y, int64_t* idx) {
         int64_t bi[V];
         std::fill_n(best, V, -std::numeric_limits<T>::infinity());
         std::fill_n(bi, V, int64_t(-1));
-        for (int64_t i = 0; i < p.kh; ++i) {
+        const RealTaps t = real_taps(p, oh, ow);
+        for (int64_t i = t.i0; i < t.i1; ++i) {
           const int64_t ih = oh * p.sh - p.ph + i * p.dh;
-          if (ih < 0 || ih >= p.H) continue;
-          for (int64_t j = 0; j < p.kw; ++j) {
-            const int64_t iw = ow * p.sw - p.pw + j * p.dw;
-            if (iw < 0 || iw >= p.W) continue;
-            const X* src = xp + (ih * p.W + iw) * V;
-            const int64_t at = ih * p.W + iw;
+          for (int64_t j = t.j0; j < t.j1; ++j) {
+            const X* src = xp + (ih * p.W + ow * p.sw - p.pw + j * p.dw) * V;
+            const int64_t at = ih * p.W + ow * p.sw - p.pw + j * p.dw;
             for (int64_t l = 0; l < V; ++l) {
               const T v = ld(src[l]), cur = best[l];
               // Bitwise, not short-circuit: branches would keep the loop scalar.
