@@ -118,6 +118,16 @@ class Propagator {
 
   bool has_twin(int64_t v) const { return twin_[size_t(v)] >= 0; }
 
+  // A convolution's input x (input 0): blocked, or plain with the "plain_input" attribute.
+  void take_input(Node& n, bool plain_in) {
+    if (plain_in) {
+      n.attrs.set("plain_input", true);
+      ensure_plain(n.inputs[0]);
+    } else {
+      n.inputs[0] = blocked(n.inputs[0]);
+    }
+  }
+
   // Rewrites n into its blocked form where it has one and it pays; false leaves n as is.
   bool convert(Node& n) {
     const std::string& op = n.op->name;
@@ -126,12 +136,7 @@ class Propagator {
       const Value &x = val(n.inputs[0]), &w = val(n.inputs[1]), &y = val(n.outputs[0]);
       const bool plain_in = few_channels(x);
       if (!(blockable(x) || plain_in) || !blockable(y) || w.dtype != x.dtype) return false;
-      if (plain_in) {
-        n.attrs.set("plain_input", true);
-        ensure_plain(n.inputs[0]);
-      } else {
-        n.inputs[0] = blocked(n.inputs[0]);
-      }
+      take_input(n, plain_in);
       for (size_t k = 1; k < n.inputs.size(); ++k) ensure_plain(n.inputs[k]);
       block_output(n, 0);
     } else if (op == "conv2d_backward_input") {
@@ -149,12 +154,7 @@ class Propagator {
       if (!plain_conv_attrs(n)) return false;
       const bool plain_in = few_channels(val(n.inputs[0]));
       if (!(blockable(val(n.inputs[0])) || plain_in) || !blockable(val(n.inputs[1]))) return false;
-      if (plain_in) {
-        n.attrs.set("plain_input", true);
-        ensure_plain(n.inputs[0]);
-      } else {
-        n.inputs[0] = blocked(n.inputs[0]);
-      }
+      take_input(n, plain_in);
       n.inputs[1] = blocked(n.inputs[1]);
     } else if (op == "batch_norm") {
       // Follows a blocked input only: a norm between plain ops stays plain.

@@ -273,8 +273,8 @@ void max_fwd_lanes(const PoolParams& p, const X* x, X* y, int64_t* idx) {
         for (int64_t i = t.i0; i < t.i1; ++i) {
           const int64_t ih = oh * p.sh - p.ph + i * p.dh;
           for (int64_t j = t.j0; j < t.j1; ++j) {
-            const X* src = xp + (ih * p.W + ow * p.sw - p.pw + j * p.dw) * V;
             const int64_t at = ih * p.W + ow * p.sw - p.pw + j * p.dw;
+            const X* src = xp + at * V;
             for (int64_t l = 0; l < V; ++l) {
               const T v = ld(src[l]), cur = best[l];
               // Bitwise, not short-circuit: branches would keep the loop scalar.
